@@ -1,0 +1,1 @@
+//! mcp-client (work in progress).

@@ -1,0 +1,1 @@
+//! mcp-manager (work in progress).

@@ -1,0 +1,1 @@
+//! mcp-transport-http (work in progress).

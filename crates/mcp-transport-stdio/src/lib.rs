@@ -1,0 +1,1 @@
+//! mcp-transport-stdio (work in progress).

@@ -1,0 +1,1 @@
+//! mcp-transport (work in progress).

@@ -1,0 +1,1 @@
+//! TODO(issue 2): filled in by the schema work.

@@ -1,0 +1,52 @@
+//! # mcp-types
+//!
+//! JSON-RPC 2.0 envelopes and every Model Context Protocol schema type, for
+//! all revisions this stack speaks: 2024-11-05, 2025-03-26, 2025-06-18,
+//! 2025-11-25 and 2026-07-28. One set of Rust types covers them all: a field
+//! a later revision added is optional.
+//!
+//! Pure data: serde and serde_json only, no I/O, no async runtime.
+//!
+//! - [`jsonrpc`]: [`RequestId`], the envelopes and [`JsonRpcMessage::decode`],
+//!   which classifies a message by its members, never by trial.
+//! - [`version`]: [`ProtocolVersion`] and its per-revision rules.
+//! - [`method`]: the [`Request`] / [`Notification`] traits tying a method name
+//!   to its params and result types.
+//! - One module per section of the spec: [`lifecycle`], [`tools`],
+//!   [`resources`], [`prompts`], [`completion`], [`logging`], [`sampling`],
+//!   [`elicitation`], [`roots`], [`tasks`], [`discovery`], plus [`content`]
+//!   and [`notifications`] (progress, cancellation, list changes).
+//!
+//! Forward compatibility: types that carry `_meta` keep unknown members
+//! through a decode/encode round trip; an unknown content block decodes to
+//! [`content::ContentBlock::Unknown`]; `inputSchema`, `outputSchema` and
+//! `structuredContent` are raw JSON.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod base;
+pub mod completion;
+pub mod content;
+pub mod discovery;
+pub mod elicitation;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod logging;
+pub mod method;
+pub mod notifications;
+pub mod prompts;
+pub mod resources;
+pub mod roots;
+pub mod sampling;
+pub mod tasks;
+pub mod tools;
+pub mod version;
+
+pub use base::{Cursor, EmptyParams, EmptyResult, Meta, ProgressToken};
+pub use jsonrpc::{
+    DecodeError, DecodeOptions, ErrorCode, JsonRpcError, JsonRpcMessage, JsonRpcNotification,
+    JsonRpcRequest, JsonRpcResponse, RequestId,
+};
+pub use method::{Notification, Request};
+pub use version::ProtocolVersion;
