@@ -1,0 +1,133 @@
+"""A small MCP server built on the official Python SDK, used as a real peer by the tests.
+
+Run with the venv that setup.sh creates (tests/peers/.venv):
+
+    .venv/bin/python py_server.py --transport stdio
+    .venv/bin/python py_server.py --transport streamable-http --port 8931 [--json-response] [--stateless]
+    .venv/bin/python py_server.py --transport sse --port 8931
+
+HTTP transports bind 127.0.0.1 only. Endpoints:
+    streamable-http  POST/GET/DELETE http://127.0.0.1:<port>/mcp
+    sse              GET http://127.0.0.1:<port>/sse, then POST to the `endpoint` event's URL
+
+Surface (kept small and stable; tests rely on these names):
+    tools      echo(text) -> text
+               add(a, b) -> a + b (integers)
+               progress(steps=3, delay_ms=10) -> reports `steps` progress notifications
+                   (only when the request carries a progressToken), then "done <steps>"
+               fail(message="boom") -> a tool result with isError: true carrying `message`
+               sleep(ms) -> waits `ms` milliseconds (capped at 60000), then "slept <ms>";
+                   for cancellation and timeout tests
+    resources  peer://static/greeting (text/plain "hello from py_server")
+               peer://echo/{text} (template; reads back `text`)
+    prompts    greet(name) -> one user message "Say hello to <name>."
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import anyio
+
+try:  # mcp >= 2: FastMCP was renamed MCPServer.
+    from mcp.server.mcpserver import Context, MCPServer as _Server
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    _SDK_MAJOR = 2
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import Context, FastMCP as _Server  # type: ignore[no-redef]
+    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
+
+    _SDK_MAJOR = 1
+
+LOOPBACK = "127.0.0.1"
+MAX_SLEEP_MS = 60_000
+
+
+SERVER_VERSION = "0.1.0"
+
+
+def build_server(**settings) -> _Server:
+    """Build the server and register its tools, resources and prompts."""
+    server = _Server(name="py-peer", instructions="Test peer for the Rust MCP client.", **settings)
+
+    @server.tool(description="Return the given text unchanged.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="Add two integers.")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @server.tool(description="Send `steps` progress notifications, then return.")
+    async def progress(ctx: Context, steps: int = 3, delay_ms: int = 10) -> str:
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step}/{steps}")
+            await anyio.sleep(max(delay_ms, 0) / 1000)
+        return f"done {steps}"
+
+    @server.tool(description="Always fails: returns a result with isError true.")
+    def fail(message: str = "boom") -> str:
+        raise ToolError(message)
+
+    @server.tool(description="Wait `ms` milliseconds (at most 60000), then return.")
+    async def sleep(ms: int) -> str:
+        await anyio.sleep(min(max(ms, 0), MAX_SLEEP_MS) / 1000)
+        return f"slept {ms}"
+
+    @server.resource("peer://static/greeting", mime_type="text/plain", description="A fixed text resource.")
+    def greeting() -> str:
+        return "hello from py_server"
+
+    @server.resource("peer://echo/{text}", mime_type="text/plain", description="Reads back its URI parameter.")
+    def echo_resource(text: str) -> str:
+        return text
+
+    @server.prompt(description="Ask the model to greet someone.")
+    def greet(name: str) -> str:
+        return f"Say hello to {name}."
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
+    parser.add_argument("--port", type=int, default=None, help="TCP port on 127.0.0.1 (HTTP transports)")
+    parser.add_argument("--json-response", action="store_true", help="streamable-http: answer POSTs with JSON, not SSE")
+    parser.add_argument("--stateless", action="store_true", help="streamable-http: no Mcp-Session-Id, no GET stream")
+    args = parser.parse_args(argv)
+
+    if args.transport != "stdio" and args.port is None:
+        parser.error(f"--port is required for --transport {args.transport}")
+    if args.transport != "streamable-http" and (args.json_response or args.stateless):
+        parser.error("--json-response/--stateless apply to --transport streamable-http only")
+
+    if _SDK_MAJOR >= 2:
+        server = build_server(version=SERVER_VERSION)
+        if args.transport == "stdio":
+            server.run("stdio")
+        elif args.transport == "sse":
+            server.run("sse", host=LOOPBACK, port=args.port)
+        else:
+            server.run(
+                "streamable-http",
+                host=LOOPBACK,
+                port=args.port,
+                json_response=args.json_response,
+                stateless_http=args.stateless,
+            )
+    else:  # mcp 1.x takes the HTTP settings in the constructor.
+        server = build_server(
+            host=LOOPBACK,
+            port=args.port or 8000,
+            json_response=args.json_response,
+            stateless_http=args.stateless,
+        )
+        server.run(args.transport)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
