@@ -1,0 +1,608 @@
+//! The request machinery both transports share: id allocation, the pending
+//! table, timeouts, cancellation (`notifications/cancelled`), progress
+//! routing, and the dispatch of everything the peer sends.
+//!
+//! A transport owns one [`Dispatcher`] and supplies an [`Outbound`] — the
+//! one thing that differs between stdio and HTTP: how bytes reach the peer.
+//! Everything the peer sends goes back in through
+//! [`Dispatcher::handle_incoming`]. Framing and stream parsing stay in the
+//! transport; message structure and correlation live here.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use mcp_types::{
+    DecodeOptions, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
+    JsonRpcResponse, ProtocolVersion, RequestId,
+};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::error::{CloseReason, TimeoutPhase, TransportError};
+use crate::event::{
+    EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents, default_answer,
+};
+use crate::options::{Progress, RequestOptions};
+use crate::pending::PendingTable;
+
+/// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
+/// expects a response) differently from the rest (202 Accepted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutgoingKind {
+    /// A request; its response will come back through `handle_incoming`.
+    Request,
+    /// A notification.
+    Notification,
+    /// A response to a server request.
+    Response,
+}
+
+/// One serialized message on its way to the peer.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The kind.
+    pub kind: OutgoingKind,
+    /// The method, for requests and notifications (HTTP 2026-07-28 sends it
+    /// in `Mcp-Method`).
+    pub method: Option<String>,
+    /// The id, for requests and responses.
+    pub id: Option<RequestId>,
+    /// The compact JSON, without a trailing newline; serialized once.
+    pub body: Bytes,
+}
+
+/// How a transport delivers bytes to the peer.
+#[async_trait]
+pub trait Outbound: Send + Sync + 'static {
+    /// Delivers one message. For a request, the transport may keep reading
+    /// the reply stream inside this call, feeding each message it reads to
+    /// `dispatcher.handle_incoming`; the request resolves as soon as its
+    /// response arrives, and this future is then dropped.
+    ///
+    /// Errors: for a request, the error fails that request (e.g. an HTTP
+    /// status, or a stream that ended without the response).
+    async fn send(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError>;
+}
+
+/// The shared engine. Create with [`Dispatcher::new`]; always held in an `Arc`.
+pub struct Dispatcher {
+    pending: PendingTable,
+    outbound: Arc<dyn Outbound>,
+    events: Mutex<Option<mpsc::Sender<TransportEvent>>>,
+    closed: AtomicBool,
+    close_reason: OnceLock<CloseReason>,
+    version: AtomicU8,
+    label: String,
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("label", &self.label)
+            .field("pending", &self.pending.len())
+            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+const NO_VERSION: u8 = u8::MAX;
+
+impl Dispatcher {
+    /// A dispatcher sending through `outbound`. `label` names the connection
+    /// in logs (e.g. the server name).
+    pub fn new(outbound: Arc<dyn Outbound>, label: impl Into<String>) -> Arc<Self> {
+        Arc::new(Dispatcher {
+            pending: PendingTable::new(),
+            outbound,
+            events: Mutex::new(None),
+            closed: AtomicBool::new(false),
+            close_reason: OnceLock::new(),
+            version: AtomicU8::new(NO_VERSION),
+            label: label.into(),
+        })
+    }
+
+    /// The connection's label, for logs.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Takes the event receiver. The first call creates it and returns it;
+    /// later calls return `None`. Until it is taken, server requests get the
+    /// default answer (`{}` for `ping`, `-32601` otherwise) and notifications
+    /// are logged at debug.
+    pub fn take_events(&self) -> Option<TransportEvents> {
+        let mut slot = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_some() {
+            return None;
+        }
+        let (tx, rx) = mpsc::channel(EVENTS_CAPACITY);
+        *slot = Some(tx);
+        Some(rx)
+    }
+
+    fn events_sender(&self) -> Option<mpsc::Sender<TransportEvent>> {
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Records the negotiated revision (it decides, e.g., whether a JSON
+    /// array is a batch).
+    pub fn set_protocol_version(&self, version: ProtocolVersion) {
+        let idx = ProtocolVersion::ALL
+            .iter()
+            .position(|v| *v == version)
+            .unwrap_or(0);
+        self.version.store(idx as u8, Ordering::Relaxed);
+    }
+
+    /// The negotiated revision, once set.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        ProtocolVersion::ALL
+            .get(self.version.load(Ordering::Relaxed) as usize)
+            .copied()
+    }
+
+    /// `false` once [`close`](Self::close) ran.
+    pub fn is_open(&self) -> bool {
+        !self.closed.load(Ordering::Acquire)
+    }
+
+    /// Why the connection closed, once it has.
+    pub fn close_reason(&self) -> Option<&CloseReason> {
+        self.close_reason.get()
+    }
+
+    fn closed_error(&self) -> TransportError {
+        TransportError::Closed(
+            self.close_reason
+                .get()
+                .cloned()
+                .unwrap_or_else(|| CloseReason::new("connection closed")),
+        )
+    }
+
+    /// How many requests await a response.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Sends a request and waits for its response, honouring `options`.
+    ///
+    /// When `options.progress` is set, `params._meta.progressToken` is set to
+    /// the request id. On timeout, cancellation, or when the returned future
+    /// is dropped before completion, the request is forgotten, a late response
+    /// is dropped, and the peer is sent exactly one `notifications/cancelled`
+    /// (never for `initialize`).
+    ///
+    /// Errors: [`TransportError::JsonRpc`] for an error response,
+    /// `Timeout`, `Cancelled`, `Closed`, `Malformed`, or whatever the
+    /// transport's [`Outbound::send`] returned.
+    pub async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, TransportError> {
+        if !self.is_open() {
+            return Err(self.closed_error());
+        }
+        let want_progress = options.progress.is_some();
+        let mut waiter = self.pending.register(method, want_progress);
+        let id = waiter.id.clone();
+        let mut params = params;
+        if want_progress {
+            params = Some(with_progress_token(params, &id));
+        }
+        let body = Bytes::from(
+            JsonRpcMessage::Request(JsonRpcRequest {
+                id: id.clone(),
+                method: method.to_owned(),
+                params,
+            })
+            .to_vec(),
+        );
+        let mut guard = CancelOnDrop {
+            dispatcher: self.clone(),
+            id: id.clone(),
+            method: method.to_owned(),
+            armed: true,
+        };
+        let outgoing = Outgoing {
+            kind: OutgoingKind::Request,
+            method: Some(method.to_owned()),
+            id: Some(id.clone()),
+            body,
+        };
+        let start = Instant::now();
+        let total_deadline = options.max_total_timeout.map(|t| start + t);
+        let mut deadline = deadline_after(start, options.timeout, total_deadline);
+        let cancel = options.cancel.clone().unwrap_or_default();
+        let send = self.outbound.send(outgoing, self);
+        tokio::pin!(send);
+        let mut sent = false;
+        loop {
+            tokio::select! {
+                biased;
+                outcome = &mut waiter.done => {
+                    guard.armed = false;
+                    return match outcome {
+                        Ok(outcome) => outcome,
+                        // The entry was dropped without an outcome: only close does that.
+                        Err(_) => Err(self.closed_error()),
+                    };
+                }
+                result = &mut send, if !sent => {
+                    sent = true;
+                    if let Err(e) = result {
+                        guard.armed = false;
+                        self.pending.remove(&id);
+                        // A response may have raced the error in.
+                        if let Ok(outcome) = waiter.done.try_recv() {
+                            return outcome;
+                        }
+                        return Err(e);
+                    }
+                }
+                Some(update) = recv_progress(&mut waiter.progress) => {
+                    if let Some(sink) = &options.progress {
+                        sink(update);
+                    }
+                    if options.reset_timeout_on_progress {
+                        deadline = deadline_after(Instant::now(), options.timeout, total_deadline);
+                    }
+                }
+                _ = sleep_until_opt(deadline) => {
+                    guard.armed = false;
+                    let phase = if total_deadline.is_some() && deadline == total_deadline {
+                        TimeoutPhase::Total
+                    } else {
+                        TimeoutPhase::Request
+                    };
+                    let ms = start.elapsed().as_millis() as u64;
+                    self.abandon(&id, method, "timeout").await;
+                    return Err(TransportError::Timeout { ms, phase });
+                }
+                _ = cancel.cancelled() => {
+                    guard.armed = false;
+                    self.abandon(&id, method, "cancelled by the client").await;
+                    return Err(TransportError::Cancelled);
+                }
+            }
+        }
+    }
+
+    /// Forgets request `id` and tells the peer (spec:
+    /// `basic/utilities/cancellation`), except for `initialize`.
+    async fn abandon(self: &Arc<Self>, id: &RequestId, method: &str, reason: &str) {
+        self.pending.remove(id);
+        if method == "initialize" || !self.is_open() {
+            return;
+        }
+        let params = serde_json::json!({ "requestId": id, "reason": reason });
+        if let Err(e) = self.notify("notifications/cancelled", Some(params)).await {
+            tracing::debug!(connection = %self.label, error = %e, "could not send notifications/cancelled");
+        }
+    }
+
+    /// Sends a notification.
+    ///
+    /// Errors: `Closed` after close, or the transport's delivery error.
+    pub async fn notify(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), TransportError> {
+        if !self.is_open() {
+            return Err(self.closed_error());
+        }
+        let body = Bytes::from(
+            JsonRpcMessage::Notification(JsonRpcNotification {
+                method: method.to_owned(),
+                params,
+            })
+            .to_vec(),
+        );
+        self.outbound
+            .send(
+                Outgoing {
+                    kind: OutgoingKind::Notification,
+                    method: Some(method.to_owned()),
+                    id: None,
+                    body,
+                },
+                self,
+            )
+            .await
+    }
+
+    /// Sends the response to a server request.
+    pub(crate) async fn send_response(
+        self: &Arc<Self>,
+        id: RequestId,
+        outcome: Result<Value, JsonRpcError>,
+    ) -> Result<(), TransportError> {
+        if !self.is_open() {
+            return Err(self.closed_error());
+        }
+        let body = Bytes::from(
+            JsonRpcMessage::Response(JsonRpcResponse {
+                id: Some(id.clone()),
+                outcome,
+            })
+            .to_vec(),
+        );
+        self.outbound
+            .send(
+                Outgoing {
+                    kind: OutgoingKind::Response,
+                    method: None,
+                    id: Some(id),
+                    body,
+                },
+                self,
+            )
+            .await
+    }
+
+    /// Handles one framed message from the peer: decodes it and routes it.
+    ///
+    /// Never fails the connection: a message that is not JSON-RPC is logged
+    /// and skipped; a malformed response fails only its own request; a
+    /// response with an unknown id is logged at debug and dropped.
+    pub async fn handle_incoming(self: &Arc<Self>, bytes: &[u8]) {
+        let options = DecodeOptions {
+            allow_batch: self.protocol_version().is_some_and(|v| v.allows_batch()),
+        };
+        match JsonRpcMessage::decode_with(bytes, options) {
+            Ok(message) => self.route(message).await,
+            Err(err) => {
+                if let Some(id) = err.request_id() {
+                    // A response with both/neither result and error. `ping`
+                    // answered with neither is tolerated (some peers do it).
+                    let tolerated = matches!(err, mcp_types::DecodeError::NoResultOrError { .. })
+                        && self.pending.method_of(id).as_deref() == Some("ping");
+                    let outcome = if tolerated {
+                        Ok(Value::Object(Map::new()))
+                    } else {
+                        Err(TransportError::malformed_response(id, &err))
+                    };
+                    if !self.pending.complete(id, outcome) {
+                        tracing::debug!(connection = %self.label, %id, error = %err, "malformed response for an unknown id dropped");
+                    }
+                } else {
+                    tracing::warn!(
+                        connection = %self.label,
+                        error = %err,
+                        input = %preview(bytes),
+                        "skipping a message that is not JSON-RPC"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Reports that a response to request `id` could not be read because it
+    /// exceeded `limit` bytes: fails that request with `MessageTooLarge`.
+    pub fn fail_request(&self, id: &RequestId, error: TransportError) -> bool {
+        self.pending.complete(id, Err(error))
+    }
+
+    /// Fails every pending request (e.g. when an HTTP stream that carried
+    /// them ended) without closing the connection.
+    pub fn fail_pending(&self, error: &TransportError) {
+        self.pending.fail_all(error);
+    }
+
+    async fn route(self: &Arc<Self>, message: JsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Response(JsonRpcResponse {
+                id: Some(id),
+                outcome,
+            }) => {
+                let outcome = outcome.map_err(TransportError::JsonRpc);
+                if !self.pending.complete(&id, outcome) {
+                    tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
+                }
+            }
+            JsonRpcMessage::Response(JsonRpcResponse { id: None, outcome }) => {
+                let detail = match outcome {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "result with a null id".into(),
+                };
+                tracing::warn!(connection = %self.label, %detail, "error response with a null id");
+                self.emit(TransportEvent::Error(TransportError::Protocol(format!(
+                    "uncorrelated error response: {detail}"
+                ))))
+                .await;
+            }
+            JsonRpcMessage::Request(req) => {
+                let incoming = IncomingRequest::new(req.id, req.method, req.params, self.clone());
+                match self.events_sender() {
+                    Some(tx) => {
+                        if let Err(mpsc::error::SendError(TransportEvent::Request(r))) =
+                            tx.send(TransportEvent::Request(incoming)).await
+                        {
+                            // Nobody listens any more: answer by default.
+                            let outcome = default_answer(&r.method);
+                            let _ = r.respond(outcome).await;
+                        }
+                    }
+                    None => {
+                        let outcome = default_answer(&incoming.method);
+                        if let Err(e) = incoming.respond(outcome).await {
+                            tracing::debug!(connection = %self.label, error = %e, "could not answer a server request");
+                        }
+                    }
+                }
+            }
+            JsonRpcMessage::Notification(n) => {
+                if n.method == "notifications/progress" && self.route_progress(&n) {
+                    return;
+                }
+                self.emit(TransportEvent::Notification(n)).await;
+            }
+            JsonRpcMessage::Batch(items) => {
+                for item in items {
+                    Box::pin(self.route(item)).await;
+                }
+            }
+        }
+    }
+
+    /// Routes a progress notification to its request; `false` when no
+    /// pending request asked for that token.
+    fn route_progress(&self, n: &JsonRpcNotification) -> bool {
+        let Some(params) = n.params.as_ref() else {
+            return false;
+        };
+        let Some(token) = params.get("progressToken").and_then(RequestId::from_value) else {
+            return false;
+        };
+        let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
+            tracing::debug!(connection = %self.label, "progress notification without a numeric progress");
+            return false;
+        };
+        let update = Progress {
+            progress,
+            total: params.get("total").and_then(Value::as_f64),
+            message: params
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        };
+        self.pending.progress(&token, update)
+    }
+
+    async fn emit(&self, event: TransportEvent) {
+        match self.events_sender() {
+            Some(tx) => {
+                if tx.send(event).await.is_err() {
+                    tracing::debug!(connection = %self.label, "event dropped: the receiver is gone");
+                }
+            }
+            None => tracing::debug!(connection = %self.label, ?event, "event with no receiver"),
+        }
+    }
+
+    /// Marks the connection closed (once): every pending request fails with
+    /// `Closed(reason)` and the `Closed` event is sent. Later calls do nothing.
+    /// Returns `true` for the call that closed it.
+    pub fn close(&self, reason: CloseReason) -> bool {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let _ = self.close_reason.set(reason.clone());
+        self.pending
+            .fail_all(&TransportError::Closed(reason.clone()));
+        if let Some(tx) = self.events.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            // Never blocks: a full channel means the owner is far behind; it
+            // still learns of the close when the channel ends.
+            if tx.try_send(TransportEvent::Closed(reason)).is_err() {
+                tracing::debug!(connection = %self.label, "close event not queued: events channel full or gone");
+            }
+        }
+        true
+    }
+}
+
+/// Sends `notifications/cancelled` when a request future is dropped early.
+struct CancelOnDrop {
+    dispatcher: Arc<Dispatcher>,
+    id: RequestId,
+    method: String,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        self.dispatcher.pending.remove(&self.id);
+        if self.method == "initialize" || !self.dispatcher.is_open() {
+            return;
+        }
+        let dispatcher = self.dispatcher.clone();
+        let id = self.id.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(async move {
+                    let params = serde_json::json!({ "requestId": id, "reason": "request dropped by the client" });
+                    if let Err(e) = dispatcher.notify("notifications/cancelled", Some(params)).await {
+                        tracing::debug!(error = %e, "could not send notifications/cancelled");
+                    }
+                });
+            }
+            Err(_) => {
+                tracing::warn!(%self.id, "request dropped outside a tokio runtime; notifications/cancelled not sent")
+            }
+        }
+    }
+}
+
+fn with_progress_token(params: Option<Value>, id: &RequestId) -> Value {
+    let mut obj = match params {
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            // Params that are not an object cannot carry _meta; MCP params
+            // are always objects, so this is a caller bug: keep theirs.
+            tracing::warn!("request params are not an object; no progressToken added");
+            return other;
+        }
+        None => Map::new(),
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert("progressToken".into(), id.to_value());
+    }
+    Value::Object(obj)
+}
+
+fn deadline_after(
+    now: Instant,
+    timeout: Option<Duration>,
+    total: Option<Instant>,
+) -> Option<Instant> {
+    match (timeout.map(|t| now + t), total) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn recv_progress(rx: &mut Option<mpsc::Receiver<Progress>>) -> Option<Progress> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The first 200 characters of `bytes`, lossily decoded, for logs.
+pub fn preview(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(200)];
+    let mut s = String::from_utf8_lossy(cut).into_owned();
+    if bytes.len() > 200 {
+        s.push('…');
+    }
+    s
+}

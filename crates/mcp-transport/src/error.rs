@@ -1,0 +1,199 @@
+//! The transport error type (spec: `basic/index` § Responses for JSON-RPC
+//! errors; `basic/transports` for what closes a connection).
+
+use std::fmt;
+use std::sync::Arc;
+
+use mcp_types::{DecodeError, JsonRpcError, RequestId};
+
+/// Which wait ran out, for [`TransportError::Timeout`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutPhase {
+    /// Waiting for a request's response (the per-request timeout).
+    Request,
+    /// The absolute cap of a request whose timeout progress keeps resetting.
+    Total,
+    /// Waiting for the rest of an SSE response stream (HTTP).
+    SseResponse,
+    /// Delivering a notification or a response to the peer.
+    Notify,
+    /// Establishing the connection: spawning, connecting, the first response.
+    Connect,
+}
+
+impl fmt::Display for TimeoutPhase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TimeoutPhase::Request => "request",
+            TimeoutPhase::Total => "total request time",
+            TimeoutPhase::SseResponse => "SSE response",
+            TimeoutPhase::Notify => "notify",
+            TimeoutPhase::Connect => "connect",
+        })
+    }
+}
+
+/// Why a connection closed, as far as the transport knows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CloseReason {
+    /// What happened, e.g. `"closed by the client"`, `"server exited"`,
+    /// `"stdout ended"`.
+    pub message: String,
+    /// The child's exit status (stdio), as the OS reports it, e.g. `"exit status: 1"`.
+    pub exit_status: Option<String>,
+    /// The last lines the child wrote to stderr (stdio), bounded.
+    pub stderr_tail: Option<String>,
+}
+
+impl CloseReason {
+    /// A reason with only a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        CloseReason {
+            message: message.into(),
+            exit_status: None,
+            stderr_tail: None,
+        }
+    }
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(status) = &self.exit_status {
+            write!(f, " ({status})")?;
+        }
+        if let Some(tail) = self.stderr_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+            write!(f, "; stderr tail:\n{}", tail.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// An error from a transport or from the shared request machinery.
+///
+/// Ask it questions ([`is_timeout`](Self::is_timeout),
+/// [`is_closed`](Self::is_closed), [`is_cancelled`](Self::is_cancelled),
+/// [`is_session_expired`](Self::is_session_expired)) rather than matching
+/// strings. It is `Clone`, so one close can fail many pending requests.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// A wait ran out. The peer was sent `notifications/cancelled` for a
+    /// request (never for `initialize`).
+    #[error("timed out after {ms} ms waiting for {phase}")]
+    Timeout {
+        /// How long was waited, in milliseconds.
+        ms: u64,
+        /// Which wait.
+        phase: TimeoutPhase,
+    },
+    /// The caller cancelled the request; the peer was sent `notifications/cancelled`.
+    #[error("request cancelled")]
+    Cancelled,
+    /// The connection is closed, or closed while the request was in flight.
+    #[error("connection closed: {0}")]
+    Closed(CloseReason),
+    /// A non-2xx HTTP reply.
+    #[error("HTTP {status}: {body}")]
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// The reply body as text (truncated to 4 KiB).
+        body: String,
+        /// The `WWW-Authenticate` header, when present (an auth hint).
+        www_authenticate: Option<String>,
+        /// The `Mcp-Auth-Server` header, when present (an auth hint).
+        auth_server: Option<String>,
+    },
+    /// The HTTP server no longer knows the `Mcp-Session-Id` (404, or a 400
+    /// saying so). The session id is already dropped; the client layer may
+    /// re-initialize once and retry.
+    #[error("session expired: {0}")]
+    SessionExpired(String),
+    /// The peer answered with a JSON-RPC error object.
+    #[error("{0}")]
+    JsonRpc(JsonRpcError),
+    /// The peer sent something that is not a valid message for this request:
+    /// e.g. a response with both `result` and `error`.
+    #[error("malformed message: {0}")]
+    Malformed(String),
+    /// A message exceeded the configured limit, in bytes.
+    #[error("message too large: over the {limit}-byte limit")]
+    MessageTooLarge {
+        /// The limit that was exceeded, in bytes.
+        limit: usize,
+    },
+    /// The server command could not be started.
+    #[error("cannot start {command:?}: {source} (PATH searched: {path})")]
+    Spawn {
+        /// The command that was run.
+        command: String,
+        /// The `PATH` it was looked up in.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// Any other I/O error.
+    #[error("I/O error: {0}")]
+    Io(#[source] Arc<std::io::Error>),
+    /// A protocol rule was broken by the peer in a way no other variant names.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+impl TransportError {
+    /// `true` for [`TransportError::Timeout`].
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, TransportError::Timeout { .. })
+    }
+
+    /// `true` for [`TransportError::Closed`].
+    pub fn is_closed(&self) -> bool {
+        matches!(self, TransportError::Closed(_))
+    }
+
+    /// `true` for [`TransportError::Cancelled`].
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, TransportError::Cancelled)
+    }
+
+    /// `true` for [`TransportError::SessionExpired`].
+    pub fn is_session_expired(&self) -> bool {
+        matches!(self, TransportError::SessionExpired(_))
+    }
+
+    /// The JSON-RPC error, when the peer answered with one.
+    pub fn as_jsonrpc(&self) -> Option<&JsonRpcError> {
+        match self {
+            TransportError::JsonRpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, for [`TransportError::Http`].
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            TransportError::Http { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// A malformed-response error for request `id`.
+    pub fn malformed_response(id: &RequestId, err: &DecodeError) -> Self {
+        TransportError::Malformed(format!("invalid response to request {id}: {err}"))
+    }
+}
+
+impl From<std::io::Error> for TransportError {
+    fn from(e: std::io::Error) -> Self {
+        TransportError::Io(Arc::new(e))
+    }
+}
+
+impl From<JsonRpcError> for TransportError {
+    fn from(e: JsonRpcError) -> Self {
+        TransportError::JsonRpc(e)
+    }
+}

@@ -1,0 +1,112 @@
+//! Per-request options: timeout, cancellation and progress (spec:
+//! `basic/lifecycle` § Timeouts, `basic/utilities/cancellation`,
+//! `basic/utilities/progress`).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+/// The default per-request timeout: 30 000 ms.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_millis(30_000);
+
+/// One `notifications/progress` update for a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Progress so far; increases with every notification.
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// A human-readable message (2025-03-26 on).
+    pub message: Option<String>,
+}
+
+/// A callback receiving a request's progress updates, in arrival order, on
+/// the task that awaits the request.
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Options for one request.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_transport::RequestOptions;
+/// let opts = RequestOptions::default()
+///     .with_timeout(Duration::from_secs(2))
+///     .with_progress(|p| println!("{}/{:?}", p.progress, p.total))
+///     .reset_timeout_on_progress(Duration::from_secs(60));
+/// assert!(opts.progress.is_some());
+/// ```
+#[derive(Clone)]
+pub struct RequestOptions {
+    /// How long to wait for the response; `None` waits without limit.
+    /// Default [`DEFAULT_REQUEST_TIMEOUT`] (30 000 ms).
+    pub timeout: Option<Duration>,
+    /// When set, each progress notification restarts `timeout`…
+    pub reset_timeout_on_progress: bool,
+    /// …but never past this absolute cap, measured from the start.
+    pub max_total_timeout: Option<Duration>,
+    /// Cancels the request: it fails with `Cancelled` and the peer is sent
+    /// `notifications/cancelled`.
+    pub cancel: Option<CancellationToken>,
+    /// Receives progress. When set, the request carries
+    /// `params._meta.progressToken` (the request id).
+    pub progress: Option<ProgressSink>,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        RequestOptions {
+            timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            reset_timeout_on_progress: false,
+            max_total_timeout: None,
+            cancel: None,
+            progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("max_total_timeout", &self.max_total_timeout)
+            .field("cancel", &self.cancel.is_some())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl RequestOptions {
+    /// Sets the per-request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Waits for the response without a timeout.
+    pub fn without_timeout(mut self) -> Self {
+        self.timeout = None;
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn with_cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the progress callback (and so asks for progress).
+    pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Lets progress restart the timeout, up to `max_total` from the start.
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.reset_timeout_on_progress = true;
+        self.max_total_timeout = Some(max_total);
+        self
+    }
+}

@@ -1,0 +1,63 @@
+//! The `Transport` trait: the seam between the protocol side (`mcp-client`)
+//! and a concrete transport (stdio, Streamable HTTP, legacy HTTP+SSE).
+
+use async_trait::async_trait;
+use mcp_types::ProtocolVersion;
+use serde_json::Value;
+
+use crate::error::TransportError;
+use crate::event::TransportEvents;
+use crate::options::RequestOptions;
+
+/// A connection to one MCP server that moves JSON-RPC messages.
+///
+/// Message structure and correlation are shared (see
+/// [`crate::Dispatcher`]); a transport supplies framing, stream parsing,
+/// process or HTTP lifecycle, and teardown.
+///
+/// # Cancel safety
+/// Dropping the future of [`request`](Transport::request) before it
+/// completes forgets the request, drops its late response, and sends the
+/// server `notifications/cancelled` once (never for `initialize`). Dropping
+/// [`notify`](Transport::notify) may or may not have delivered the message.
+#[async_trait]
+pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
+    /// Sends request `method` with `params` and waits for its result.
+    ///
+    /// Errors: `JsonRpc` for an error response; `Timeout` (after
+    /// `options.timeout`, default 30 000 ms), `Cancelled`, `Closed`,
+    /// `Malformed`, `MessageTooLarge`, `SessionExpired` (HTTP), `Http`.
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, TransportError>;
+
+    /// Sends notification `method` with `params`.
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError>;
+
+    /// Closes the connection: pending requests fail with `Closed`, the
+    /// transport's shutdown sequence runs (stdio: close stdin, wait, SIGTERM,
+    /// SIGKILL; HTTP: DELETE the session), and the `Closed` event fires once.
+    /// Closing twice is harmless.
+    async fn close(&self) -> Result<(), TransportError>;
+
+    /// `true` until the connection closed (by either side).
+    fn is_connected(&self) -> bool;
+
+    /// Takes the receiver of this transport's events (notifications, server
+    /// requests, close, errors); `Some` only on the first call. Until it is
+    /// taken, server requests get the default answer (`{}` for `ping`,
+    /// `-32601` otherwise).
+    fn take_events(&self) -> Option<TransportEvents>;
+
+    /// Tells the transport the negotiated revision, so that it applies that
+    /// revision's wire rules (e.g. the `MCP-Protocol-Version` header, batches).
+    fn set_protocol_version(&self, version: ProtocolVersion);
+
+    /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
+}

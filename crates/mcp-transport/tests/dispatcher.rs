@@ -1,0 +1,424 @@
+//! The shared request machinery, driven through an in-memory outbound that
+//! records what would go to the peer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_transport::{
+    CancellationToken, CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RequestOptions,
+    TransportError, TransportEvent,
+};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+struct Recorder(mpsc::UnboundedSender<Outgoing>);
+
+#[async_trait]
+impl Outbound for Recorder {
+    async fn send(&self, message: Outgoing, _d: &Arc<Dispatcher>) -> Result<(), TransportError> {
+        let _ = self.0.send(message);
+        Ok(())
+    }
+}
+
+fn setup() -> (Arc<Dispatcher>, mpsc::UnboundedReceiver<Outgoing>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (Dispatcher::new(Arc::new(Recorder(tx)), "test"), rx)
+}
+
+fn body(o: &Outgoing) -> Value {
+    serde_json::from_slice(&o.body).unwrap()
+}
+
+#[tokio::test]
+async fn response_resolves_request() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request("tools/list", None, RequestOptions::default())
+            .await
+    });
+    let sent = out.recv().await.unwrap();
+    assert_eq!(sent.kind, OutgoingKind::Request);
+    assert_eq!(
+        body(&sent),
+        json!({"jsonrpc":"2.0","id":0,"method":"tools/list"})
+    );
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}"#)
+        .await;
+    assert_eq!(call.await.unwrap().unwrap(), json!({"tools":[]}));
+}
+
+#[tokio::test]
+async fn out_of_order_responses_resolve_their_own_requests() {
+    let (d, mut out) = setup();
+    let (a, b) = (d.clone(), d.clone());
+    let first = tokio::spawn(async move { a.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    let second = tokio::spawn(async move { b.request("y", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":1,"result":"second"}"#)
+        .await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":"first"}"#)
+        .await;
+    assert_eq!(first.await.unwrap().unwrap(), json!("first"));
+    assert_eq!(second.await.unwrap().unwrap(), json!("second"));
+}
+
+#[tokio::test]
+async fn result_and_error_fails_only_that_request() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request("tools/call", None, RequestOptions::default())
+            .await
+    });
+    out.recv().await.unwrap();
+    d.handle_incoming(
+        br#"{"jsonrpc":"2.0","id":0,"result":{"content":[]},"error":{"code":-32603,"message":"boom"}}"#,
+    )
+    .await;
+    let err = call.await.unwrap().unwrap_err();
+    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(d.is_open());
+}
+
+#[tokio::test]
+async fn neither_result_nor_error_tolerated_only_for_ping() {
+    let (d, mut out) = setup();
+    let (a, b) = (d.clone(), d.clone());
+    let ping =
+        tokio::spawn(async move { a.request("ping", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    let list = tokio::spawn(async move {
+        b.request("tools/list", None, RequestOptions::default())
+            .await
+    });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0}"#).await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":1}"#).await;
+    assert_eq!(ping.await.unwrap().unwrap(), json!({}));
+    assert!(matches!(
+        list.await.unwrap().unwrap_err(),
+        TransportError::Malformed(_)
+    ));
+}
+
+#[tokio::test]
+async fn error_response_is_jsonrpc_error() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    d.handle_incoming(
+        br#"{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"bad","data":{"k":1}}}"#,
+    )
+    .await;
+    let err = call.await.unwrap().unwrap_err();
+    let e = err.as_jsonrpc().unwrap();
+    assert_eq!(e.code.0, -32602);
+    assert_eq!(e.data, Some(json!({"k":1})));
+    assert_eq!(err.to_string(), "MCP error -32602: bad");
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_sends_one_cancelled_and_drops_late_response() {
+    let (d, mut out) = setup();
+    let err = d
+        .request(
+            "tools/call",
+            Some(json!({"name":"slow"})),
+            RequestOptions::default().with_timeout(Duration::from_secs(1)),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    let req = out.recv().await.unwrap();
+    assert_eq!(req.kind, OutgoingKind::Request);
+    let cancel = out.recv().await.unwrap();
+    assert_eq!(
+        body(&cancel),
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"timeout"}})
+    );
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":{"content":[]}}"#)
+        .await;
+    assert!(out.try_recv().is_err(), "nothing more is sent");
+    assert_eq!(d.pending_len(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn initialize_timeout_sends_no_cancelled() {
+    let (d, mut out) = setup();
+    let err = d
+        .request(
+            "initialize",
+            Some(json!({})),
+            RequestOptions::default().with_timeout(Duration::from_secs(1)),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout());
+    assert_eq!(
+        out.recv().await.unwrap().method.as_deref(),
+        Some("initialize")
+    );
+    tokio::task::yield_now().await;
+    assert!(out.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn dropping_the_future_sends_cancelled_once() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request("tools/call", None, RequestOptions::default())
+            .await
+    });
+    out.recv().await.unwrap();
+    call.abort();
+    let cancel = tokio::time::timeout(Duration::from_secs(5), out.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(body(&cancel)["method"], "notifications/cancelled");
+    assert_eq!(body(&cancel)["params"]["requestId"], 0);
+    tokio::task::yield_now().await;
+    assert!(out.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn cancel_token_cancels() {
+    let (d, mut out) = setup();
+    let token = CancellationToken::new();
+    let d2 = d.clone();
+    let t2 = token.clone();
+    let call = tokio::spawn(async move {
+        d2.request(
+            "tools/call",
+            None,
+            RequestOptions::default().with_cancel(t2),
+        )
+        .await
+    });
+    out.recv().await.unwrap();
+    token.cancel();
+    assert!(call.await.unwrap().unwrap_err().is_cancelled());
+    let cancel = out.recv().await.unwrap();
+    assert_eq!(body(&cancel)["params"]["reason"], "cancelled by the client");
+}
+
+#[tokio::test(start_paused = true)]
+async fn progress_resets_timeout_up_to_total_cap() {
+    let (d, mut out) = setup();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen2 = seen.clone();
+    let opts = RequestOptions::default()
+        .with_timeout(Duration::from_secs(2))
+        .with_progress(move |p| seen2.lock().unwrap().push(p.progress))
+        .reset_timeout_on_progress(Duration::from_secs(10));
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request("tools/call", Some(json!({"name":"long"})), opts)
+            .await
+    });
+    let req = body(&out.recv().await.unwrap());
+    assert_eq!(
+        req["params"]["_meta"]["progressToken"], 0,
+        "token is the request id"
+    );
+    // Progress every second keeps it alive past the 2 s timeout…
+    for k in 1..=5 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let msg = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":0,"progress":{k},"total":5}}}}"#
+        );
+        d.handle_incoming(msg.as_bytes()).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":{"content":[]}}"#)
+        .await;
+    assert!(call.await.unwrap().is_ok());
+    assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
+    let (d, mut out) = setup();
+    let opts = RequestOptions::default()
+        .with_timeout(Duration::from_secs(2))
+        .with_progress(|_| {})
+        .reset_timeout_on_progress(Duration::from_secs(10));
+    let d2 = d.clone();
+    let start = tokio::time::Instant::now();
+    let call = tokio::spawn(async move { d2.request("tools/call", None, opts).await });
+    out.recv().await.unwrap();
+    let feeder = {
+        let d = d.clone();
+        tokio::spawn(async move {
+            for k in 0..20 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let m = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":0,"progress":{k}}}}}"#
+                );
+                d.handle_incoming(m.as_bytes()).await;
+            }
+        })
+    };
+    let err = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TransportError::Timeout {
+                phase: mcp_transport::TimeoutPhase::Total,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(start.elapsed().as_secs(), 10);
+    feeder.abort();
+
+    // Variant C: progress under a token of another JSON type ("1" vs 1) does not reset.
+    let opts = RequestOptions::default()
+        .with_timeout(Duration::from_secs(2))
+        .with_progress(|_| {})
+        .reset_timeout_on_progress(Duration::from_secs(10));
+    let d2 = d.clone();
+    let start = tokio::time::Instant::now();
+    let call = tokio::spawn(async move { d2.request("tools/call", None, opts).await });
+    let _ = out.recv().await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"1","progress":1}}"#).await;
+    let err = call.await.unwrap().unwrap_err();
+    assert!(matches!(
+        err,
+        TransportError::Timeout {
+            phase: mcp_transport::TimeoutPhase::Request,
+            ..
+        }
+    ));
+    assert_eq!(start.elapsed().as_secs(), 2);
+}
+
+#[tokio::test]
+async fn unhandled_server_requests_get_default_answers_with_same_id_type() {
+    let (d, mut out) = setup();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":"r-2","method":"roots/list"}"#)
+        .await;
+    let ping = body(&out.recv().await.unwrap());
+    assert_eq!(ping, json!({"jsonrpc":"2.0","id":1,"result":{}}));
+    let roots = body(&out.recv().await.unwrap());
+    assert_eq!(roots["id"], json!("r-2"));
+    assert_eq!(roots["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn server_request_with_colliding_id_is_a_request_and_our_request_still_resolves() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request("tools/list", None, RequestOptions::default())
+            .await
+    });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)
+        .await;
+    match events.recv().await.unwrap() {
+        TransportEvent::Request(r) => {
+            assert_eq!(r.method, "ping");
+            r.respond(Ok(json!({}))).await.unwrap();
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        body(&out.recv().await.unwrap()),
+        json!({"jsonrpc":"2.0","id":0,"result":{}})
+    );
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}"#)
+        .await;
+    assert_eq!(call.await.unwrap().unwrap(), json!({"tools":[]}));
+}
+
+#[tokio::test]
+async fn dropped_incoming_request_is_answered_method_not_found() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":4,"method":"vendor/whatever","params":{}}"#)
+        .await;
+    drop(events.recv().await.unwrap());
+    let reply = body(
+        &tokio::time::timeout(Duration::from_secs(5), out.recv())
+            .await
+            .unwrap()
+            .unwrap(),
+    );
+    assert_eq!(reply["id"], 4);
+    assert_eq!(reply["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn junk_and_unknown_notifications_are_not_fatal() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    for junk in [
+        &b"MyServer v1.2 listening"[..],
+        b"{\"level\":\"info\"}",
+        b"[2025] [W] x",
+        b"",
+    ] {
+        d.handle_incoming(junk).await;
+    }
+    d.handle_incoming(br#"{"jsonrpc":"2.0","method":"codex/event","params":{"msg":{}}}"#)
+        .await;
+    match events.recv().await.unwrap() {
+        TransportEvent::Notification(n) => assert_eq!(n.method, "codex/event"),
+        other => panic!("{other:?}"),
+    }
+    assert!(out.try_recv().is_err(), "nothing is written back for junk");
+    assert!(d.is_open());
+}
+
+#[tokio::test]
+async fn close_fails_pending_and_fires_once() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    let reason = CloseReason {
+        message: "server exited".into(),
+        exit_status: Some("exit status: 3".into()),
+        stderr_tail: Some("boom\n".into()),
+    };
+    assert!(d.close(reason.clone()));
+    assert!(!d.close(CloseReason::new("again")));
+    let err = call.await.unwrap().unwrap_err();
+    assert!(err.is_closed());
+    assert!(err.to_string().contains("exit status: 3") && err.to_string().contains("boom"));
+    assert!(matches!(events.recv().await, Some(TransportEvent::Closed(r)) if r == reason));
+    assert!(events.recv().await.is_none(), "exactly one close event");
+    assert!(
+        d.request("x", None, RequestOptions::default())
+            .await
+            .unwrap_err()
+            .is_closed()
+    );
+}
+
+#[tokio::test]
+async fn batch_only_under_2025_03_26() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    let batch = br#"[{"jsonrpc":"2.0","id":0,"result":"ok"}]"#;
+    d.handle_incoming(batch).await; // no revision yet: refused
+    assert_eq!(d.pending_len(), 1);
+    d.set_protocol_version(mcp_types::ProtocolVersion::V2025_03_26);
+    d.handle_incoming(batch).await;
+    assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
+}
