@@ -1,1 +1,65 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>`:
+//!
+//! - `test`: installs the test peers (tests/peers/setup.sh), then runs
+//!   `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings`,
+//!   `cargo test --workspace` and the conformance suites. This is what CI runs.
+//! - `conformance`: the official MCP conformance suite and our fault catalogue.
+//! - `bench`: the side-by-side benchmarks.
+
+mod util;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        Some("help") | Some("--help") | Some("-h") | None => {
+            println!("usage: cargo xtask <test|conformance|bench>");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown xtask command {other:?}; try `cargo xtask help`")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cargo xtask test [--no-lint]`.
+fn test(args: &[String]) -> Result<(), String> {
+    let root = util::workspace_root()?;
+    let lint = !args.iter().any(|a| a == "--no-lint");
+    util::run(
+        util::cmd("bash", &root)
+            .arg(root.join("tests/peers/setup.sh"))
+            .arg("--quiet"),
+        "install the test peers",
+    )?;
+    if lint {
+        util::run(
+            util::cargo(&root).args(["fmt", "--all", "--", "--check"]),
+            "cargo fmt --check",
+        )?;
+        util::run(
+            util::cargo(&root).args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--locked",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+            "cargo clippy",
+        )?;
+    }
+    util::run(
+        util::cargo(&root).args(["test", "--workspace", "--locked"]),
+        "cargo test --workspace",
+    )?;
+    Ok(())
+}
