@@ -363,7 +363,10 @@ impl JsonRpcMessage {
     ///
     /// Errors: see [`DecodeError`]. A response with both `result` and `error`,
     /// or neither, is an error that still names the request id.
-    pub fn decode_with(bytes: &[u8], options: DecodeOptions) -> Result<JsonRpcMessage, DecodeError> {
+    pub fn decode_with(
+        bytes: &[u8],
+        options: DecodeOptions,
+    ) -> Result<JsonRpcMessage, DecodeError> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
         match first {
             Some(b'{') => {
@@ -422,7 +425,11 @@ impl JsonRpcMessage {
             (Some(method), Some(id)) => {
                 let id = RequestId::from_value(&id)
                     .ok_or_else(|| DecodeError::BadId(json_kind(&id).into()))?;
-                Ok(JsonRpcMessage::Request(JsonRpcRequest { id, method, params }))
+                Ok(JsonRpcMessage::Request(JsonRpcRequest {
+                    id,
+                    method,
+                    params,
+                }))
             }
             (Some(method), None) => Ok(JsonRpcMessage::Notification(JsonRpcNotification {
                 method,
@@ -558,7 +565,10 @@ mod tests {
     fn classifies_by_members() {
         assert!(matches!(
             decode(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Ok(JsonRpcMessage::Request(JsonRpcRequest { id: RequestId::Number(1), .. }))
+            Ok(JsonRpcMessage::Request(JsonRpcRequest {
+                id: RequestId::Number(1),
+                ..
+            }))
         ));
         assert!(matches!(
             decode(r#"{"jsonrpc":"2.0","method":"ping"}"#),
@@ -577,7 +587,10 @@ mod tests {
     fn result_null_is_a_result() {
         assert_eq!(
             decode(r#"{"jsonrpc":"2.0","id":7,"result":null}"#),
-            Ok(JsonRpcMessage::Response(JsonRpcResponse::result(7.into(), Value::Null)))
+            Ok(JsonRpcMessage::Response(JsonRpcResponse::result(
+                7.into(),
+                Value::Null
+            )))
         );
     }
 
@@ -587,7 +600,12 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]},"error":{"code":-32603,"message":"boom"}}"#,
         )
         .unwrap_err();
-        assert_eq!(err, DecodeError::ResultAndError { id: RequestId::Number(3) });
+        assert_eq!(
+            err,
+            DecodeError::ResultAndError {
+                id: RequestId::Number(3)
+            }
+        );
         assert_eq!(err.request_id(), Some(&RequestId::Number(3)));
     }
 
@@ -614,7 +632,10 @@ mod tests {
         )
         .unwrap();
         match m {
-            JsonRpcMessage::Response(JsonRpcResponse { id: None, outcome: Err(e) }) => {
+            JsonRpcMessage::Response(JsonRpcResponse {
+                id: None,
+                outcome: Err(e),
+            }) => {
                 assert_eq!(e.code, ErrorCode(-32001));
             }
             other => panic!("unexpected {other:?}"),
@@ -653,10 +674,16 @@ mod tests {
 
     #[test]
     fn not_jsonrpc() {
-        assert_eq!(decode(r#"{"level":"info","msg":"ready"}"#), Err(DecodeError::BadVersion));
+        assert_eq!(
+            decode(r#"{"level":"info","msg":"ready"}"#),
+            Err(DecodeError::BadVersion)
+        );
         assert!(matches!(decode("MyServer v1.2"), Err(DecodeError::Json(_))));
         assert_eq!(decode("42"), Err(DecodeError::NotAnObject("an integer")));
-        assert!(matches!(decode("[2025-07-01 12:00:00] [W] x"), Err(DecodeError::Json(_))));
+        assert!(matches!(
+            decode("[2025-07-01 12:00:00] [W] x"),
+            Err(DecodeError::Json(_))
+        ));
     }
 
     #[test]

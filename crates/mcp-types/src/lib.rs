@@ -16,6 +16,9 @@
 //!   [`resources`], [`prompts`], [`completion`], [`logging`], [`sampling`],
 //!   [`elicitation`], [`roots`], [`tasks`], [`discovery`], plus [`content`]
 //!   and [`notifications`] (progress, cancellation, list changes).
+//! - 2026-07-28 additions: [`input`] (multi round-trip `input_required`
+//!   results), [`subscriptions`] (`subscriptions/listen`) and [`errors`]
+//!   (typed `data` of the new error codes).
 //!
 //! Forward compatibility: types that carry `_meta` keep unknown members
 //! through a decode/encode round trip; an unknown content block decodes to
@@ -30,6 +33,8 @@ pub mod completion;
 pub mod content;
 pub mod discovery;
 pub mod elicitation;
+pub mod errors;
+pub mod input;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
@@ -39,11 +44,15 @@ pub mod prompts;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
 pub mod version;
 
-pub use base::{Cursor, EmptyParams, EmptyResult, Meta, ProgressToken};
+pub use base::{
+    Cursor, EmptyParams, EmptyResult, Implementation, Meta, Paginated, PaginatedParams,
+    ProgressToken,
+};
 pub use jsonrpc::{
     DecodeError, DecodeOptions, ErrorCode, JsonRpcError, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, JsonRpcResponse, RequestId,

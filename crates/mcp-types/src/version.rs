@@ -76,7 +76,10 @@ impl ProtocolVersion {
     /// `MCP-Protocol-Version` header (2025-06-18 on; the spec also lets a
     /// client send it to 2025-03-26 servers, which ignore it).
     pub const fn sends_version_header(self) -> bool {
-        !matches!(self, ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26)
+        !matches!(
+            self,
+            ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26
+        )
     }
 
     /// `true` where Streamable HTTP may hand out an `Mcp-Session-Id`
@@ -84,13 +87,20 @@ impl ProtocolVersion {
     pub const fn has_sessions(self) -> bool {
         matches!(
             self,
-            ProtocolVersion::V2025_03_26 | ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25
+            ProtocolVersion::V2025_03_26
+                | ProtocolVersion::V2025_06_18
+                | ProtocolVersion::V2025_11_25
         )
     }
 
     /// `true` where servers may send `elicitation/create` (2025-06-18 on).
     pub const fn has_elicitation(self) -> bool {
-        matches!(self, ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
+        matches!(
+            self,
+            ProtocolVersion::V2025_06_18
+                | ProtocolVersion::V2025_11_25
+                | ProtocolVersion::V2026_07_28
+        )
     }
 
     /// `true` where tasks exist (2025-11-25, experimental).
