@@ -1,0 +1,86 @@
+//! Fuzz target for the WHATWG event-stream parser: chunk-boundary independence.
+//!
+//! Run from `crates/mcp-transport-http`:
+//!
+//! ```text
+//! cargo +nightly fuzz run sse_parser
+//! ```
+//!
+//! Input layout: byte 0 picks the event size limit, byte 1 the number `n` of
+//! chunk lengths that follow (`n % 16`), then `n` bytes of chunk lengths (0 is
+//! an empty chunk; the lengths repeat until the stream is used up), then the
+//! stream itself. The stream fed in those chunks, fed whole and fed one byte
+//! at a time must give the same events, errors, last event ID, reconnection
+//! time, comment count and end-of-stream outcome. The parser must not panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mcp_transport_http::sse::{SseEnd, SseError, SseEvent, SseLimits, SseParser};
+use std::time::Duration;
+
+type Observed = (
+    Vec<Result<SseEvent, SseError>>,
+    Option<String>,
+    Option<Duration>,
+    u64,
+    SseEnd,
+);
+
+fn observe<'a>(limits: SseLimits, chunks: impl Iterator<Item = &'a [u8]>) -> Observed {
+    let mut parser = SseParser::new(limits);
+    let mut out = Vec::new();
+    for chunk in chunks {
+        parser.feed(chunk, &mut out);
+    }
+    let id = parser.last_event_id().map(str::to_owned);
+    let retry = parser.retry();
+    let comments = parser.comments_seen();
+    (out, id, retry, comments, parser.finish())
+}
+
+/// Splits `stream` into chunks of the given lengths, repeated.
+fn chunked<'a>(stream: &'a [u8], lengths: &'a [u8]) -> impl Iterator<Item = &'a [u8]> {
+    let mut rest = stream;
+    let mut lengths = lengths.iter().cycle();
+    let mut empties = 0usize;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let len = usize::from(*lengths.next().unwrap_or(&u8::MAX));
+        if len == 0 {
+            // Bound the run of empty chunks when every length is 0.
+            empties += 1;
+            if empties > 4 {
+                empties = 0;
+                let (head, tail) = rest.split_at(1);
+                rest = tail;
+                return Some(head);
+            }
+        } else {
+            empties = 0;
+        }
+        let (head, tail) = rest.split_at(len.min(rest.len()));
+        rest = tail;
+        Some(head)
+    })
+}
+
+fuzz_target!(|input: &[u8]| {
+    let [limit_byte, count, rest @ ..] = input else {
+        return;
+    };
+    let limit = match limit_byte {
+        0..=127 => usize::from(*limit_byte),
+        _ => SseLimits::DEFAULT_MAX_EVENT_SIZE,
+    };
+    let limits = SseLimits::default().with_max_event_size(limit);
+    let count = usize::from(count % 16).min(rest.len());
+    let (lengths, stream) = rest.split_at(count);
+
+    let whole = observe(limits, std::iter::once(stream));
+    let in_chunks = observe(limits, chunked(stream, lengths));
+    assert_eq!(in_chunks, whole, "chunked {lengths:?}");
+    let bytewise = observe(limits, stream.chunks(1));
+    assert_eq!(bytewise, whole, "byte by byte");
+});

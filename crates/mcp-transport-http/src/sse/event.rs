@@ -1,0 +1,65 @@
+//! What the parser produces: dispatched events and the end-of-stream outcome.
+
+use std::time::Duration;
+
+/// One dispatched event-stream event (WHATWG "Interpreting an event stream",
+/// "dispatch the event").
+///
+/// For MCP the interesting events have type `"message"` and a JSON-RPC
+/// message as `data`. An event whose `data` is `""` is a priming event
+/// (SEP-1699): it only carries an `id` (and maybe a `retry`) and must not be
+/// parsed as JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SseEvent {
+    /// The event type: the last `event` field's value, or `"message"` if the
+    /// event had none (or an empty one).
+    pub event_type: String,
+    /// The `data` lines' values joined with `"\n"`, UTF-8 decoded with
+    /// U+FFFD for invalid sequences. May be empty (priming event).
+    pub data: String,
+    /// The last event ID at dispatch (set by this or an earlier event's `id`
+    /// field); `""` means none, i.e. no `Last-Event-ID` header on resumption.
+    pub last_event_id: String,
+    /// The reconnection time set by a valid `retry` field among this event's
+    /// own lines, if any (milliseconds on the wire). The parser's current
+    /// value, which also counts `retry` fields in events that were not
+    /// dispatched, is [`SseParser::retry`](super::SseParser::retry).
+    pub retry: Option<Duration>,
+}
+
+impl SseEvent {
+    /// True if the event type is `"message"` (the type MCP messages use).
+    pub fn is_message(&self) -> bool {
+        self.event_type == "message"
+    }
+
+    /// The last event ID at dispatch, `None` if it is empty.
+    pub fn id(&self) -> Option<&str> {
+        (!self.last_event_id.is_empty()).then_some(self.last_event_id.as_str())
+    }
+}
+
+/// How an event stream ended, returned by
+/// [`SseParser::finish`](super::SseParser::finish).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[must_use]
+pub enum SseEnd {
+    /// The stream ended on an event boundary (or after comment lines only):
+    /// nothing was lost.
+    Complete,
+    /// The stream ended inside an event (field lines, or part of a line, with
+    /// no blank line after them). WHATWG discards such an event, and any `id`
+    /// in it does not update the last event ID. An event already reported as
+    /// [`SseError::EventTooLarge`](super::SseError::EventTooLarge) is not
+    /// reported again here.
+    IncompleteEventDiscarded,
+}
+
+impl SseEnd {
+    /// True for [`SseEnd::IncompleteEventDiscarded`].
+    pub fn is_incomplete(self) -> bool {
+        matches!(self, Self::IncompleteEventDiscarded)
+    }
+}

@@ -1,0 +1,296 @@
+//! Field interpretation: one complete line in, state changes and dispatched
+//! events out (WHATWG "Interpreting an event stream"). Knows nothing of
+//! chunks, line ends, the BOM or limits; see `parser.rs` for those.
+//!
+//! Lines are raw bytes. Comparing field names and testing values on bytes is
+//! the same as doing it on decoded text: the delimiters (`:`, space, LF), NUL
+//! and the ASCII digits never occur inside a multi-byte UTF-8 sequence, and an
+//! invalid sequence decodes to U+FFFD, which matches no field name.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use super::{SseError, SseEvent};
+
+/// The event type used when an event has no (or an empty) `event` field.
+const DEFAULT_EVENT_TYPE: &str = "message";
+
+/// Buffers of the event being read, and the stream-level state.
+#[derive(Debug, Default)]
+pub(super) struct Interpreter {
+    /// WHATWG "data buffer": each `data` value followed by `\n`.
+    data: Vec<u8>,
+    /// WHATWG "event type buffer".
+    event_type: String,
+    /// WHATWG "last event ID buffer".
+    id_buffer: String,
+    /// WHATWG "last event ID string": the id buffer as of the last blank line.
+    last_event_id: String,
+    /// WHATWG "reconnection time", once a valid `retry` field was seen.
+    retry: Option<Duration>,
+    /// A `retry` set by the event being read.
+    event_retry: Option<Duration>,
+    /// Comment lines seen.
+    comments: u64,
+    /// A field line was seen since the last blank line.
+    in_event: bool,
+}
+
+impl Interpreter {
+    /// Bytes in the data buffer (counted against the event size limit).
+    pub(super) fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub(super) fn last_event_id(&self) -> &str {
+        &self.last_event_id
+    }
+
+    pub(super) fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    pub(super) fn comments(&self) -> u64 {
+        self.comments
+    }
+
+    /// Processes one complete line (without its line end).
+    pub(super) fn line(&mut self, line: &[u8], out: &mut Vec<Result<SseEvent, SseError>>) {
+        if line.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        if line[0] == b':' {
+            self.comments = self.comments.saturating_add(1);
+            return;
+        }
+        self.in_event = true;
+        let (name, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &[][..]),
+        };
+        match name {
+            b"event" => {
+                self.event_type.clear();
+                self.event_type.push_str(&decode(value));
+            }
+            b"data" => {
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
+            }
+            b"id" if !value.contains(&0) => {
+                self.id_buffer.clear();
+                self.id_buffer.push_str(&decode(value));
+            }
+            b"retry" => {
+                if let Some(ms) = parse_retry(value) {
+                    let retry = Duration::from_millis(ms);
+                    self.retry = Some(retry);
+                    self.event_retry = Some(retry);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Blank line: WHATWG "dispatch the event".
+    fn dispatch(&mut self, out: &mut Vec<Result<SseEvent, SseError>>) {
+        self.in_event = false;
+        let retry = self.event_retry.take();
+        self.last_event_id.clone_from(&self.id_buffer);
+        if self.data.is_empty() {
+            self.event_type.clear();
+            return;
+        }
+        // Every data line appended a trailing LF; drop the last one.
+        self.data.pop();
+        let data = match String::from_utf8(std::mem::take(&mut self.data)) {
+            Ok(text) => text,
+            Err(invalid) => String::from_utf8_lossy(invalid.as_bytes()).into_owned(),
+        };
+        let event_type = if self.event_type.is_empty() {
+            DEFAULT_EVENT_TYPE.to_owned()
+        } else {
+            std::mem::take(&mut self.event_type)
+        };
+        out.push(Ok(SseEvent {
+            event_type,
+            data,
+            last_event_id: self.last_event_id.clone(),
+            retry,
+        }));
+    }
+
+    /// Drops the event being read without dispatching it: its data, type,
+    /// `id` and per-event `retry` have no effect. (A valid `retry` already
+    /// set the stream's reconnection time, as WHATWG applies it at once.)
+    /// Returns whether an event was being read.
+    pub(super) fn discard_event(&mut self) -> bool {
+        let was_in_event = self.in_event;
+        self.data.clear();
+        self.event_type.clear();
+        self.id_buffer.clone_from(&self.last_event_id);
+        self.event_retry = None;
+        self.in_event = false;
+        was_in_event
+    }
+}
+
+/// WHATWG "UTF-8 decode" of a field value: borrowed when already valid.
+fn decode(value: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(value)
+}
+
+/// A `retry` value: only ASCII digits (and at least one), base ten,
+/// saturating at `u64::MAX` ms.
+fn parse_retry(value: &[u8]) -> Option<u64> {
+    if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(value.iter().fold(0u64, |ms, digit| {
+        ms.saturating_mul(10)
+            .saturating_add(u64::from(digit - b'0'))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(lines: &[&[u8]]) -> (Interpreter, Vec<SseEvent>) {
+        let mut interp = Interpreter::default();
+        let mut out = Vec::new();
+        for line in lines {
+            interp.line(line, &mut out);
+        }
+        let events = out
+            .into_iter()
+            .map(|item| item.expect("interpreter never errors"))
+            .collect();
+        (interp, events)
+    }
+
+    #[test]
+    fn data_lines_join_with_lf_and_one_space_is_removed() {
+        let (_, events) = run(&[b"data: a", b"data:b", b"data:  c", b""]);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "a\nb\n c");
+        assert_eq!(events[0].event_type, "message");
+    }
+
+    #[test]
+    fn line_without_colon_is_a_field_with_empty_value() {
+        let (_, events) = run(&[b"data", b"data", b""]);
+        assert_eq!(events[0].data, "\n");
+        let (interp, _) = run(&[b"id: 3", b"", b"id", b""]);
+        assert_eq!(interp.last_event_id(), "");
+    }
+
+    #[test]
+    fn comments_are_counted_not_interpreted() {
+        let (interp, events) = run(&[b": keep-alive", b":data: x", b"", b":"]);
+        assert!(events.is_empty());
+        assert_eq!(interp.comments(), 3);
+        assert!(!interp.in_event);
+    }
+
+    #[test]
+    fn event_field_sets_type_and_resets_after_dispatch() {
+        let (_, events) = run(&[b"event: ping", b"data: 1", b"", b"data: 2", b""]);
+        assert_eq!(events[0].event_type, "ping");
+        assert_eq!(events[1].event_type, "message");
+        let (_, events) = run(&[b"event:", b"data: x", b""]);
+        assert_eq!(events[0].event_type, "message");
+        // The type of an event without data does not leak into the next one.
+        let (_, events) = run(&[b"event: ping", b"", b"data: y", b""]);
+        assert_eq!(events[0].event_type, "message");
+    }
+
+    #[test]
+    fn id_with_nul_is_ignored() {
+        let (interp, events) = run(&[b"id: 1", b"id: 2\0x", b"data: d", b""]);
+        assert_eq!(events[0].last_event_id, "1");
+        assert_eq!(interp.last_event_id(), "1");
+    }
+
+    #[test]
+    fn id_persists_across_events_and_only_commits_on_blank_line() {
+        let (interp, events) = run(&[b"id: a", b"data: 1", b"", b"data: 2", b"", b"id: b"]);
+        assert_eq!(events[0].last_event_id, "a");
+        assert_eq!(events[1].last_event_id, "a");
+        assert_eq!(interp.last_event_id(), "a");
+        assert!(interp.in_event);
+    }
+
+    #[test]
+    fn retry_needs_only_ascii_digits() {
+        for bad in [
+            &b"retry: soon"[..],
+            b"retry:",
+            b"retry: 12a",
+            b"retry: -1",
+            b"retry:  5",
+        ] {
+            let (interp, _) = run(&[bad, b""]);
+            assert_eq!(interp.retry(), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+        let (interp, events) = run(&[b"retry: 2500", b"data: x", b"", b"data: y", b""]);
+        assert_eq!(interp.retry(), Some(Duration::from_millis(2500)));
+        assert_eq!(events[0].retry, Some(Duration::from_millis(2500)));
+        assert_eq!(events[1].retry, None);
+        let (interp, _) = run(&[b"retry: 99999999999999999999999", b""]);
+        assert_eq!(interp.retry(), Some(Duration::from_millis(u64::MAX)));
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let (_, events) = run(&[
+            b"x-unknown: 1",
+            b"Data: no",
+            b"data : no",
+            b"data: yes",
+            b"",
+        ]);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "yes");
+    }
+
+    #[test]
+    fn empty_data_buffer_does_not_dispatch_but_updates_id() {
+        let (interp, events) = run(&[b"id: p", b"event: x", b""]);
+        assert!(events.is_empty());
+        assert_eq!(interp.last_event_id(), "p");
+    }
+
+    #[test]
+    fn empty_data_line_dispatches_empty_data() {
+        let (_, events) = run(&[b"data:", b""]);
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].data, "");
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_character() {
+        let (_, events) = run(&[b"data: a\xFFb\xE2\x80", b"event: \xC3", b""]);
+        assert_eq!(events[0].data, "a\u{FFFD}b\u{FFFD}");
+        assert_eq!(events[0].event_type, "\u{FFFD}");
+    }
+
+    #[test]
+    fn discard_event_reverts_id_and_data() {
+        let mut interp = Interpreter::default();
+        let mut out = Vec::new();
+        for line in [&b"id: 1"[..], b"", b"id: 2", b"retry: 9", b"data: x"] {
+            interp.line(line, &mut out);
+        }
+        assert!(interp.discard_event());
+        assert_eq!(interp.data_len(), 0);
+        interp.line(b"", &mut out);
+        assert!(out.is_empty());
+        assert_eq!(interp.last_event_id(), "1");
+        assert_eq!(interp.retry(), Some(Duration::from_millis(9)));
+    }
+}

@@ -1,0 +1,407 @@
+//! Wire cases B01–B04 of the fault catalogue, byte for byte, and the
+//! chunk-boundary independence properties (checked against a plain,
+//! whole-stream reference of the WHATWG algorithm).
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+use super::{SseEnd, SseError, SseEvent, SseLimits, SseParser};
+
+/// `INIT(<ID>)` of the catalogue with `<ID>` = 1.
+const INIT_1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"0.0.1"}}}"#;
+
+type Output = Vec<Result<SseEvent, SseError>>;
+
+fn parse_chunks(limits: SseLimits, chunks: &[&[u8]]) -> (Output, SseParser) {
+    let mut parser = SseParser::new(limits);
+    let mut out = Vec::new();
+    for chunk in chunks {
+        parser.feed(chunk, &mut out);
+    }
+    (out, parser)
+}
+
+fn event(event_type: &str, data: &str, id: &str, retry: Option<u64>) -> SseEvent {
+    SseEvent {
+        event_type: event_type.to_owned(),
+        data: data.to_owned(),
+        last_event_id: id.to_owned(),
+        retry: retry.map(Duration::from_millis),
+    }
+}
+
+/// Checks a catalogue case: whole, as the catalogue's writes, and cut at
+/// every single byte boundary.
+fn check_case(writes: &[&[u8]], expected: &[SseEvent], id: Option<&str>, retry: Option<u64>) {
+    let limits = SseLimits::default();
+    let whole: Vec<u8> = writes.concat();
+    let expected: Output = expected.iter().cloned().map(Ok).collect();
+    let mut splits: Vec<Vec<&[u8]>> = vec![writes.to_vec(), vec![&whole[..]]];
+    for cut in 0..=whole.len() {
+        let (a, b) = whole.split_at(cut);
+        splits.push(vec![a, b]);
+    }
+    splits.push(whole.chunks(1).collect());
+    for chunks in splits {
+        let (out, mut parser) = parse_chunks(limits, &chunks);
+        assert_eq!(out, expected, "chunks {chunks:?}");
+        assert_eq!(parser.last_event_id(), id);
+        assert_eq!(parser.retry(), retry.map(Duration::from_millis));
+        assert_eq!(parser.finish(), SseEnd::Complete);
+    }
+}
+
+#[test]
+fn b01_a_crlf() {
+    let a = format!("event: message\r\ndata: {INIT_1}\r\n\r\n");
+    check_case(
+        &[a.as_bytes()],
+        &[event("message", INIT_1, "", None)],
+        None,
+        None,
+    );
+}
+
+#[test]
+fn b01_b_lone_cr() {
+    let b = format!("data: {INIT_1}\r\r");
+    check_case(
+        &[b.as_bytes()],
+        &[event("message", INIT_1, "", None)],
+        None,
+        None,
+    );
+}
+
+#[test]
+fn b01_c_crlf_split_across_reads_two_data_lines() {
+    let write1: &[u8] = b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\r";
+    let write2: &[u8] = b"\ndata: \"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"fake\",\"version\":\"0\"}}}\r\n\r\n";
+    let data = "{\"jsonrpc\":\"2.0\",\"id\":1,\n\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"fake\",\"version\":\"0\"}}}";
+    check_case(
+        &[write1, write2],
+        &[event("message", data, "", None)],
+        None,
+        None,
+    );
+}
+
+#[test]
+fn b01_d_bom_split_across_reads() {
+    let write2 = [&b"\xBF"[..], format!("data: {INIT_1}\n\n").as_bytes()].concat();
+    check_case(
+        &[b"\xEF\xBB", &write2],
+        &[event("message", INIT_1, "", None)],
+        None,
+        None,
+    );
+}
+
+#[test]
+fn b02_priming_events() {
+    let w4 = format!("id: p-1\nevent: message\ndata: {INIT_1}\n\n");
+    let writes: [&[u8]; 4] = [
+        b"id: p-0\nretry: 2500\ndata:\n\n",
+        b"id: p-0b\n\n",
+        b"retry: soon\n\n",
+        w4.as_bytes(),
+    ];
+    check_case(
+        &writes,
+        &[
+            event("message", "", "p-0", Some(2500)),
+            event("message", INIT_1, "p-1", None),
+        ],
+        Some("p-1"),
+        Some(2500),
+    );
+    // The last event ID moves p-0 -> p-0b -> p-1 one write at a time.
+    let mut parser = SseParser::default();
+    let mut out = Vec::new();
+    for (write, id) in writes.iter().zip(["p-0", "p-0b", "p-0b", "p-1"]) {
+        parser.feed(write, &mut out);
+        assert_eq!(parser.last_event_id(), Some(id));
+    }
+}
+
+#[test]
+fn b03_multi_line_data_and_single_space() {
+    let writes: [&[u8]; 5] = [
+        b"event: message\n",
+        b"data: {\"jsonrpc\":\"2.0\",\n",
+        b"data:\"id\":1,\n",
+        b"data:  \"result\":{\"tools\":[]}}\n",
+        b"\n",
+    ];
+    let data = "{\"jsonrpc\":\"2.0\",\n\"id\":1,\n \"result\":{\"tools\":[]}}";
+    check_case(&writes, &[event("message", data, "", None)], None, None);
+    // Without the final blank line the event is discarded at EOF.
+    let (out, mut parser) = parse_chunks(SseLimits::default(), &writes[..4]);
+    assert!(out.is_empty());
+    assert_eq!(parser.finish(), SseEnd::IncompleteEventDiscarded);
+}
+
+#[test]
+fn b04_comments_keep_alives_and_other_event_types() {
+    let w6 = format!("x-unknown-field: 1\nevent: message\ndata: {INIT_1}\n\n");
+    let writes: [&[u8]; 6] = [
+        b": keep-alive\r\n\r\n",
+        b": ping - 2025-01-01 00:00:00\r\n\r\n",
+        b"event: ping\r\ndata: 2025-01-01 00:00:00\r\n\r\n",
+        b"event: keepalive\ndata: {}\n\n",
+        b"data: {\"type\":\"heartbeat\",\"ts\":1}\n\n",
+        w6.as_bytes(),
+    ];
+    check_case(
+        &writes,
+        &[
+            event("ping", "2025-01-01 00:00:00", "", None),
+            event("keepalive", "{}", "", None),
+            event("message", "{\"type\":\"heartbeat\",\"ts\":1}", "", None),
+            event("message", INIT_1, "", None),
+        ],
+        None,
+        None,
+    );
+    let (_, parser) = parse_chunks(SseLimits::default(), &writes);
+    assert_eq!(parser.comments_seen(), 2);
+}
+
+/// The WHATWG algorithm applied to a whole stream, written as plainly as
+/// possible: decode, strip the BOM, split lines, interpret. No limits.
+/// Returns the events, the last event ID and the reconnection time.
+fn reference(stream: &[u8]) -> (Vec<SseEvent>, String, Option<Duration>) {
+    let text = String::from_utf8_lossy(stream);
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                lines.push(std::mem::take(&mut current));
+            }
+            '\n' => lines.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    // `current` is an unterminated line: discarded at EOF.
+    let (mut events, mut data, mut event_type) = (Vec::new(), String::new(), String::new());
+    let (mut id_buffer, mut last_id, mut retry, mut event_retry) =
+        (String::new(), String::new(), None, None);
+    for line in lines {
+        if line.is_empty() {
+            last_id = id_buffer.clone();
+            let this_retry = event_retry.take();
+            if data.is_empty() {
+                event_type.clear();
+                continue;
+            }
+            data.pop();
+            let ty = if event_type.is_empty() {
+                "message".to_owned()
+            } else {
+                event_type.clone()
+            };
+            events.push(SseEvent {
+                event_type: ty,
+                data: std::mem::take(&mut data),
+                last_event_id: last_id.clone(),
+                retry: this_retry,
+            });
+            event_type.clear();
+            continue;
+        }
+        if line.starts_with(':') {
+            continue;
+        }
+        let (name, value) = match line.split_once(':') {
+            Some((name, value)) => (name, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line.as_str(), ""),
+        };
+        match name {
+            "event" => event_type = value.to_owned(),
+            "data" => {
+                data.push_str(value);
+                data.push('\n');
+            }
+            "id" if !value.contains('\0') => id_buffer = value.to_owned(),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                let ms = value.parse::<u64>().unwrap_or(u64::MAX);
+                retry = Some(Duration::from_millis(ms));
+                event_retry = retry;
+            }
+            _ => {}
+        }
+    }
+    (events, last_id, retry)
+}
+
+/// Everything observable after parsing `chunks` and ending the stream.
+fn observe(
+    limits: SseLimits,
+    chunks: &[&[u8]],
+) -> (Output, Option<String>, Option<Duration>, u64, SseEnd) {
+    let (out, mut parser) = parse_chunks(limits, chunks);
+    let id = parser.last_event_id().map(str::to_owned);
+    let retry = parser.retry();
+    let comments = parser.comments_seen();
+    (out, id, retry, comments, parser.finish())
+}
+
+fn cut(stream: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
+    points.sort_unstable();
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    for point in points {
+        chunks.push(stream[start..point].to_vec());
+        start = point;
+    }
+    chunks.push(stream[start..].to_vec());
+    chunks
+}
+
+/// Streams built from SSE-like pieces, so that fields, line ends, BOMs, NULs,
+/// split UTF-8 and invalid bytes all show up often.
+fn sse_stream() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(&b"data"[..]),
+        Just(&b"data:"[..]),
+        Just(&b"data: "[..]),
+        Just(&b"event: "[..]),
+        Just(&b"id: "[..]),
+        Just(&b"id:\0"[..]),
+        Just(&b"retry: "[..]),
+        Just(&b"retry:12"[..]),
+        Just(&b": c"[..]),
+        Just(&b":"[..]),
+        Just(&b" "[..]),
+        Just(&b"x"[..]),
+        Just(&b"9"[..]),
+        Just(&b"\n"[..]),
+        Just(&b"\r"[..]),
+        Just(&b"\r\n"[..]),
+        Just(&b"\n\n"[..]),
+        Just(&b"\xEF\xBB\xBF"[..]),
+        Just(&b"\xEF\xBB"[..]),
+        Just(&b"\xC3\xA9"[..]),
+        Just(&b"\xF0\x9F\x98\x80"[..]),
+        Just(&b"\xFF"[..]),
+    ];
+    prop_oneof![
+        4 => prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat()),
+        1 => prop::collection::vec(any::<u8>(), 0..200),
+    ]
+}
+
+/// A fixed corpus: the catalogue cases and a few hand-written streams.
+fn corpus() -> Vec<Vec<u8>> {
+    let mut corpus: Vec<Vec<u8>> = vec![
+        format!("event: message\r\ndata: {INIT_1}\r\n\r\n").into_bytes(),
+        format!("data: {INIT_1}\r\r").into_bytes(),
+        b"\xEF\xBB\xBFid: p-0\nretry: 2500\ndata:\n\nid: p-0b\n\nretry: soon\n\n".to_vec(),
+        b"event: message\ndata: {\"a\":\n\"id\":1,\ndata:  x\n\n: keep-alive\r\n\r\n".to_vec(),
+        b"data: caf\xC3\xA9 \xE2\x80\x94 \xF0\x9F\x98\x80\r\n\r\ndata: \xFF\xE2\x80\rid\r\r"
+            .to_vec(),
+        b"\xEF\xBB\ndata: a\r\n\rdata: b\n\r\nid: 1\0\ndata\n\ndata: tail".to_vec(),
+        b"data: 0123456789abcdef\ndata: 0123456789\n\ndata: ok\r\n\r\n:comment\r\n".to_vec(),
+    ];
+    corpus.push(corpus.concat());
+    corpus
+}
+
+#[test]
+fn fixed_corpus_is_independent_of_every_byte_boundary() {
+    for limit in [usize::MAX, 24, 8, 0] {
+        let limits = SseLimits::default().with_max_event_size(limit);
+        for stream in corpus() {
+            let whole = observe(limits, &[&stream]);
+            let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+            assert_eq!(
+                observe(limits, &bytes),
+                whole,
+                "byte by byte, limit {limit}, {stream:?}"
+            );
+            for a in 0..=stream.len() {
+                let (head, tail) = stream.split_at(a);
+                assert_eq!(
+                    observe(limits, &[head, tail]),
+                    whole,
+                    "cut at {a}, limit {limit}"
+                );
+                // Two cuts, to split the BOM and CRLF pairs in every way.
+                for b in a..=stream.len().min(a + 4) {
+                    let (mid, tail) = tail.split_at(b - a);
+                    assert_eq!(observe(limits, &[head, mid, tail]), whole, "cuts {a},{b}");
+                }
+            }
+            if limit == usize::MAX {
+                let (events, id, retry) = reference(&stream);
+                let (out, got_id, got_retry, _, _) = whole;
+                assert_eq!(
+                    out,
+                    events.into_iter().map(Ok).collect::<Output>(),
+                    "{stream:?}"
+                );
+                assert_eq!(got_id.unwrap_or_default(), id);
+                assert_eq!(got_retry, retry);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_cuts_give_the_same_result_as_the_whole_stream(
+        stream in sse_stream(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        limit in prop_oneof![Just(usize::MAX), 0usize..64],
+    ) {
+        let limits = SseLimits::default().with_max_event_size(limit);
+        let chunks = cut(&stream, &cuts);
+        let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        let whole = observe(limits, &[&stream]);
+        prop_assert_eq!(observe(limits, &chunks), whole.clone());
+        let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+        prop_assert_eq!(observe(limits, &bytes), whole);
+    }
+
+    #[test]
+    fn whole_stream_matches_the_reference_algorithm(stream in sse_stream()) {
+        let (events, id, retry) = reference(&stream);
+        let (out, got_id, got_retry, _, _) = observe(SseLimits::default(), &[&stream]);
+        prop_assert_eq!(out, events.into_iter().map(Ok).collect::<Output>());
+        prop_assert_eq!(got_id.unwrap_or_default(), id);
+        prop_assert_eq!(got_retry, retry);
+    }
+
+    #[test]
+    fn with_a_limit_every_dispatched_event_is_a_reference_event(
+        stream in sse_stream(),
+        limit in 0usize..64,
+    ) {
+        // Over-limit events are dropped whole: what does get through is, in
+        // order, a subsequence of the unlimited result (type and data; the id
+        // of a dropped event is dropped too), and each fits the limit.
+        let (events, _, _) = reference(&stream);
+        let (out, ..) = observe(SseLimits::default().with_max_event_size(limit), &[&stream]);
+        let mut remaining = events.iter();
+        for item in &out {
+            match item {
+                Ok(event) => {
+                    // U+FFFD replaces at least one raw byte.
+                    prop_assert!(event.data.chars().count() <= limit);
+                    prop_assert!(remaining.any(|e| e.data == event.data && e.event_type == event.event_type));
+                }
+                Err(err) => prop_assert_eq!(err, &SseError::EventTooLarge { limit }),
+            }
+        }
+    }
+}
