@@ -202,3 +202,33 @@ impl Notification for ElicitationComplete {
     const METHOD: &'static str = "notifications/elicitation/complete";
     type Params = ElicitationCompleteNotificationParams;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn mode_discriminates() {
+        let form: ElicitRequestParams = serde_json::from_value(
+            json!({"message":"m","requestedSchema":{"type":"object","properties":{}}}),
+        )
+        .unwrap();
+        assert!(matches!(form, ElicitRequestParams::Form(_)));
+        let v = json!({"mode":"url","message":"m","url":"https://x.example","elicitationId":"e1"});
+        let url: ElicitRequestParams = serde_json::from_value(v.clone()).unwrap();
+        assert!(
+            matches!(&url, ElicitRequestParams::Url(u) if u.elicitation_id.as_deref() == Some("e1"))
+        );
+        assert_eq!(serde_json::to_value(&url).unwrap(), v);
+        let other: ElicitRequestParams =
+            serde_json::from_value(json!({"mode":"voice","message":"m"})).unwrap();
+        assert!(matches!(other, ElicitRequestParams::Unknown(_)));
+        assert_eq!(other.message(), Some("m"));
+        // URL mode without its required url is an error.
+        assert!(
+            serde_json::from_value::<ElicitRequestParams>(json!({"mode":"url","message":"m"}))
+                .is_err()
+        );
+    }
+}

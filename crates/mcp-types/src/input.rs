@@ -239,3 +239,43 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for InputRequiredOr<T
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::CallToolResult;
+    use serde_json::json;
+
+    #[test]
+    fn result_type_decides() {
+        let r: InputRequiredOr<CallToolResult> =
+            serde_json::from_value(json!({"resultType":"input_required","requestState":"s"}))
+                .unwrap();
+        assert!(
+            matches!(r, InputRequiredOr::InputRequired(ref i) if i.request_state.as_deref() == Some("s"))
+        );
+        let r: InputRequiredOr<CallToolResult> =
+            serde_json::from_value(json!({"content":[]})).unwrap();
+        assert!(matches!(r, InputRequiredOr::Complete(_)));
+        // A complete result that is malformed is an error, not input_required.
+        assert!(
+            serde_json::from_value::<InputRequiredOr<CallToolResult>>(
+                json!({"resultType":"complete"})
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn unknown_input_request_kept() {
+        let v = json!({"method":"vendor/ask","params":{"q":1}});
+        let r: InputRequest = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(r.method(), "vendor/ask");
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+        let roots: InputRequest = serde_json::from_value(json!({"method":"roots/list"})).unwrap();
+        assert_eq!(roots, InputRequest::ListRoots(None));
+        assert!(
+            serde_json::from_value::<InputRequest>(json!({"method":"elicitation/create"})).is_err()
+        );
+    }
+}

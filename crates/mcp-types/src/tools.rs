@@ -202,6 +202,19 @@ impl Request for ListTools {
 /// `tools/call` (client → server). In 2026-07-28 the result may instead be
 /// `input_required`: decode it as
 /// [`crate::input::InputRequiredOr`]`<CallToolResult>`.
+///
+/// A response is decoded by the method that was sent:
+///
+/// ```
+/// use mcp_types::tools::CallTool;
+/// use mcp_types::{JsonRpcMessage, Request};
+///
+/// let wire = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"42"}]}}"#;
+/// let JsonRpcMessage::Response(resp) = JsonRpcMessage::decode(wire)? else { unreachable!() };
+/// let result: <CallTool as Request>::Result = serde_json::from_value(resp.outcome?)?;
+/// assert_eq!(result.content[0].as_text(), Some("42"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub enum CallTool {}
 
