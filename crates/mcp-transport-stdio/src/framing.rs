@@ -1,0 +1,373 @@
+//! Newline-delimited framing of the server's stdout (spec:
+//! `basic/transports` § stdio: "Messages are delimited by newlines, and MUST
+//! NOT contain embedded newlines"). No I/O here: bytes in, frames out.
+//!
+//! - Lines are split on the raw byte `\n`; one trailing `\r` is stripped
+//!   (Windows servers, case B16); blank lines are skipped (B14).
+//! - UTF-8 is not decoded here: a frame is the line's bytes, decoded as a
+//!   whole later, so a character split across reads is intact (B05).
+//! - A line longer than the limit yields one [`Frame::TooLong`] carrying its
+//!   first [`TOO_LONG_PREFIX`] bytes; the rest of it, up to the next `\n`, is
+//!   discarded without being stored (B15). Memory stays bounded by the limit.
+//! - Each input byte is examined once: linear in the input, whatever the
+//!   chunking.
+
+use mcp_types::RequestId;
+
+/// How many leading bytes of an over-long line are kept, for diagnosis and
+/// to find its `"id"` ([`sniff_id`]): 4096 bytes.
+pub const TOO_LONG_PREFIX: usize = 4096;
+
+/// One unit of the server's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A complete, non-blank line without its `\n` / `\r\n`.
+    Line(Vec<u8>),
+    /// A line exceeded the limit; it is being discarded up to the next `\n`.
+    TooLong {
+        /// Its first bytes (at most [`TOO_LONG_PREFIX`]).
+        prefix: Vec<u8>,
+        /// The limit it exceeded, in bytes.
+        limit: usize,
+    },
+}
+
+/// Splits a byte stream into [`Frame`]s. See the module docs.
+#[derive(Debug)]
+pub struct LineFramer {
+    buf: Vec<u8>,
+    max_line_bytes: usize,
+    discard: Option<Discard>,
+}
+
+/// An over-long line being skipped.
+#[derive(Debug)]
+struct Discard {
+    /// Its first bytes, up to [`TOO_LONG_PREFIX`].
+    prefix: Vec<u8>,
+    /// Whether its `TooLong` frame was emitted.
+    reported: bool,
+}
+
+impl LineFramer {
+    /// A framer accepting lines of up to `max_line_bytes` bytes (excluding
+    /// the line end).
+    pub fn new(max_line_bytes: usize) -> Self {
+        LineFramer {
+            buf: Vec::new(),
+            max_line_bytes,
+            discard: None,
+        }
+    }
+
+    /// The configured limit, in bytes.
+    pub fn max_line_bytes(&self) -> usize {
+        self.max_line_bytes
+    }
+
+    /// Bytes of an incomplete line currently buffered.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Feeds `chunk`, appending every frame it completes to `out`.
+    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<Frame>) {
+        while !chunk.is_empty() {
+            let newline = chunk.iter().position(|&b| b == b'\n');
+            let (segment, rest, ends_line) = match newline {
+                Some(i) => (&chunk[..i], &chunk[i + 1..], true),
+                None => (chunk, &chunk[chunk.len()..], false),
+            };
+            chunk = rest;
+            if let Some(discard) = &mut self.discard {
+                if !discard.reported {
+                    let keep = (TOO_LONG_PREFIX - discard.prefix.len()).min(segment.len());
+                    discard.prefix.extend_from_slice(&segment[..keep]);
+                    self.report_if_ready(ends_line, out);
+                }
+                if ends_line {
+                    self.discard = None;
+                }
+                continue;
+            }
+            // One byte of slack for a '\r' that may precede the '\n'.
+            if self.buf.len() + segment.len() > self.max_line_bytes.saturating_add(1) {
+                let mut prefix = std::mem::take(&mut self.buf);
+                prefix.truncate(TOO_LONG_PREFIX);
+                let keep = (TOO_LONG_PREFIX - prefix.len()).min(segment.len());
+                prefix.extend_from_slice(&segment[..keep]);
+                self.discard = Some(Discard {
+                    prefix,
+                    reported: false,
+                });
+                self.report_if_ready(ends_line, out);
+                if ends_line {
+                    self.discard = None;
+                }
+                continue;
+            }
+            self.buf.extend_from_slice(segment);
+            if ends_line {
+                self.emit(out);
+            }
+        }
+    }
+
+    /// Emits the pending `TooLong` once its prefix is complete: full, or the
+    /// line ended. The prefix is then the same however the input was chunked.
+    fn report_if_ready(&mut self, ends_line: bool, out: &mut Vec<Frame>) {
+        let Some(discard) = &mut self.discard else {
+            return;
+        };
+        if discard.reported || !(ends_line || discard.prefix.len() >= TOO_LONG_PREFIX) {
+            return;
+        }
+        discard.reported = true;
+        let mut prefix = std::mem::take(&mut discard.prefix);
+        if ends_line && prefix.last() == Some(&b'\r') {
+            prefix.pop();
+        }
+        out.push(Frame::TooLong {
+            prefix,
+            limit: self.max_line_bytes,
+        });
+    }
+
+    /// Ends the stream: a final line without `\n` is emitted as a frame
+    /// (lenient), and the framer is reset.
+    pub fn finish(&mut self, out: &mut Vec<Frame>) {
+        if self.discard.is_some() {
+            self.report_if_ready(true, out);
+        } else if !self.buf.is_empty() {
+            self.emit(out);
+        }
+        self.buf = Vec::new();
+        self.discard = None;
+    }
+
+    fn emit(&mut self, out: &mut Vec<Frame>) {
+        let mut line = std::mem::take(&mut self.buf);
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        if line.len() > self.max_line_bytes {
+            line.truncate(TOO_LONG_PREFIX);
+            out.push(Frame::TooLong {
+                prefix: line,
+                limit: self.max_line_bytes,
+            });
+        } else if !line.iter().all(u8::is_ascii_whitespace) {
+            out.push(Frame::Line(line));
+        }
+    }
+}
+
+/// Finds the top-level `"id"` member of a JSON object from its first bytes
+/// (e.g. the prefix of an over-long line), without parsing the rest.
+///
+/// Returns a number or string id when the member appears, at nesting depth
+/// 1, within `prefix`; `None` otherwise (including when a `result` before it
+/// is longer than the prefix).
+pub fn sniff_id(prefix: &[u8]) -> Option<RequestId> {
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut key_start: Option<usize> = None;
+    let mut last_key_is_id = false;
+    while i < prefix.len() {
+        match prefix[i] {
+            b'"' => {
+                let start = i + 1;
+                let end = string_end(prefix, start)?;
+                if depth == 1 {
+                    key_start = Some(start);
+                    last_key_is_id = &prefix[start..end] == b"id";
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b':' if depth == 1 && key_start.is_some() => {
+                if last_key_is_id {
+                    return parse_id_value(&prefix[i + 1..]);
+                }
+                key_start = None;
+            }
+            b',' => key_start = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the closing quote of a string starting at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut j = start;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
+    let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+    let rest = &rest[start..];
+    if rest.first() == Some(&b'"') {
+        let end = string_end(rest, 1)?;
+        let s: String = serde_json::from_slice(&rest[..=end]).ok()?;
+        return Some(RequestId::String(s));
+    }
+    let end = rest
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'-'))
+        .unwrap_or(rest.len());
+    if end == rest.len() {
+        return None; // the number may continue past the prefix
+    }
+    std::str::from_utf8(&rest[..end])
+        .ok()?
+        .parse::<i64>()
+        .ok()
+        .map(RequestId::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn frames(max: usize, chunks: &[&[u8]]) -> Vec<Frame> {
+        let mut f = LineFramer::new(max);
+        let mut out = Vec::new();
+        for c in chunks {
+            f.push(c, &mut out);
+        }
+        f.finish(&mut out);
+        out
+    }
+
+    fn line(s: &str) -> Frame {
+        Frame::Line(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn splits_on_lf_strips_one_cr_skips_blank() {
+        let out = frames(100, &[b"a\r\n\r\n\nb\n  \nc\r\r\n"]);
+        assert_eq!(out, vec![line("a"), line("b"), line("c\r")]);
+    }
+
+    #[test]
+    fn utf8_split_across_chunks_is_intact() {
+        let out = frames(100, &[b"caf\xC3", b"\xA9 \xE2\x80", b"\x94\n"]);
+        assert_eq!(out, vec![line("café —")]);
+    }
+
+    #[test]
+    fn over_long_line_is_discarded_and_reading_goes_on() {
+        let mut f = LineFramer::new(8);
+        let mut out = Vec::new();
+        f.push(b"{\"id\":7,", &mut out);
+        f.push(b"\"x\":\"aaaaaaaa", &mut out);
+        f.push(b"aaaaaaaaaaaaaaaaaa", &mut out);
+        assert!(f.buffered() == 0, "discarded bytes are not stored");
+        f.push(b"aaa\"}\nok\n", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Frame::TooLong {
+                    prefix: b"{\"id\":7,\"x\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}".to_vec(),
+                    limit: 8
+                },
+                line("ok")
+            ]
+        );
+    }
+
+    #[test]
+    fn too_long_is_reported_once_the_prefix_is_full() {
+        let mut f = LineFramer::new(8);
+        let mut out = Vec::new();
+        f.push(&[b'a'; TOO_LONG_PREFIX + 10], &mut out);
+        assert_eq!(out.len(), 1, "reported before the line ends");
+        assert!(f.buffered() == 0, "discarded bytes are not stored");
+        f.push(&[b'a'; 100_000], &mut out);
+        f.push(b"a\nok\n", &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1], line("ok"));
+    }
+
+    #[test]
+    fn limit_is_inclusive_and_excludes_crlf() {
+        assert_eq!(frames(3, &[b"abc\r\n"]), vec![line("abc")]);
+        assert!(matches!(frames(3, &[b"abcd\n"])[0], Frame::TooLong { .. }));
+        assert!(matches!(frames(3, &[b"abcd\r\n"])[0], Frame::TooLong { .. }));
+    }
+
+    #[test]
+    fn unterminated_last_line_is_emitted() {
+        assert_eq!(frames(10, &[b"a\nb"]), vec![line("a"), line("b")]);
+    }
+
+    #[test]
+    fn sniffs_top_level_id() {
+        assert_eq!(
+            sniff_id(br#"{"jsonrpc":"2.0","id":42,"result":{"#),
+            Some(RequestId::Number(42))
+        );
+        assert_eq!(
+            sniff_id(br#"{ "id" : "a\"b", "result"#),
+            Some(RequestId::String("a\"b".into()))
+        );
+        assert_eq!(
+            sniff_id(br#"{"result":{"id":5,"x":"aaaa"#),
+            None,
+            "nested ids are not the message id"
+        );
+        assert_eq!(
+            sniff_id(br#"{"result":{"id":5},"id":6,"#),
+            Some(RequestId::Number(6))
+        );
+        assert_eq!(
+            sniff_id(br#"{"x":"\"id\":3","id":4}"#),
+            Some(RequestId::Number(4))
+        );
+        assert_eq!(sniff_id(br#"{"id":12"#), None, "number may be cut");
+        assert_eq!(sniff_id(b"not json at all"), None);
+        assert_eq!(sniff_id(br#"{"id":null,"#), None);
+    }
+
+    proptest! {
+        /// Chunk-boundary independence: any split of the input gives the
+        /// same frames as feeding it whole.
+        #[test]
+        fn chunking_does_not_matter(
+            data in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), Just(b'{'), any::<u8>()], 0..300),
+            cuts in proptest::collection::vec(0usize..300, 0..20),
+            max in 0usize..40,
+        ) {
+            let whole = frames(max, &[&data]);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(data.len())).collect();
+            cuts.sort_unstable();
+            let mut pieces = Vec::new();
+            let mut last = 0;
+            for c in cuts {
+                pieces.push(&data[last..c]);
+                last = c;
+            }
+            pieces.push(&data[last..]);
+            prop_assert_eq!(frames(max, &pieces), whole.clone());
+            for f in &whole {
+                match f {
+                    Frame::Line(l) => prop_assert!(l.len() <= max && !l.contains(&b'\n')),
+                    Frame::TooLong { prefix, .. } => prop_assert!(prefix.len() <= TOO_LONG_PREFIX),
+                }
+            }
+        }
+    }
+}

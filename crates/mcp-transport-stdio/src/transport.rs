@@ -1,0 +1,496 @@
+//! [`StdioTransport`]: the process lifecycle, the stdout reader, the stdin
+//! writer, and the [`Outbound`] that feeds it. Correlation, timeouts and
+//! cancellation are the shared [`Dispatcher`]'s.
+
+use std::fmt;
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::{Buf, Bytes};
+use mcp_transport::{
+    CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RequestOptions, TimeoutPhase,
+    Transport, TransportError, TransportEvents,
+};
+use mcp_types::ProtocolVersion;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{NOTIFY_TIMEOUT, SIGTERM_GRACE, StdioConfig, WRITE_QUEUE};
+use crate::framing::{Frame, LineFramer, sniff_id};
+use crate::process::{GroupSignal, group_alive, resolve_command, signal_group, spawn_error};
+use crate::stderr::{TailRing, drain};
+
+/// How long, once the server exited, the transport waits for the rest of its
+/// stdout and stderr before failing pending requests: 500 ms.
+const DRAIN_WAIT: Duration = Duration::from_millis(500);
+
+/// Read size for stdout: 64 KiB.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// An MCP connection to a server running as a child process, exchanging
+/// newline-delimited JSON-RPC over its stdin/stdout (spec:
+/// `basic/transports` § stdio). See the [crate docs](crate) for the shutdown
+/// sequence, the limits and cancel safety.
+pub struct StdioTransport {
+    dispatcher: Arc<Dispatcher>,
+    pid: Option<u32>,
+    label: Arc<str>,
+    tail: Arc<Mutex<TailRing>>,
+    signals: Signals,
+}
+
+impl fmt::Debug for StdioTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioTransport")
+            .field("label", &self.label)
+            .field("pid", &self.pid)
+            .field("connected", &self.dispatcher.is_open())
+            .finish()
+    }
+}
+
+/// The tokens tying the tasks together.
+#[derive(Clone, Default)]
+struct Signals {
+    /// Shutdown requested (close, drop).
+    stop: CancellationToken,
+    /// The writer should finish what is queued, then close stdin.
+    writer_drain: CancellationToken,
+    /// The writer must close stdin now.
+    writer_abort: CancellationToken,
+    /// The stdout reader reached EOF (or failed).
+    stdout_done: CancellationToken,
+    /// The stderr drain reached EOF.
+    stderr_done: CancellationToken,
+    /// The process is reaped and the group is gone: everything is over.
+    finished: CancellationToken,
+}
+
+/// Delivers outgoing messages to the writer task.
+struct StdioOutbound {
+    tx: mpsc::Sender<Bytes>,
+}
+
+#[async_trait]
+impl Outbound for StdioOutbound {
+    async fn send(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError> {
+        let closed = || {
+            TransportError::Closed(
+                dispatcher
+                    .close_reason()
+                    .cloned()
+                    .unwrap_or_else(|| CloseReason::new("the server's stdin is closed")),
+            )
+        };
+        match message.kind {
+            // The request's own timeout bounds this wait.
+            OutgoingKind::Request => self.tx.send(message.body).await.map_err(|_| closed()),
+            OutgoingKind::Notification | OutgoingKind::Response => {
+                match tokio::time::timeout(NOTIFY_TIMEOUT, self.tx.send(message.body)).await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(_)) => Err(closed()),
+                    Err(_) => Err(TransportError::Timeout {
+                        ms: NOTIFY_TIMEOUT.as_millis() as u64,
+                        phase: TimeoutPhase::Notify,
+                    }),
+                }
+            }
+        }
+    }
+}
+
+impl StdioTransport {
+    /// Starts the server and connects to it (spec: `basic/transports` §
+    /// stdio; the MCP handshake is the caller's). Must run inside a tokio
+    /// runtime with I/O, time and signal drivers enabled.
+    ///
+    /// The command is looked up in the merged environment's `PATH`; `env` is
+    /// merged over the parent's environment (or alone with `clean_env`).
+    /// stdin and stdout are piped; stderr is piped and drained from now on.
+    /// On Unix the server leads a new process group.
+    ///
+    /// Errors: [`TransportError::Spawn`] (naming the command and the `PATH`
+    /// searched) when it cannot be found or started; [`TransportError::Io`]
+    /// when its pipes are missing.
+    pub async fn spawn(config: StdioConfig) -> Result<Self, TransportError> {
+        let search_path = config.search_path();
+        let program = resolve_command(&config.command, &search_path, config.cwd.as_deref())?;
+        let mut cmd = Command::new(&program);
+        cmd.args(&config.args);
+        if config.clean_env {
+            cmd.env_clear();
+        }
+        cmd.envs(config.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        if let Some(cwd) = &config.cwd {
+            cmd.current_dir(cwd);
+        }
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| spawn_error(&config.command, &search_path, e))?;
+        let pid = child.id();
+        let label: Arc<str> = config.label.as_str().into();
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+            // Cannot happen with piped stdio; end the child rather than leak it.
+            if let Some(pid) = pid {
+                signal_group(pid, GroupSignal::Kill);
+            }
+            let _ = child.kill().await;
+            return Err(TransportError::Io(Arc::new(std::io::Error::other(
+                "the child's stdio pipes are missing",
+            ))));
+        };
+        tracing::debug!(server = %label, ?pid, program = %program.display(), "stdio server started");
+
+        let signals = Signals::default();
+        let tail = Arc::new(Mutex::new(TailRing::new(config.stderr_tail_bytes)));
+        let (tx, rx) = mpsc::channel(WRITE_QUEUE);
+        let dispatcher = Dispatcher::new(Arc::new(StdioOutbound { tx }), config.label.clone());
+
+        let stderr_task = {
+            let (label, tail, cb, done) = (
+                label.clone(),
+                tail.clone(),
+                config.on_stderr.clone(),
+                signals.stderr_done.clone(),
+            );
+            async move {
+                drain(stderr, label, tail, cb).await;
+                done.cancel();
+            }
+        };
+        tokio::spawn(stderr_task);
+        let writer = tokio::spawn(write_loop(stdin, rx, signals.clone(), label.clone()));
+        tokio::spawn(read_loop(
+            stdout,
+            dispatcher.clone(),
+            config.max_line_bytes,
+            signals.clone(),
+            label.clone(),
+        ));
+        tokio::spawn(supervise(
+            child,
+            Supervisor {
+                pid,
+                dispatcher: dispatcher.clone(),
+                signals: signals.clone(),
+                tail: tail.clone(),
+                grace: config.shutdown_grace,
+                writer,
+                label: label.clone(),
+            },
+        ));
+        Ok(StdioTransport {
+            dispatcher,
+            pid,
+            label,
+            tail,
+            signals,
+        })
+    }
+
+    /// The server's process id (and process-group id on Unix), while known.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The label naming this server in logs.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The last bytes the server wrote to stderr (at most
+    /// `stderr_tail_bytes`), lossily decoded.
+    pub fn stderr_tail(&self) -> Option<String> {
+        self.tail.lock().unwrap_or_else(|p| p.into_inner()).text()
+    }
+
+    /// Why the connection closed, once it has.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.dispatcher.close_reason().cloned()
+    }
+
+    /// Waits until the server process is reaped and its process group is
+    /// gone (after [`close`](Transport::close), or after it exited by itself).
+    pub async fn wait_finished(&self) {
+        self.signals.finished.cancelled().await;
+    }
+}
+
+#[async_trait]
+impl Transport for StdioTransport {
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, TransportError> {
+        self.dispatcher.request(method, params, options).await
+    }
+
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
+        self.dispatcher.notify(method, params).await
+    }
+
+    /// Fails pending requests with `Closed("closed by the client")`, then
+    /// runs the shutdown sequence and returns once the server is reaped.
+    async fn close(&self) -> Result<(), TransportError> {
+        self.dispatcher
+            .close(CloseReason::new("closed by the client"));
+        self.signals.stop.cancel();
+        self.signals.finished.cancelled().await;
+        Ok(())
+    }
+
+    fn is_connected(&self) -> bool {
+        self.dispatcher.is_open()
+    }
+
+    fn take_events(&self) -> Option<TransportEvents> {
+        self.dispatcher.take_events()
+    }
+
+    fn set_protocol_version(&self, version: ProtocolVersion) {
+        self.dispatcher.set_protocol_version(version);
+    }
+}
+
+impl Drop for StdioTransport {
+    /// Without `close()`: SIGKILL to the process group now (no runtime
+    /// needed), pending requests fail with `Closed`; the supervisor task (or
+    /// tokio's orphan reaper, if the runtime is gone) reaps the child.
+    fn drop(&mut self) {
+        if self.signals.finished.is_cancelled() {
+            return;
+        }
+        if let Some(pid) = self.pid {
+            signal_group(pid, GroupSignal::Kill);
+        }
+        self.dispatcher
+            .close(CloseReason::new("transport dropped without close()"));
+        self.signals.stop.cancel();
+        self.signals.writer_abort.cancel();
+    }
+}
+
+/// The single writer: each queued message is written with its `\n` in one
+/// `write_all_buf` (vectored where the pipe supports it), so messages never
+/// interleave and a stalled server blocks the queue (backpressure).
+async fn write_loop(
+    mut stdin: ChildStdin,
+    mut rx: mpsc::Receiver<Bytes>,
+    signals: Signals,
+    label: Arc<str>,
+) {
+    let mut draining = false;
+    loop {
+        let body = tokio::select! {
+            biased;
+            _ = signals.writer_abort.cancelled() => break,
+            _ = signals.writer_drain.cancelled(), if !draining => {
+                draining = true;
+                rx.close();
+                continue;
+            }
+            body = rx.recv() => match body {
+                Some(body) => body,
+                None => break,
+            },
+        };
+        let mut buf = body.chain(&b"\n"[..]);
+        let written = tokio::select! {
+            biased;
+            _ = signals.writer_abort.cancelled() => break,
+            r = stdin.write_all_buf(&mut buf) => r,
+        };
+        if let Err(e) = written {
+            tracing::debug!(server = %label, error = %e, "writing to the server's stdin failed; stdin closed");
+            break;
+        }
+    }
+    // Dropping stdin closes the pipe: the server reads EOF.
+    drop(stdin);
+    rx.close();
+}
+
+/// Reads stdout, frames it, and hands each message to the dispatcher.
+async fn read_loop(
+    mut stdout: ChildStdout,
+    dispatcher: Arc<Dispatcher>,
+    max_line_bytes: usize,
+    signals: Signals,
+    label: Arc<str>,
+) {
+    let mut framer = LineFramer::new(max_line_bytes);
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut frames = Vec::new();
+    loop {
+        let read = tokio::select! {
+            biased;
+            _ = signals.finished.cancelled() => break,
+            r = stdout.read(&mut buf) => r,
+        };
+        match read {
+            Ok(0) => break,
+            Ok(n) => framer.push(&buf[..n], &mut frames),
+            Err(e) => {
+                tracing::debug!(server = %label, error = %e, "reading the server's stdout failed");
+                break;
+            }
+        }
+        for frame in frames.drain(..) {
+            handle_frame(&dispatcher, frame, &label).await;
+        }
+    }
+    framer.finish(&mut frames);
+    for frame in frames.drain(..) {
+        handle_frame(&dispatcher, frame, &label).await;
+    }
+    signals.stdout_done.cancel();
+}
+
+async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: Frame, label: &str) {
+    match frame {
+        Frame::Line(line) => dispatcher.handle_incoming(&line).await,
+        Frame::TooLong { prefix, limit } => {
+            let preview = mcp_transport::dispatcher::preview(&prefix);
+            match sniff_id(&prefix) {
+                Some(id)
+                    if dispatcher.fail_request(&id, TransportError::MessageTooLarge { limit }) =>
+                {
+                    tracing::warn!(server = %label, %id, limit, %preview, "response over the line limit discarded; its request fails");
+                }
+                _ => {
+                    tracing::warn!(server = %label, limit, %preview, "line over the limit discarded");
+                }
+            }
+        }
+    }
+}
+
+struct Supervisor {
+    pid: Option<u32>,
+    dispatcher: Arc<Dispatcher>,
+    signals: Signals,
+    tail: Arc<Mutex<TailRing>>,
+    grace: Duration,
+    writer: tokio::task::JoinHandle<()>,
+    label: Arc<str>,
+}
+
+impl Supervisor {
+    fn tail(&self) -> Option<String> {
+        self.tail.lock().unwrap_or_else(|p| p.into_inner()).text()
+    }
+
+    /// Closes the dispatcher because the server went away by itself.
+    async fn server_gone(&self, status: Option<ExitStatus>) {
+        // Let the reader deliver what the server wrote before it went, and
+        // the stderr drain catch its last words.
+        let _ = tokio::time::timeout(DRAIN_WAIT, self.signals.stdout_done.cancelled()).await;
+        let _ = tokio::time::timeout(DRAIN_WAIT, self.signals.stderr_done.cancelled()).await;
+        let reason = CloseReason {
+            message: if status.is_some() {
+                "server exited".into()
+            } else {
+                "server closed its stdout".into()
+            },
+            exit_status: status.map(|s| s.to_string()),
+            stderr_tail: self.tail(),
+        };
+        tracing::info!(server = %self.label, %reason, "stdio server connection ended");
+        self.dispatcher.close(reason);
+    }
+}
+
+/// Owns the child: notices when it goes away by itself, and runs the
+/// shutdown sequence (see the crate docs) exactly once.
+async fn supervise(mut child: Child, mut sup: Supervisor) {
+    enum Why {
+        Stop,
+        Exited(Option<ExitStatus>),
+        StdoutEnded,
+    }
+    let why = tokio::select! {
+        biased;
+        _ = sup.signals.stop.cancelled() => Why::Stop,
+        status = child.wait() => Why::Exited(status.ok()),
+        _ = sup.signals.stdout_done.cancelled() => Why::StdoutEnded,
+    };
+    let mut exited = false;
+    match why {
+        Why::Stop => {}
+        Why::Exited(status) => {
+            exited = true;
+            sup.server_gone(status).await;
+        }
+        Why::StdoutEnded => {
+            // Usually the server is exiting: give it a moment, for its status.
+            let status = match tokio::time::timeout(DRAIN_WAIT, child.wait()).await {
+                Ok(Ok(status)) => {
+                    exited = true;
+                    Some(status)
+                }
+                _ => None,
+            };
+            sup.server_gone(status).await;
+        }
+    }
+    shutdown(&mut child, exited, &mut sup).await;
+    sup.signals.finished.cancel();
+}
+
+/// Close stdin; wait `grace`; SIGTERM the group; wait up to
+/// [`SIGTERM_GRACE`]; SIGKILL the group; reap the child.
+async fn shutdown(child: &mut Child, mut exited: bool, sup: &mut Supervisor) {
+    sup.signals.writer_drain.cancel();
+    if !exited {
+        exited = tokio::time::timeout(sup.grace, child.wait()).await.is_ok();
+    }
+    sup.signals.writer_abort.cancel();
+    // Make sure the writer let go of stdin.
+    let _ = tokio::time::timeout(DRAIN_WAIT, &mut sup.writer).await;
+    let Some(pgid) = sup.pid else {
+        return;
+    };
+    if !exited || group_alive(pgid) {
+        tracing::debug!(server = %sup.label, pgid, "sending SIGTERM to the server's process group");
+        signal_group(pgid, GroupSignal::Term);
+        let deadline = tokio::time::Instant::now() + SIGTERM_GRACE;
+        loop {
+            if !exited {
+                exited = matches!(child.try_wait(), Ok(Some(_)));
+            }
+            if exited && !group_alive(pgid) {
+                break;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                tracing::debug!(server = %sup.label, pgid, "sending SIGKILL to the server's process group");
+                signal_group(pgid, GroupSignal::Kill);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    if !exited {
+        let _ = child.start_kill();
+        if let Err(e) = child.wait().await {
+            tracing::warn!(server = %sup.label, error = %e, "could not reap the server process");
+        }
+    }
+}
