@@ -1,1 +1,77 @@
-//! mcp-client (work in progress).
+//! # mcp-client
+//!
+//! The client side of the Model Context Protocol over any
+//! [`mcp_transport::Transport`]: version negotiation (handshake revisions
+//! 2024-11-05 … 2025-11-25, and the stateless 2026-07-28 through a
+//! `server/discover` probe), typed methods for everything a server offers,
+//! answers to server-to-client requests through a [`ClientHandler`], and
+//! notification dispatch.
+//!
+//! ```no_run
+//! # async fn demo(transport: impl mcp_transport::Transport) -> Result<(), mcp_client::ClientError> {
+//! use mcp_client::{CallOptions, Client, ClientOptions};
+//! let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
+//! for tool in client.list_all_tools().await? {
+//!     println!("{}", tool.name);
+//! }
+//! let args = serde_json::json!({"message": "hi"}).as_object().cloned();
+//! let result = client.call_tool("echo", args, CallOptions::default()).await?;
+//! if result.is_error == Some(true) {
+//!     eprintln!("the tool failed: {:?}", result.content);
+//! }
+//! client.close().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! - [`Client`]: connect, typed methods (`ping`, `list_tools` / `list_all_tools`,
+//!   `call_tool`, resources, templates, prompts, `complete`,
+//!   `set_logging_level`, tasks), the generic [`Client::request`].
+//! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
+//!   capabilities, timeouts, capability strictness, revision preference.
+//! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
+//! - [`negotiate`]: the one seam between the handshake era and 2026-07-28.
+//! - [`template`]: RFC 6570 expansion of resource templates.
+//! - [`ClientError`]: typed errors with `is_*` questions.
+//!
+//! # Feature flags
+//! - `test-util`: [`testing`], an in-memory transport on the real dispatcher
+//!   and a scriptable server peer.
+//!
+//! # Cancel safety
+//! Every request method of [`Client`] is cancel safe in this sense:
+//! dropping its future before it completes sends the server
+//! `notifications/cancelled` with that request's id, exactly once, and the
+//! late response is dropped. A timeout or a cancelled
+//! [`CancellationToken`](mcp_transport::CancellationToken) (in
+//! [`CallOptions`] or [`mcp_transport::RequestOptions`]) does the same, and
+//! the call fails with a timeout / cancelled error. `initialize` is never
+//! cancelled (spec `basic/utilities/cancellation`). The notification is sent
+//! from a task on the current tokio runtime.
+//!
+//! # Not yet supported
+//! 2026-07-28 multi round-trip results (`resultType: "input_required"`) are
+//! reported as [`ClientError::Protocol`]; `subscriptions/listen` is not
+//! implemented.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod capabilities;
+mod client;
+mod dispatch;
+pub mod error;
+pub mod handler;
+pub mod negotiate;
+pub mod options;
+mod schema;
+pub mod template;
+#[cfg(feature = "test-util")]
+pub mod testing;
+
+pub use client::Client;
+pub use error::ClientError;
+pub use handler::{ClientHandler, NoopHandler, RequestContext};
+pub use mcp_transport::{CancellationToken, Progress, RequestOptions};
+pub use negotiate::Negotiated;
+pub use options::{CallOptions, ClientOptions, TaskOptions, VersionPreference};
+pub use template::TemplateValue;

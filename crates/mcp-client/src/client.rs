@@ -1,0 +1,852 @@
+//! [`Client`]: one connection to one MCP server.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use mcp_transport::{RequestOptions, Transport};
+use mcp_types::base::{EmptyParams, EmptyResult, Implementation, Paginated, PaginatedParams};
+use mcp_types::completion::{CompleteRequestParams, CompleteResult};
+use mcp_types::lifecycle::{ClientCapabilities, Ping, ServerCapabilities};
+use mcp_types::logging::{LoggingLevel, SetLevel, SetLevelRequestParams};
+use mcp_types::prompts::{
+    GetPrompt, GetPromptRequestParams, GetPromptResult, ListPrompts, ListPromptsResult, Prompt,
+};
+use mcp_types::resources::{
+    ListResourceTemplates, ListResourceTemplatesResult, ListResources, ListResourcesResult,
+    ReadResource, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ResourceUriParams, Subscribe, Unsubscribe,
+};
+use mcp_types::tasks::{
+    CancelTask, CreateTaskResult, GetTask, ListTasks, ListTasksResult, Task, TaskIdParams,
+};
+use mcp_types::tools::{CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, Tool};
+use mcp_types::{ProtocolVersion, Request};
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+
+use crate::capabilities;
+use crate::error::ClientError;
+use crate::negotiate::{self, Negotiated};
+use crate::options::{CallOptions, ClientOptions, DEFAULT_REFRESH_DEBOUNCE, TaskOptions};
+use crate::schema;
+use crate::template::{self, TemplateValue};
+
+/// One connection to one MCP server: negotiation, typed requests, and the
+/// task that answers server requests and dispatches notifications.
+///
+/// Cheap to clone (an `Arc` inside); every clone is the same connection,
+/// usable from many tasks at once. Requests are pipelined: nothing
+/// serializes them.
+///
+/// # Cancel safety
+/// Dropping the future of any request method before it completes sends the
+/// server `notifications/cancelled` for that request exactly once and drops
+/// the late response (the transport's dispatcher does it). A timeout or a
+/// cancelled token does the same. `initialize` is never cancelled.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) options: ClientOptions,
+    session: RwLock<Option<Arc<Negotiated>>>,
+    generation: AtomicU64,
+    reinit: tokio::sync::Mutex<()>,
+    tools: Mutex<ToolCache>,
+    refresh_pending: AtomicBool,
+    receive_loop: Mutex<Option<JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct ToolCache {
+    /// The last complete `tools/list` (all pages), when one was fetched.
+    listed: Option<Arc<Vec<Tool>>>,
+    /// Every tool seen in any `tools/list` page, by name.
+    by_name: HashMap<String, Tool>,
+    /// Compiled (input, output) validators, by tool name.
+    validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(handle) = self
+            .receive_loop
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            handle.abort();
+        }
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let session = self.inner.session();
+        f.debug_struct("Client")
+            .field("transport", &self.inner.transport)
+            .field(
+                "protocol_version",
+                &session.as_ref().map(|s| s.protocol_version),
+            )
+            .field(
+                "server",
+                &session.as_ref().map(|s| s.server_info.name.clone()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    pub(crate) fn session(&self) -> Option<Arc<Negotiated>> {
+        self.session
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn set_session(&self, s: Negotiated) {
+        *self.session.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(s));
+    }
+
+    fn tools(&self) -> std::sync::MutexGuard<'_, ToolCache> {
+        self.tools.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets compiled validators (after `tools/list_changed`).
+    pub(crate) fn invalidate_tools(&self) {
+        let mut t = self.tools();
+        t.validators.clear();
+        t.listed = None;
+    }
+
+    /// Schedules a debounced tool-list refresh, when configured and the
+    /// server declared `tools.listChanged`.
+    pub(crate) fn schedule_tool_refresh(self: &Arc<Self>) {
+        if !self.options.auto_refresh_tools {
+            return;
+        }
+        let advertised = self.session().is_some_and(|s| {
+            s.capabilities
+                .tools
+                .as_ref()
+                .is_some_and(|t| t.list_changed == Some(true))
+        });
+        if !advertised || self.refresh_pending.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(DEFAULT_REFRESH_DEBOUNCE).await;
+            let Some(inner) = weak.upgrade() else { return };
+            inner.refresh_pending.store(false, Ordering::Release);
+            let client = Client { inner };
+            if let Err(e) = client.list_all_tools().await {
+                tracing::warn!(error = %e, "refreshing the tool list after list_changed failed");
+            }
+        });
+    }
+
+    /// Re-initializes after a lost session, once per generation: concurrent
+    /// requests that lost the same session share one handshake.
+    async fn reinitialize(&self, seen_generation: u64) -> Result<(), ClientError> {
+        let _guard = self.reinit.lock().await;
+        if self.generation.load(Ordering::Acquire) != seen_generation {
+            return Ok(());
+        }
+        let previous = self
+            .session()
+            .map(|s| s.protocol_version)
+            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        tracing::info!("session expired; re-initializing");
+        let negotiated =
+            negotiate::renegotiate(self.transport.as_ref(), &self.options, previous).await?;
+        self.set_session(negotiated);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    fn default_options(&self) -> RequestOptions {
+        RequestOptions::default().with_timeout(self.options.request_timeout)
+    }
+
+    /// Sends `method` and returns the raw result: capability gate, per-request
+    /// `_meta` of the negotiated revision, one re-initialize + retry on a lost session.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: Option<RequestOptions>,
+    ) -> Result<Value, ClientError> {
+        let session = self.session().ok_or_else(|| ClientError::Protocol {
+            method: method.to_owned(),
+            message: "not initialized".into(),
+        })?;
+        if self.options.strict_capabilities {
+            if !capabilities::exists_in(method, session.protocol_version) {
+                return Err(ClientError::MethodNotInRevision {
+                    method: method.to_owned(),
+                    version: session.protocol_version.as_str().to_owned(),
+                });
+            }
+            if let Some(capability) = capabilities::missing_capability(
+                method,
+                &session.capabilities,
+                session.protocol_version,
+            ) {
+                return Err(ClientError::CapabilityNotSupported {
+                    capability,
+                    method: method.to_owned(),
+                });
+            }
+        }
+        let options = options.unwrap_or_else(|| self.default_options());
+        let generation = self.generation.load(Ordering::Acquire);
+        let first = self
+            .transport
+            .request(
+                method,
+                session.prepare_params(params.clone()),
+                options.clone(),
+            )
+            .await;
+        match first {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_session_expired() && !session.is_stateless() => {
+                tracing::debug!(%method, error = %e, "session lost");
+                self.reinitialize(generation)
+                    .await
+                    .map_err(|err| match err.transport_error() {
+                        Some(t) if t.is_session_expired() => ClientError::SessionLost {
+                            method: method.to_owned(),
+                            source: t.clone(),
+                        },
+                        _ => err,
+                    })?;
+                let session = self.session().unwrap_or(session);
+                match self
+                    .transport
+                    .request(method, session.prepare_params(params), options)
+                    .await
+                {
+                    Ok(v) => Ok(v),
+                    Err(e) if e.is_session_expired() => Err(ClientError::SessionLost {
+                        method: method.to_owned(),
+                        source: e,
+                    }),
+                    Err(e) => Err(ClientError::from_transport(method, e)),
+                }
+            }
+            Err(e) => Err(ClientError::from_transport(method, e)),
+        }
+    }
+}
+
+/// Decodes the result of `method` as `T`, after checking `resultType`
+/// (2026-07-28: absent means `"complete"`; anything else is not supported
+/// by this client yet).
+fn decode<T: serde::de::DeserializeOwned>(method: &str, value: Value) -> Result<T, ClientError> {
+    match value.get("resultType").and_then(Value::as_str) {
+        None | Some("complete") => {}
+        Some(other) => {
+            return Err(ClientError::Protocol {
+                method: method.to_owned(),
+                message: format!("result of type {other:?} is not supported"),
+            });
+        }
+    }
+    serde_json::from_value(value).map_err(|e| ClientError::decode(method, e))
+}
+
+impl Client {
+    /// Connects over `transport`: starts the receive loop (so `ping` and log
+    /// notifications are handled even during the handshake), negotiates
+    /// the revision (see [`crate::VersionPreference`]) and returns the
+    /// ready client. Only `ping` may reach the server before this returns.
+    ///
+    /// Errors: [`ClientError::VersionMismatch`] (the transport is then
+    /// closed), [`ClientError::Server`] when `initialize` is refused,
+    /// [`ClientError::Transport`] (e.g. timeout after
+    /// `options.initialize_timeout`, connection closed).
+    pub async fn connect(
+        transport: impl Transport,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
+        Client::connect_shared(Arc::new(transport), options).await
+    }
+
+    /// [`Client::connect`] for a transport already behind an `Arc`.
+    ///
+    /// Errors: as [`Client::connect`].
+    pub async fn connect_shared(
+        transport: Arc<dyn Transport>,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
+        let inner = Arc::new(Inner {
+            transport: transport.clone(),
+            options,
+            session: RwLock::new(None),
+            generation: AtomicU64::new(0),
+            reinit: tokio::sync::Mutex::new(()),
+            tools: Mutex::new(ToolCache::default()),
+            refresh_pending: AtomicBool::new(false),
+            receive_loop: Mutex::new(None),
+        });
+        match transport.take_events() {
+            Some(events) => {
+                let handle = tokio::spawn(crate::dispatch::run(Arc::downgrade(&inner), events));
+                *inner.receive_loop.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
+            }
+            None => tracing::warn!(
+                "the transport's events were already taken: server requests get default answers"
+            ),
+        }
+        let negotiated = negotiate::negotiate(transport.as_ref(), &inner.options).await?;
+        inner.set_session(negotiated);
+        Ok(Client { inner })
+    }
+
+    fn session(&self) -> Arc<Negotiated> {
+        // Set before `connect` returns; never unset.
+        self.inner
+            .session()
+            .unwrap_or_else(|| unreachable!("a Client exists only after negotiation"))
+    }
+
+    /// What negotiation agreed on (revision, server info, capabilities, instructions).
+    pub fn negotiated(&self) -> Arc<Negotiated> {
+        self.session()
+    }
+
+    /// The negotiated revision.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.session().protocol_version
+    }
+
+    /// The server's `serverInfo`.
+    pub fn server_info(&self) -> Implementation {
+        self.session().server_info.clone()
+    }
+
+    /// The server's capabilities.
+    pub fn server_capabilities(&self) -> ServerCapabilities {
+        self.session().capabilities.clone()
+    }
+
+    /// The server's `instructions`, if any.
+    pub fn instructions(&self) -> Option<String> {
+        self.session().instructions.clone()
+    }
+
+    /// The capabilities this client declared.
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.session().client_capabilities.clone()
+    }
+
+    /// The options this client was built with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.inner.options
+    }
+
+    /// The transport.
+    pub fn transport(&self) -> &Arc<dyn Transport> {
+        &self.inner.transport
+    }
+
+    /// `true` until the connection closed.
+    pub fn is_connected(&self) -> bool {
+        self.inner.transport.is_connected()
+    }
+
+    /// Closes the connection gracefully (the transport's shutdown: stdio
+    /// closes stdin, waits, then signals; HTTP deletes the session). Pending
+    /// requests fail with a closed error. Closing twice is harmless.
+    ///
+    /// Errors: the transport's, when its shutdown failed.
+    pub async fn close(&self) -> Result<(), ClientError> {
+        self.inner
+            .transport
+            .close()
+            .await
+            .map_err(ClientError::Transport)
+    }
+
+    /// Sends request `R` with `params` and decodes the result as
+    /// `R::Result` (decided by the method sent, never by trying shapes).
+    /// `options: None` uses the client's default timeout.
+    ///
+    /// Errors: see [`ClientError`]; a method gated by a missing server
+    /// capability fails with [`ClientError::CapabilityNotSupported`] without
+    /// a round trip when [`ClientOptions::strict_capabilities`] is on.
+    pub async fn request<R: Request>(
+        &self,
+        params: R::Params,
+        options: Option<RequestOptions>,
+    ) -> Result<R::Result, ClientError> {
+        let params =
+            serde_json::to_value(&params).map_err(|e| ClientError::encode(R::METHOD, e))?;
+        let params = match params {
+            Value::Null => None,
+            Value::Object(m) if m.is_empty() => None,
+            other => Some(other),
+        };
+        let value = self.inner.send(R::METHOD, params, options).await?;
+        decode(R::METHOD, value)
+    }
+
+    /// Sends a request by name with raw params and returns the raw result.
+    ///
+    /// Errors: as [`Client::request`].
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: Option<RequestOptions>,
+    ) -> Result<Value, ClientError> {
+        self.inner.send(method, params, options).await
+    }
+
+    /// Sends a notification by name (e.g. `notifications/roots/list_changed`).
+    ///
+    /// Errors: [`ClientError::Transport`].
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        self.inner
+            .transport
+            .notify(method, params)
+            .await
+            .map_err(|e| ClientError::from_transport(method, e))
+    }
+
+    /// `ping` (spec `basic/utilities/ping`; not in 2026-07-28).
+    ///
+    /// Errors: as [`Client::request`].
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        self.request::<Ping>(EmptyParams::default(), None)
+            .await
+            .map(|_: EmptyResult| ())
+    }
+
+    /// Tells the server the roots changed (`notifications/roots/list_changed`;
+    /// only when `roots.listChanged` was declared, ≤2025-11-25).
+    ///
+    /// Errors: [`ClientError::CapabilityNotSupported`] when `roots.listChanged`
+    /// was not declared; [`ClientError::Transport`].
+    pub async fn notify_roots_list_changed(&self) -> Result<(), ClientError> {
+        let declared = self
+            .session()
+            .client_capabilities
+            .roots
+            .as_ref()
+            .is_some_and(|r| r.list_changed == Some(true));
+        if !declared {
+            return Err(ClientError::CapabilityNotSupported {
+                capability: "roots.listChanged (client)",
+                method: "notifications/roots/list_changed".into(),
+            });
+        }
+        self.notify("notifications/roots/list_changed", None).await
+    }
+
+    async fn list_page<R>(&self, cursor: Option<String>) -> Result<R::Result, ClientError>
+    where
+        R: Request<Params = PaginatedParams>,
+    {
+        self.request::<R>(PaginatedParams::with_cursor(cursor), None)
+            .await
+    }
+
+    /// Follows `nextCursor` to the end (spec `server/utilities/pagination`),
+    /// stopping with [`ClientError::Pagination`] on a repeated cursor or
+    /// after [`ClientOptions::max_pages`] pages.
+    async fn list_all<R>(&self) -> Result<Vec<<R::Result as Paginated>::Item>, ClientError>
+    where
+        R: Request<Params = PaginatedParams>,
+        R::Result: Paginated,
+    {
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0usize;
+        loop {
+            let page = self.list_page::<R>(cursor.take()).await?;
+            pages += 1;
+            let next = page.next_cursor().map(str::to_owned);
+            self.observe_page::<R>(&page);
+            items.extend(page.into_items());
+            let Some(next) = next else { return Ok(items) };
+            if !seen.insert(next.clone()) {
+                return Err(ClientError::Pagination {
+                    method: R::METHOD.into(),
+                    pages,
+                    reason: "cursor repeated",
+                });
+            }
+            if pages >= self.inner.options.max_pages {
+                return Err(ClientError::Pagination {
+                    method: R::METHOD.into(),
+                    pages,
+                    reason: "page cap reached",
+                });
+            }
+            cursor = Some(next);
+        }
+    }
+
+    /// Records tools seen in a `tools/list` page (for schema validation).
+    fn observe_page<R: Request>(&self, page: &R::Result) {
+        if R::METHOD != ListTools::METHOD {
+            return;
+        }
+        // R::Result is ListToolsResult here; go through JSON-free downcast.
+        let any: &dyn std::any::Any = page;
+        if let Some(list) = any.downcast_ref::<ListToolsResult>() {
+            let mut cache = self.inner.tools();
+            for tool in &list.tools {
+                cache.validators.remove(&tool.name);
+                cache.by_name.insert(tool.name.clone(), tool.clone());
+            }
+        }
+    }
+
+    /// One page of `tools/list` (spec `server/tools` § Listing Tools).
+    ///
+    /// Errors: as [`Client::request`]; needs the `tools` capability.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
+        let page = self.list_page::<ListTools>(cursor).await?;
+        self.observe_page::<ListTools>(&page);
+        Ok(page)
+    }
+
+    /// Every tool, following `nextCursor`. Also replaces the cached tool
+    /// list ([`Client::cached_tools`]) used for schema validation.
+    ///
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools = self.list_all::<ListTools>().await?;
+        let mut cache = self.inner.tools();
+        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
+        cache.validators.clear();
+        cache.listed = Some(Arc::new(tools.clone()));
+        Ok(tools)
+    }
+
+    /// The tool list from the last [`Client::list_all_tools`] (or automatic
+    /// refresh), unless a `tools/list_changed` made it stale.
+    pub fn cached_tools(&self) -> Option<Arc<Vec<Tool>>> {
+        self.inner.tools().listed.clone()
+    }
+
+    /// One page of `resources/list`.
+    ///
+    /// Errors: as [`Client::request`]; needs `resources`.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ClientError> {
+        self.list_page::<ListResources>(cursor).await
+    }
+
+    /// Every resource, following `nextCursor`.
+    ///
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.list_all::<ListResources>().await
+    }
+
+    /// One page of `resources/templates/list`.
+    ///
+    /// Errors: as [`Client::request`]; needs `resources`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.list_page::<ListResourceTemplates>(cursor).await
+    }
+
+    /// Every resource template, following `nextCursor`.
+    ///
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.list_all::<ListResourceTemplates>().await
+    }
+
+    /// One page of `prompts/list`.
+    ///
+    /// Errors: as [`Client::request`]; needs `prompts`.
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListPromptsResult, ClientError> {
+        self.list_page::<ListPrompts>(cursor).await
+    }
+
+    /// Every prompt, following `nextCursor`.
+    ///
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.list_all::<ListPrompts>().await
+    }
+
+    /// `resources/read` (spec `server/resources` § Reading Resources).
+    /// "Not found" is [`ClientError::is_resource_not_found`].
+    ///
+    /// Errors: as [`Client::request`]; needs `resources`.
+    pub async fn read_resource(
+        &self,
+        uri: impl Into<String>,
+    ) -> Result<ReadResourceResult, ClientError> {
+        let params = ReadResourceRequestParams {
+            uri: uri.into(),
+            ..Default::default()
+        };
+        self.request::<ReadResource>(params, None).await
+    }
+
+    /// Expands `template` (RFC 6570) with `vars` and reads the resulting URI.
+    ///
+    /// Errors: [`ClientError::InvalidTemplate`], then as [`Client::read_resource`].
+    pub async fn read_resource_template<K: Into<String>>(
+        &self,
+        template: &ResourceTemplate,
+        vars: impl IntoIterator<Item = (K, TemplateValue)>,
+    ) -> Result<ReadResourceResult, ClientError> {
+        let uri = template::expand(&template.uri_template, vars)?;
+        self.read_resource(uri).await
+    }
+
+    /// `resources/subscribe`; updates arrive at
+    /// [`crate::ClientHandler::on_resource_updated`].
+    ///
+    /// Errors: as [`Client::request`]; needs `resources.subscribe`.
+    pub async fn subscribe(&self, uri: impl Into<String>) -> Result<(), ClientError> {
+        self.request::<Subscribe>(ResourceUriParams::new(uri), None)
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe`.
+    ///
+    /// Errors: as [`Client::request`]; needs `resources.subscribe`.
+    pub async fn unsubscribe(&self, uri: impl Into<String>) -> Result<(), ClientError> {
+        self.request::<Unsubscribe>(ResourceUriParams::new(uri), None)
+            .await
+            .map(drop)
+    }
+
+    /// `prompts/get` with string arguments.
+    ///
+    /// Errors: as [`Client::request`]; needs `prompts`.
+    pub async fn get_prompt(
+        &self,
+        name: impl Into<String>,
+        arguments: Option<BTreeMap<String, String>>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let params = GetPromptRequestParams {
+            name: name.into(),
+            arguments,
+            ..Default::default()
+        };
+        self.request::<GetPrompt>(params, None).await
+    }
+
+    /// `completion/complete` (spec `server/utilities/completion`).
+    ///
+    /// Errors: as [`Client::request`]; needs `completions` (≥2025-03-26).
+    pub async fn complete(
+        &self,
+        params: CompleteRequestParams,
+    ) -> Result<CompleteResult, ClientError> {
+        self.request::<mcp_types::completion::Complete>(params, None)
+            .await
+    }
+
+    /// `logging/setLevel` (spec `server/utilities/logging`; not in 2026-07-28).
+    ///
+    /// Errors: as [`Client::request`]; needs `logging`.
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        let params = SetLevelRequestParams {
+            level,
+            meta: None,
+            extra: Map::new(),
+        };
+        self.request::<SetLevel>(params, None).await.map(drop)
+    }
+
+    fn compiled(&self, name: &str) -> Option<(schema::Compiled, schema::Compiled, bool)> {
+        let mut cache = self.inner.tools();
+        let tool = cache.by_name.get(name)?.clone();
+        let has_output = tool.output_schema.is_some();
+        let entry = cache.validators.entry(name.to_owned()).or_insert_with(|| {
+            (
+                schema::compile(&tool.input_schema, name, "inputSchema"),
+                tool.output_schema
+                    .as_ref()
+                    .and_then(|s| schema::compile(s, name, "outputSchema")),
+            )
+        });
+        Some((entry.0.clone(), entry.1.clone(), has_output))
+    }
+
+    /// `tools/call` (spec `server/tools` § Calling Tools). A tool-level
+    /// failure (`isError: true`) is `Ok` with `is_error == Some(true)`.
+    ///
+    /// With `options.validate_arguments`, `arguments` are checked against
+    /// the tool's `inputSchema` first (fetching `tools/list` if the tool is
+    /// not cached). With `options.validate_output` (default), a result's
+    /// `structuredContent` is checked against the tool's `outputSchema`
+    /// when that is known from an earlier `tools/list` (skipped for `isError`).
+    ///
+    /// Errors: [`ClientError::InvalidArguments`],
+    /// [`ClientError::InvalidStructuredContent`], else as [`Client::request`].
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        options: CallOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        if options.validate_arguments {
+            if self.compiled(name).is_none() {
+                self.list_all_tools().await?;
+            }
+            match self.compiled(name) {
+                Some((Some(input), _, _)) => {
+                    let instance = Value::Object(arguments.clone().unwrap_or_default());
+                    let errors = schema::violations(&input, &instance);
+                    if !errors.is_empty() {
+                        return Err(ClientError::InvalidArguments {
+                            tool: name.to_owned(),
+                            errors,
+                        });
+                    }
+                }
+                Some((None, _, _)) => {}
+                None => {
+                    tracing::debug!(tool = %name, "tool not listed by the server; arguments not validated")
+                }
+            }
+        }
+        let mut request = options.request;
+        if !options.timeout_set {
+            request.timeout = Some(self.inner.options.request_timeout);
+        }
+        let params = CallToolRequestParams::new(name, arguments);
+        let result = self
+            .request::<mcp_types::tools::CallTool>(params, Some(request))
+            .await?;
+        if options.validate_output && result.is_error != Some(true) {
+            if let Some((_, output, true)) = self.compiled(name) {
+                let errors = match (&result.structured_content, output) {
+                    (None, _) => vec![
+                        "structuredContent is missing but the tool declares an outputSchema"
+                            .to_owned(),
+                    ],
+                    (Some(sc), Some(v)) => schema::violations(&v, sc),
+                    (Some(_), None) => Vec::new(),
+                };
+                if !errors.is_empty() {
+                    return Err(ClientError::InvalidStructuredContent {
+                        tool: name.to_owned(),
+                        errors,
+                    });
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// Task-augmented `tools/call` (2025-11-25 `basic/utilities/tasks`): the
+    /// server answers at once with a task; poll [`Client::get_task`], then
+    /// fetch the outcome with [`Client::tool_task_result`].
+    ///
+    /// Errors: [`ClientError::CapabilityNotSupported`] (`tasks.requests.tools.call`)
+    /// when strict; else as [`Client::request`].
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        options: TaskOptions,
+    ) -> Result<CreateTaskResult, ClientError> {
+        let session = self.session();
+        if self.inner.options.strict_capabilities {
+            if !session.protocol_version.has_tasks() {
+                return Err(ClientError::MethodNotInRevision {
+                    method: "tools/call (task-augmented)".into(),
+                    version: session.protocol_version.as_str().to_owned(),
+                });
+            }
+            if !capabilities::supports_tool_tasks(&session.capabilities) {
+                return Err(ClientError::CapabilityNotSupported {
+                    capability: "tasks.requests.tools.call",
+                    method: "tools/call".into(),
+                });
+            }
+        }
+        let mut params = CallToolRequestParams::new(name, arguments);
+        params.task = Some(options.task);
+        let params =
+            serde_json::to_value(&params).map_err(|e| ClientError::encode("tools/call", e))?;
+        let value = self
+            .inner
+            .send("tools/call", Some(params), options.request)
+            .await?;
+        decode("tools/call", value)
+    }
+
+    /// `tasks/get`: the task's current state.
+    ///
+    /// Errors: as [`Client::request`]; needs `tasks`.
+    pub async fn get_task(&self, task_id: impl Into<String>) -> Result<Task, ClientError> {
+        self.request::<GetTask>(task_params(task_id), None).await
+    }
+
+    /// `tasks/result` for a task-augmented `tools/call`: blocks until the
+    /// task is terminal, then returns what `tools/call` would have.
+    /// `options: None` uses the client's default timeout.
+    ///
+    /// Errors: as [`Client::request`]; needs `tasks`.
+    pub async fn tool_task_result(
+        &self,
+        task_id: impl Into<String>,
+        options: Option<RequestOptions>,
+    ) -> Result<CallToolResult, ClientError> {
+        let params = serde_json::to_value(task_params(task_id))
+            .map_err(|e| ClientError::encode("tasks/result", e))?;
+        let value = self
+            .inner
+            .send("tasks/result", Some(params), options)
+            .await?;
+        decode("tasks/result", value)
+    }
+
+    /// One page of `tasks/list`.
+    ///
+    /// Errors: as [`Client::request`]; needs `tasks.list`.
+    pub async fn list_tasks(&self, cursor: Option<String>) -> Result<ListTasksResult, ClientError> {
+        self.list_page::<ListTasks>(cursor).await
+    }
+
+    /// Every task, following `nextCursor`.
+    ///
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    pub async fn list_all_tasks(&self) -> Result<Vec<Task>, ClientError> {
+        self.list_all::<ListTasks>().await
+    }
+
+    /// `tasks/cancel` (use this, not `notifications/cancelled`, for tasks).
+    ///
+    /// Errors: as [`Client::request`]; needs `tasks.cancel`.
+    pub async fn cancel_task(&self, task_id: impl Into<String>) -> Result<Task, ClientError> {
+        self.request::<CancelTask>(task_params(task_id), None).await
+    }
+}
+
+fn task_params(task_id: impl Into<String>) -> TaskIdParams {
+    TaskIdParams {
+        task_id: task_id.into(),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,276 @@
+//! The receive loop: takes the transport's events, answers each server
+//! request on its own task (so a slow sampling answer never delays a
+//! `ping`), and hands notifications to the [`ClientHandler`] in arrival
+//! order. Bad input is answered or logged; the loop never stops on it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use mcp_transport::{CancellationToken, IncomingRequest, TransportEvent, TransportEvents};
+use mcp_types::elicitation::ElicitRequestParams;
+use mcp_types::lifecycle::ClientCapabilities;
+use mcp_types::sampling::{CreateMessageRequestParams, SamplingContentBlock};
+use mcp_types::{ErrorCode, JsonRpcError, JsonRpcNotification, RequestId};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::client::Inner;
+use crate::handler::{ClientHandler, RequestContext};
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+    map.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs until the events channel ends or the client is dropped.
+pub(crate) async fn run(inner: Weak<Inner>, mut events: TransportEvents) {
+    let in_flight: InFlight = Arc::default();
+    while let Some(event) = events.recv().await {
+        let Some(inner) = inner.upgrade() else { break };
+        match event {
+            TransportEvent::Request(request) => {
+                let token = CancellationToken::new();
+                lock(&in_flight).insert(request.id.clone(), token.clone());
+                let in_flight = in_flight.clone();
+                tokio::spawn(async move {
+                    let id = request.id.clone();
+                    answer(&inner, request, token).await;
+                    lock(&in_flight).remove(&id);
+                });
+            }
+            TransportEvent::Notification(n) => notification(&inner, n, &in_flight).await,
+            TransportEvent::Closed(reason) => inner.options.handler.on_closed(reason).await,
+            TransportEvent::Error(e) => {
+                tracing::warn!(error = %e, "transport reported a fault");
+            }
+            other => tracing::debug!(event = ?other, "unhandled transport event"),
+        }
+    }
+    tracing::debug!("receive loop ended");
+}
+
+/// The capabilities declared for the negotiated revision (or, during the
+/// handshake, as configured).
+fn declared(inner: &Inner) -> ClientCapabilities {
+    match inner.session() {
+        Some(s) => s.client_capabilities.clone(),
+        None => inner.options.capabilities(),
+    }
+}
+
+fn invalid_params(message: impl Into<String>) -> JsonRpcError {
+    JsonRpcError::new(ErrorCode::INVALID_PARAMS, message)
+}
+
+fn params_of<T: DeserializeOwned>(params: &Option<Value>) -> Result<T, JsonRpcError> {
+    let v = params
+        .clone()
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    serde_json::from_value(v).map_err(|e| invalid_params(format!("Invalid params: {e}")))
+}
+
+fn to_value<T: Serialize>(result: Result<T, JsonRpcError>) -> Result<Value, JsonRpcError> {
+    result.and_then(|r| {
+        serde_json::to_value(r).map_err(|e| {
+            JsonRpcError::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("cannot encode the result: {e}"),
+            )
+        })
+    })
+}
+
+/// Computes the answer to one server request (spec `client/*`; ping at any time).
+pub(crate) async fn answer_of(
+    handler: &dyn ClientHandler,
+    caps: &ClientCapabilities,
+    method: &str,
+    params: &Option<Value>,
+    ctx: RequestContext,
+) -> Result<Value, JsonRpcError> {
+    match method {
+        "ping" => Ok(Value::Object(Default::default())),
+        "roots/list" if caps.roots.is_some() => to_value(handler.list_roots(ctx).await),
+        "sampling/createMessage" if caps.sampling.is_some() => {
+            let p: CreateMessageRequestParams = params_of(params)?;
+            let tools_declared = caps.sampling.as_ref().is_some_and(|s| s.tools.is_some());
+            if (p.tools.is_some() || p.tool_choice.is_some()) && !tools_declared {
+                return Err(invalid_params(
+                    "tools in sampling were not declared (sampling.tools)",
+                ));
+            }
+            check_tool_pairing(&p)?;
+            to_value(handler.create_message(p, ctx).await)
+        }
+        "elicitation/create" if caps.elicitation.is_some() => {
+            let p: ElicitRequestParams = params_of(params)?;
+            let e = caps.elicitation.clone().unwrap_or_default();
+            let allowed = match &p {
+                ElicitRequestParams::Form(_) => e.supports_form(),
+                ElicitRequestParams::Url(_) => e.supports_url(),
+                ElicitRequestParams::Unknown(_) => false,
+            };
+            if !allowed {
+                let mode = params
+                    .as_ref()
+                    .and_then(|v| v.get("mode"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("form");
+                return Err(invalid_params(format!(
+                    "elicitation mode {mode:?} was not declared by the client"
+                )));
+            }
+            to_value(handler.elicit(p, ctx).await)
+        }
+        other => Err(JsonRpcError::method_not_found(other)),
+    }
+}
+
+/// Sampling tool-use rules (2025-11-25 `client/sampling`): a user message
+/// with `tool_result` holds only tool results, and each assistant
+/// `tool_use` is answered by a `tool_result` in the next (user) message.
+fn check_tool_pairing(p: &CreateMessageRequestParams) -> Result<(), JsonRpcError> {
+    use mcp_types::base::Role;
+    for (i, m) in p.messages.iter().enumerate() {
+        let blocks: Vec<_> = m.content.blocks().collect();
+        let results = blocks
+            .iter()
+            .filter(|b| matches!(b, SamplingContentBlock::ToolResult(_)))
+            .count();
+        if results > 0 && results != blocks.len() {
+            return Err(invalid_params(
+                "a message with tool_result content must contain only tool results",
+            ));
+        }
+        let uses: Vec<&str> = blocks
+            .iter()
+            .filter_map(|b| match b {
+                SamplingContentBlock::ToolUse(u) => Some(u.id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if m.role == Role::Assistant && !uses.is_empty() {
+            let answered: Vec<&str> = p
+                .messages
+                .get(i + 1)
+                .filter(|n| n.role == Role::User)
+                .map(|n| {
+                    n.content
+                        .blocks()
+                        .filter_map(|b| match b {
+                            SamplingContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(missing) = uses.iter().find(|u| !answered.contains(u)) {
+                return Err(invalid_params(format!(
+                    "Tool result missing in request for tool_use {missing:?}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn answer(inner: &Inner, request: IncomingRequest, cancel: CancellationToken) {
+    let ctx = RequestContext {
+        id: request.id.clone(),
+        method: request.method.clone(),
+        cancel,
+        meta: request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .cloned(),
+    };
+    let caps = declared(inner);
+    let outcome = answer_of(
+        inner.options.handler.as_ref(),
+        &caps,
+        &request.method,
+        &request.params,
+        ctx,
+    )
+    .await;
+    if let Err(e) = &outcome {
+        tracing::debug!(method = %request.method, id = %request.id, error = %e, "answering a server request with an error");
+    }
+    let method = request.method.clone();
+    if let Err(e) = request.respond(outcome).await {
+        tracing::debug!(%method, error = %e, "could not deliver the answer to a server request");
+    }
+}
+
+fn decode_or_log<T: DeserializeOwned>(n: &JsonRpcNotification) -> Option<T> {
+    let v = n
+        .params
+        .clone()
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    match serde_json::from_value(v) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            tracing::warn!(method = %n.method, error = %e, "notification params do not decode");
+            None
+        }
+    }
+}
+
+async fn notification(inner: &Arc<Inner>, n: JsonRpcNotification, in_flight: &InFlight) {
+    let h = inner.options.handler.as_ref();
+    match n.method.as_str() {
+        "notifications/message" => {
+            if let Some(p) = decode_or_log(&n) {
+                return h.on_logging_message(p).await;
+            }
+        }
+        "notifications/progress" => {
+            if let Some(p) = decode_or_log(&n) {
+                return h.on_progress(p).await;
+            }
+        }
+        "notifications/resources/updated" => {
+            if let Some(p) = decode_or_log(&n) {
+                return h.on_resource_updated(p).await;
+            }
+        }
+        "notifications/tools/list_changed" => {
+            inner.invalidate_tools();
+            inner.schedule_tool_refresh();
+            return h.on_tools_list_changed().await;
+        }
+        "notifications/prompts/list_changed" => return h.on_prompts_list_changed().await,
+        "notifications/resources/list_changed" => return h.on_resources_list_changed().await,
+        "notifications/cancelled" => {
+            if let Some(p) =
+                decode_or_log::<mcp_types::notifications::CancelledNotificationParams>(&n)
+            {
+                if let Some(id) = &p.request_id {
+                    match lock(in_flight).get(id) {
+                        Some(token) => token.cancel(),
+                        None => {
+                            tracing::debug!(%id, "cancellation for an unknown or finished server request")
+                        }
+                    }
+                }
+                return h.on_cancelled(p).await;
+            }
+        }
+        "notifications/elicitation/complete" => {
+            if let Some(p) = decode_or_log(&n) {
+                return h.on_elicitation_complete(p).await;
+            }
+        }
+        "notifications/tasks/status" => {
+            if let Some(p) = decode_or_log(&n) {
+                return h.on_task_status(p).await;
+            }
+        }
+        _ => {}
+    }
+    h.on_unknown_notification(n).await;
+}

@@ -1,0 +1,294 @@
+//! The client error type.
+//!
+//! One enum, each variant a fact; ask it questions
+//! ([`is_timeout`](ClientError::is_timeout), [`server_error`](ClientError::server_error), …)
+//! instead of matching strings. A JSON-RPC error the server answered with is always
+//! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]).
+
+use std::sync::Arc;
+
+use mcp_transport::TransportError;
+use mcp_types::{ErrorCode, JsonRpcError};
+
+/// An error from [`crate::Client`].
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The transport failed: timeout, cancellation, closed connection, HTTP
+    /// status, I/O, a malformed message. Never a JSON-RPC error response (see
+    /// [`ClientError::Server`]).
+    #[error("transport error")]
+    Transport(#[source] TransportError),
+
+    /// The server answered request `method` with a JSON-RPC error object
+    /// (spec `basic/index` § Responses).
+    #[error("server answered {method} with an error")]
+    Server {
+        /// The method that was sent.
+        method: String,
+        /// The error object, as the server sent it.
+        #[source]
+        error: JsonRpcError,
+    },
+
+    /// Version negotiation failed (spec `basic/lifecycle` § Version
+    /// Negotiation): the server chose a revision this client does not speak,
+    /// or no revision is common. The connection was closed.
+    #[error("protocol version mismatch: client speaks {ours:?}, server answered {theirs:?}")]
+    VersionMismatch {
+        /// The revisions the client offered or accepts, newest first.
+        ours: Vec<String>,
+        /// What the server answered (a version, or the list it supports).
+        theirs: String,
+    },
+
+    /// The server did not declare the capability `method` needs (spec
+    /// 2025-11-25 `basic/lifecycle` § Capability Negotiation); nothing was
+    /// sent. Turn off [`crate::ClientOptions::strict_capabilities`] to send anyway.
+    #[error("server does not declare the {capability:?} capability needed by {method}")]
+    CapabilityNotSupported {
+        /// The capability path, e.g. `"tools"` or `"resources.subscribe"`.
+        capability: &'static str,
+        /// The method that was not sent.
+        method: String,
+    },
+
+    /// `method` does not exist in the negotiated revision (e.g. `ping` or
+    /// `logging/setLevel` in 2026-07-28, tasks before 2025-11-25); nothing was sent.
+    #[error("{method} does not exist in protocol revision {version}")]
+    MethodNotInRevision {
+        /// The method that was not sent.
+        method: String,
+        /// The negotiated revision.
+        version: String,
+    },
+
+    /// The `tools/call` arguments do not match the tool's `inputSchema`;
+    /// nothing was sent.
+    #[error("arguments of tool {tool:?} do not match its inputSchema: {}", errors.join("; "))]
+    InvalidArguments {
+        /// The tool name.
+        tool: String,
+        /// One message per violation, with its JSON pointer.
+        errors: Vec<String>,
+    },
+
+    /// The `structuredContent` of a `tools/call` result does not match the
+    /// tool's `outputSchema` (or is missing though the tool declares one).
+    #[error("structuredContent of tool {tool:?} does not match its outputSchema: {}", errors.join("; "))]
+    InvalidStructuredContent {
+        /// The tool name.
+        tool: String,
+        /// One message per violation.
+        errors: Vec<String>,
+    },
+
+    /// The result of `method` did not decode as its result type.
+    #[error("cannot decode the result of {method}")]
+    Decode {
+        /// The method that was sent.
+        method: String,
+        /// The serde error.
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+
+    /// The params given for `method` could not be serialized.
+    #[error("cannot encode the params of {method}")]
+    Encode {
+        /// The method.
+        method: String,
+        /// The serde error.
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+
+    /// The session was lost again right after re-initializing: the request
+    /// failed with `SessionExpired` twice.
+    #[error("session lost twice while sending {method}")]
+    SessionLost {
+        /// The method that was sent.
+        method: String,
+        /// The second `SessionExpired` error.
+        #[source]
+        source: TransportError,
+    },
+
+    /// A paginated list did not end: the server repeated a cursor, or the
+    /// page cap was reached (spec `server/utilities/pagination`).
+    #[error("{method} pagination stopped after {pages} pages: {reason}")]
+    Pagination {
+        /// The list method.
+        method: String,
+        /// Pages fetched before stopping.
+        pages: usize,
+        /// `"cursor repeated"` or `"page cap reached"`.
+        reason: &'static str,
+    },
+
+    /// A resource template could not be parsed or expanded (RFC 6570).
+    #[error("invalid URI template {template:?}: {message}")]
+    InvalidTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// The server broke a protocol rule no other variant names (e.g. a
+    /// result whose `resultType` is not `"complete"` where only that is allowed).
+    #[error("protocol error in {method}: {message}")]
+    Protocol {
+        /// The method concerned.
+        method: String,
+        /// What happened.
+        message: String,
+    },
+}
+
+impl ClientError {
+    /// Wraps a transport error for `method`: a JSON-RPC error response
+    /// becomes [`ClientError::Server`].
+    pub fn from_transport(method: &str, error: TransportError) -> Self {
+        match error {
+            TransportError::JsonRpc(error) => ClientError::Server {
+                method: method.to_owned(),
+                error,
+            },
+            other => ClientError::Transport(other),
+        }
+    }
+
+    pub(crate) fn decode(method: &str, source: serde_json::Error) -> Self {
+        ClientError::Decode {
+            method: method.to_owned(),
+            source: Arc::new(source),
+        }
+    }
+
+    pub(crate) fn encode(method: &str, source: serde_json::Error) -> Self {
+        ClientError::Encode {
+            method: method.to_owned(),
+            source: Arc::new(source),
+        }
+    }
+
+    /// The transport error, when this is [`ClientError::Transport`] or
+    /// [`ClientError::SessionLost`].
+    pub fn transport_error(&self) -> Option<&TransportError> {
+        match self {
+            ClientError::Transport(e) | ClientError::SessionLost { source: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error the server answered with, for [`ClientError::Server`].
+    pub fn server_error(&self) -> Option<&JsonRpcError> {
+        match self {
+            ClientError::Server { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error code, for [`ClientError::Server`].
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.server_error().map(|e| e.code)
+    }
+
+    /// `true` when the request timed out (`notifications/cancelled` was sent).
+    pub fn is_timeout(&self) -> bool {
+        self.transport_error()
+            .is_some_and(TransportError::is_timeout)
+    }
+
+    /// `true` when the request was cancelled by the caller.
+    pub fn is_cancelled(&self) -> bool {
+        self.transport_error()
+            .is_some_and(TransportError::is_cancelled)
+    }
+
+    /// `true` when the connection is closed.
+    pub fn is_closed(&self) -> bool {
+        self.transport_error()
+            .is_some_and(TransportError::is_closed)
+    }
+
+    /// `true` when the session was lost (after the one re-initialization).
+    pub fn is_session_lost(&self) -> bool {
+        matches!(self, ClientError::SessionLost { .. })
+            || self
+                .transport_error()
+                .is_some_and(TransportError::is_session_expired)
+    }
+
+    /// `true` for [`ClientError::Server`].
+    pub fn is_server_error(&self) -> bool {
+        matches!(self, ClientError::Server { .. })
+    }
+
+    /// `true` when the server answered `-32601 Method not found`.
+    pub fn is_method_not_found(&self) -> bool {
+        self.code() == Some(ErrorCode::METHOD_NOT_FOUND)
+    }
+
+    /// `true` for a missing server capability detected locally.
+    pub fn is_capability_not_supported(&self) -> bool {
+        matches!(self, ClientError::CapabilityNotSupported { .. })
+    }
+
+    /// `true` for [`ClientError::VersionMismatch`].
+    pub fn is_version_mismatch(&self) -> bool {
+        matches!(self, ClientError::VersionMismatch { .. })
+    }
+
+    /// `true` when the server said the resource does not exist: `-32002`
+    /// (≤2025-11-25) or `-32602` (2026-07-28 moved it there; spec
+    /// `server/resources` § Error Handling).
+    pub fn is_resource_not_found(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(ErrorCode::RESOURCE_NOT_FOUND) | Some(ErrorCode::INVALID_PARAMS)
+        )
+    }
+}
+
+impl From<TransportError> for ClientError {
+    fn from(e: TransportError) -> Self {
+        ClientError::from_transport("", e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonrpc_errors_become_server_errors() {
+        let e = ClientError::from_transport(
+            "tools/list",
+            TransportError::JsonRpc(JsonRpcError::method_not_found("tools/list")),
+        );
+        assert!(e.is_server_error());
+        assert!(e.is_method_not_found());
+        assert!(!e.is_timeout());
+        let e = ClientError::from_transport(
+            "x",
+            TransportError::Timeout {
+                ms: 5,
+                phase: mcp_transport::TimeoutPhase::Request,
+            },
+        );
+        assert!(e.is_timeout());
+        assert!(e.server_error().is_none());
+    }
+
+    #[test]
+    fn display_names_both_versions() {
+        let e = ClientError::VersionMismatch {
+            ours: vec!["2025-11-25".into()],
+            theirs: "1999-01-01".into(),
+        };
+        let s = e.to_string();
+        assert!(s.contains("2025-11-25") && s.contains("1999-01-01"), "{s}");
+    }
+}

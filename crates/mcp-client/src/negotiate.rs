@@ -1,0 +1,542 @@
+//! Version negotiation: the one seam between the handshake revisions
+//! (2024-11-05 … 2025-11-25, `initialize`) and the stateless revision
+//! 2026-07-28 (`server/discover`, per-request `_meta`).
+//!
+//! [`negotiate`] runs once at connect (and again after a lost session) and
+//! yields a [`Negotiated`]: the revision, the server's info, capabilities and
+//! instructions. Every later request passes through
+//! [`Negotiated::prepare_params`], which adds the 2026-07-28 per-request
+//! `_meta` (protocol version, client capabilities, client info) and is a
+//! no-op for handshake revisions. Nothing else in the client depends on
+//! the era.
+//!
+//! The dual-era algorithm follows the 2026-07-28 client checklist §0:
+//! probe `server/discover`; a `DiscoverResult` or a recognised modern error
+//! (`-32020`, `-32021`, `-32022`) means a modern server; any other error, an
+//! HTTP 400/404/405 without a modern error body, or no answer within the
+//! probe timeout means a legacy server, which gets `initialize`.
+
+use mcp_transport::{RequestOptions, Transport, TransportError};
+use mcp_types::base::{
+    Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+};
+use mcp_types::discovery::DiscoverResult;
+use mcp_types::errors::UnsupportedProtocolVersionData;
+use mcp_types::lifecycle::{
+    ClientCapabilities, InitializeRequestParams, InitializeResult, ServerCapabilities,
+};
+use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
+use serde_json::{Map, Value};
+
+use crate::error::ClientError;
+use crate::options::{ClientOptions, VersionPreference};
+
+/// The outcome of negotiation: what both sides agreed on for this
+/// connection (spec `basic/lifecycle` § Initialization; 2026-07-28
+/// `server/discover`).
+#[derive(Debug, Clone)]
+pub struct Negotiated {
+    /// The negotiated revision.
+    pub protocol_version: ProtocolVersion,
+    /// The server's `serverInfo` (2026-07-28: from the discover result's
+    /// `_meta["io.modelcontextprotocol/serverInfo"]`, empty when absent).
+    pub server_info: Implementation,
+    /// The server's capabilities.
+    pub capabilities: ServerCapabilities,
+    /// The server's `instructions`, a hint that may go into the model's system prompt.
+    pub instructions: Option<String>,
+    /// The capabilities this client declared for this revision.
+    pub client_capabilities: ClientCapabilities,
+    client_info: Implementation,
+}
+
+impl Negotiated {
+    /// `true` for the stateless revision (2026-07-28): no session, per-request `_meta`.
+    pub fn is_stateless(&self) -> bool {
+        self.protocol_version.is_stateless()
+    }
+
+    /// Adds what the negotiated revision requires on every request: for
+    /// 2026-07-28 the `_meta` keys `io.modelcontextprotocol/protocolVersion`,
+    /// `…/clientCapabilities` and `…/clientInfo` (keys the caller already
+    /// set are kept). Handshake revisions: unchanged.
+    pub fn prepare_params(&self, params: Option<Value>) -> Option<Value> {
+        if !self.is_stateless() {
+            return params;
+        }
+        Some(with_modern_meta(
+            params,
+            self.protocol_version,
+            &self.client_capabilities,
+            &self.client_info,
+        ))
+    }
+}
+
+fn with_modern_meta(
+    params: Option<Value>,
+    version: ProtocolVersion,
+    caps: &ClientCapabilities,
+    info: &Implementation,
+) -> Value {
+    let mut obj = match params {
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            tracing::warn!("request params are not an object; per-request _meta not added");
+            return other;
+        }
+        None => Map::new(),
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.entry(META_PROTOCOL_VERSION)
+            .or_insert_with(|| Value::String(version.as_str().to_owned()));
+        meta.entry(META_CLIENT_CAPABILITIES)
+            .or_insert_with(|| serde_json::to_value(caps).unwrap_or_default());
+        meta.entry(META_CLIENT_INFO)
+            .or_insert_with(|| serde_json::to_value(info).unwrap_or_default());
+    }
+    Value::Object(obj)
+}
+
+/// Handshake revisions this client speaks, newest first.
+fn legacy_versions() -> Vec<ProtocolVersion> {
+    let mut v: Vec<_> = ProtocolVersion::ALL
+        .into_iter()
+        .filter(|v| v.uses_handshake())
+        .collect();
+    v.reverse();
+    v
+}
+
+fn names(versions: &[ProtocolVersion]) -> Vec<String> {
+    versions.iter().map(|v| v.as_str().to_owned()).collect()
+}
+
+/// Negotiates with the server over `transport` according to
+/// `options.version`. On a version mismatch the transport is closed.
+///
+/// Errors: [`ClientError::VersionMismatch`], [`ClientError::Server`] (e.g.
+/// `initialize` answered with an error), [`ClientError::Transport`]
+/// (timeout, closed), [`ClientError::Decode`].
+pub(crate) async fn negotiate(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+) -> Result<Negotiated, ClientError> {
+    let outcome = match options.version {
+        VersionPreference::Legacy => {
+            initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true).await
+        }
+        VersionPreference::Only(v) if v.uses_handshake() => {
+            initialize(transport, options, v, false).await
+        }
+        VersionPreference::Only(v) => discover(transport, options, v, false).await,
+        VersionPreference::Auto => {
+            discover(transport, options, ProtocolVersion::LATEST, true).await
+        }
+    };
+    if let Err(e) = &outcome {
+        if e.is_version_mismatch() {
+            if let Err(close) = transport.close().await {
+                tracing::debug!(error = %close, "closing after a version mismatch failed");
+            }
+        }
+    }
+    outcome
+}
+
+/// Re-runs the handshake after the transport reported a lost session,
+/// asking for the revision negotiated before (and accepting older ones
+/// only if the preference allows).
+pub(crate) async fn renegotiate(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+    previous: ProtocolVersion,
+) -> Result<Negotiated, ClientError> {
+    let accept_older = !matches!(options.version, VersionPreference::Only(_));
+    initialize(transport, options, previous, accept_older).await
+}
+
+/// The handshake (spec `basic/lifecycle` § Initialization): `initialize`
+/// with `version`, check the answer, `notifications/initialized`.
+async fn initialize(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+    version: ProtocolVersion,
+    accept_older: bool,
+) -> Result<Negotiated, ClientError> {
+    let mut asked = version;
+    // LC-5: one retry with a version from the error's `data.supported`.
+    for attempt in 0..2 {
+        // HTTP sends MCP-Protocol-Version from the transport's version; the
+        // spec has servers ignore it on `initialize`, so this only matters
+        // after a discover probe set it to a stateless revision.
+        transport.set_protocol_version(asked);
+        let caps = options.capabilities_for(asked);
+        let params = InitializeRequestParams {
+            protocol_version: asked.as_str().to_owned(),
+            capabilities: caps.clone(),
+            client_info: options.client_info.clone(),
+            meta: None,
+            extra: Map::new(),
+        };
+        let params =
+            serde_json::to_value(&params).map_err(|e| ClientError::encode("initialize", e))?;
+        let reply = transport
+            .request(
+                "initialize",
+                Some(params),
+                RequestOptions::default().with_timeout(options.initialize_timeout),
+            )
+            .await;
+        let value = match reply {
+            Ok(v) => v,
+            Err(TransportError::JsonRpc(err)) if attempt == 0 => match supported_in_error(&err) {
+                Some(supported) => {
+                    let ours: Vec<_> = legacy_versions()
+                        .into_iter()
+                        .filter(|v| accept_older || *v == version)
+                        .filter(|v| *v <= version)
+                        .collect();
+                    match ours
+                        .iter()
+                        .find(|v| supported.iter().any(|s| s == v.as_str()))
+                    {
+                        Some(v) if *v != asked => {
+                            tracing::debug!(version = %v, "retrying initialize with a version the server listed");
+                            asked = *v;
+                            continue;
+                        }
+                        _ => {
+                            return Err(ClientError::VersionMismatch {
+                                ours: names(&ours),
+                                theirs: supported.join(", "),
+                            });
+                        }
+                    }
+                }
+                None => {
+                    return Err(ClientError::from_transport(
+                        "initialize",
+                        TransportError::JsonRpc(err),
+                    ));
+                }
+            },
+            Err(e) => return Err(ClientError::from_transport("initialize", e)),
+        };
+        let result: InitializeResult =
+            serde_json::from_value(value).map_err(|e| ClientError::decode("initialize", e))?;
+        let acceptable: Vec<ProtocolVersion> = legacy_versions()
+            .into_iter()
+            .filter(|v| {
+                if accept_older {
+                    *v <= version
+                } else {
+                    *v == asked
+                }
+            })
+            .collect();
+        let chosen =
+            ProtocolVersion::parse(&result.protocol_version).filter(|v| acceptable.contains(v));
+        let Some(chosen) = chosen else {
+            return Err(ClientError::VersionMismatch {
+                ours: names(&acceptable),
+                theirs: result.protocol_version,
+            });
+        };
+        transport.set_protocol_version(chosen);
+        transport
+            .notify("notifications/initialized", None)
+            .await
+            .map_err(|e| ClientError::from_transport("notifications/initialized", e))?;
+        tracing::debug!(version = %chosen, server = %result.server_info.name, "initialized");
+        return Ok(Negotiated {
+            protocol_version: chosen,
+            server_info: result.server_info,
+            capabilities: result.capabilities,
+            instructions: result.instructions,
+            client_capabilities: options.capabilities_for(chosen),
+            client_info: options.client_info.clone(),
+        });
+    }
+    Err(ClientError::Protocol {
+        method: "initialize".into(),
+        message: "version negotiation did not converge".into(),
+    })
+}
+
+/// `data.supported` of an unsupported-version error (`-32602` in the
+/// handshake era, `-32022` in 2026-07-28).
+fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
+    let data = err.data.as_ref()?;
+    serde_json::from_value::<UnsupportedProtocolVersionData>(data.clone())
+        .ok()
+        .map(|d| d.supported)
+}
+
+/// How the server answered the probe.
+enum Probe {
+    /// A modern server, with its discover result.
+    Modern(DiscoverResult),
+    /// A modern error listing the supported versions (`-32022`).
+    Unsupported(Vec<String>),
+    /// A legacy server: fall back to `initialize`.
+    Legacy(String),
+    /// Not an era signal: surface it.
+    Fail(ClientError),
+}
+
+fn is_modern_code(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::HEADER_MISMATCH
+            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+    )
+}
+
+fn classify_error(err: JsonRpcError) -> Probe {
+    if err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+        if let Some(supported) = supported_in_error(&err) {
+            return Probe::Unsupported(supported);
+        }
+    }
+    if is_modern_code(err.code) {
+        return Probe::Fail(ClientError::Server {
+            method: "server/discover".into(),
+            error: err,
+        });
+    }
+    Probe::Legacy(format!("server/discover answered {err}"))
+}
+
+/// A JSON-RPC error inside an HTTP error body, if the body is one.
+fn error_in_body(body: &str) -> Option<JsonRpcError> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    serde_json::from_value(v.get("error")?.clone()).ok()
+}
+
+fn classify(reply: Result<Value, TransportError>) -> Probe {
+    match reply {
+        Ok(value) => {
+            if value.get("supportedVersions").is_none() {
+                return Probe::Legacy("server/discover answered without supportedVersions".into());
+            }
+            match serde_json::from_value::<DiscoverResult>(value) {
+                Ok(d) => Probe::Modern(d),
+                Err(e) => Probe::Fail(ClientError::decode("server/discover", e)),
+            }
+        }
+        Err(TransportError::JsonRpc(err)) => classify_error(err),
+        Err(e @ TransportError::Timeout { .. }) => Probe::Legacy(format!("server/discover: {e}")),
+        Err(TransportError::Http {
+            status,
+            body,
+            www_authenticate,
+            auth_server,
+        }) => {
+            if matches!(status, 400 | 404 | 405) {
+                match error_in_body(&body) {
+                    Some(err) if is_modern_code(err.code) => classify_error(err),
+                    _ => Probe::Legacy(format!("server/discover answered HTTP {status}")),
+                }
+            } else {
+                Probe::Fail(ClientError::Transport(TransportError::Http {
+                    status,
+                    body,
+                    www_authenticate,
+                    auth_server,
+                }))
+            }
+        }
+        Err(e @ (TransportError::Malformed(_) | TransportError::SessionExpired(_))) => {
+            Probe::Legacy(format!("server/discover: {e}"))
+        }
+        Err(e) => Probe::Fail(ClientError::from_transport("server/discover", e)),
+    }
+}
+
+/// The dual-era probe (2026-07-28 client checklist §0 steps 1–3).
+async fn discover(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+    version: ProtocolVersion,
+    fallback: bool,
+) -> Result<Negotiated, ClientError> {
+    let caps = options.capabilities_for(version);
+    transport.set_protocol_version(version);
+    let params = with_modern_meta(None, version, &caps, &options.client_info);
+    let reply = transport
+        .request(
+            "server/discover",
+            Some(params),
+            RequestOptions::default().with_timeout(options.discover_timeout),
+        )
+        .await;
+    let legacy_fallback = |why: String| {
+        tracing::debug!(reason = %why, "legacy server: falling back to initialize");
+        why
+    };
+    match classify(reply) {
+        Probe::Modern(result) => {
+            if result
+                .supported_versions
+                .iter()
+                .any(|s| s == version.as_str())
+            {
+                let server_info = result
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get(META_SERVER_INFO))
+                    .and_then(|v| serde_json::from_value(v.clone()).ok())
+                    .unwrap_or_default();
+                tracing::debug!(%version, "stateless server");
+                return Ok(Negotiated {
+                    protocol_version: version,
+                    server_info,
+                    capabilities: result.capabilities,
+                    instructions: result.instructions,
+                    client_capabilities: caps,
+                    client_info: options.client_info.clone(),
+                });
+            }
+            pick_legacy(
+                transport,
+                options,
+                version,
+                fallback,
+                &result.supported_versions,
+            )
+            .await
+        }
+        Probe::Unsupported(supported) => {
+            pick_legacy(transport, options, version, fallback, &supported).await
+        }
+        Probe::Legacy(why) if fallback => {
+            legacy_fallback(why);
+            initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true).await
+        }
+        Probe::Legacy(why) => Err(ClientError::VersionMismatch {
+            ours: vec![version.as_str().to_owned()],
+            theirs: format!("a server without server/discover ({why})"),
+        }),
+        Probe::Fail(e) => Err(e),
+    }
+}
+
+/// A modern server that does not list our stateless revision: use the
+/// newest common handshake revision via `initialize` (checklist [AMBIG-1]),
+/// when falling back is allowed.
+async fn pick_legacy(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+    version: ProtocolVersion,
+    fallback: bool,
+    supported: &[String],
+) -> Result<Negotiated, ClientError> {
+    let common = legacy_versions()
+        .into_iter()
+        .find(|v| supported.iter().any(|s| s == v.as_str()));
+    match common {
+        Some(v) if fallback => initialize(transport, options, v, false).await,
+        _ => {
+            let mut ours = vec![version.as_str().to_owned()];
+            if fallback {
+                ours.extend(names(&legacy_versions()));
+            }
+            Err(ClientError::VersionMismatch {
+                ours,
+                theirs: supported.join(", "),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn probe_classification() {
+        assert!(matches!(
+            classify(Err(TransportError::JsonRpc(
+                JsonRpcError::method_not_found("server/discover")
+            ))),
+            Probe::Legacy(_)
+        ));
+        assert!(matches!(
+            classify(Err(TransportError::JsonRpc(JsonRpcError::new(
+                ErrorCode(-32000),
+                "not initialized"
+            )))),
+            Probe::Legacy(_)
+        ));
+        let mut e = JsonRpcError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "nope");
+        e.data = Some(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
+        assert!(
+            matches!(classify(Err(TransportError::JsonRpc(e))), Probe::Unsupported(s) if s == ["2025-11-25"])
+        );
+        assert!(matches!(
+            classify(Err(TransportError::JsonRpc(JsonRpcError::new(
+                ErrorCode::HEADER_MISMATCH,
+                "x"
+            )))),
+            Probe::Fail(_)
+        ));
+        assert!(matches!(
+            classify(Err(TransportError::Http {
+                status: 400,
+                body: String::new(),
+                www_authenticate: None,
+                auth_server: None
+            })),
+            Probe::Legacy(_)
+        ));
+        assert!(matches!(
+            classify(Err(TransportError::Http {
+                status: 401,
+                body: String::new(),
+                www_authenticate: None,
+                auth_server: None
+            })),
+            Probe::Fail(_)
+        ));
+        assert!(matches!(
+            classify(Err(TransportError::Http {
+                status: 400,
+                body: json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(),
+                www_authenticate: None,
+                auth_server: None
+            })),
+            Probe::Unsupported(_)
+        ));
+        assert!(matches!(
+            classify(Ok(
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}})
+            )),
+            Probe::Modern(_)
+        ));
+        assert!(matches!(classify(Ok(json!({}))), Probe::Legacy(_)));
+    }
+
+    #[test]
+    fn modern_meta_is_added_without_overwriting() {
+        let caps = ClientCapabilities::default();
+        let info = Implementation::new("c", "1");
+        let v = with_modern_meta(
+            Some(json!({"name": "t", "_meta": {"progressToken": 3}})),
+            ProtocolVersion::V2026_07_28,
+            &caps,
+            &info,
+        );
+        assert_eq!(v["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(v["_meta"]["progressToken"], 3);
+        assert_eq!(v["_meta"][META_CLIENT_INFO]["name"], "c");
+        assert_eq!(v["_meta"][META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(v["name"], "t");
+    }
+}

@@ -1,0 +1,375 @@
+//! Client configuration: identity, declared capabilities, handler, timeouts,
+//! capability strictness and protocol version preference.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_transport::RequestOptions;
+use mcp_types::ProtocolVersion;
+use mcp_types::base::Implementation;
+use mcp_types::lifecycle::{
+    ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
+};
+use mcp_types::tasks::TaskMetadata;
+use serde_json::{Map, Value};
+
+use crate::handler::{ClientHandler, NoopHandler};
+
+/// Default timeout of the `initialize` request: 30 000 ms.
+pub const DEFAULT_INITIALIZE_TIMEOUT: Duration = Duration::from_millis(30_000);
+
+/// Default time the `server/discover` probe waits before concluding the
+/// server is legacy (spec 2026-07-28 `basic/transports/stdio` § Backward
+/// Compatibility: "a reasonable timeout"): 3 000 ms.
+pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_millis(3_000);
+
+/// Default cap on pages a `list_all_*` method fetches: 1 000 pages.
+pub const DEFAULT_MAX_PAGES: usize = 1_000;
+
+/// Default debounce of the automatic tool-list refresh after
+/// `notifications/tools/list_changed`: 200 ms.
+pub const DEFAULT_REFRESH_DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// Which protocol revisions the client tries, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum VersionPreference {
+    /// Dual-era (spec 2026-07-28 `basic/versioning` § Backward
+    /// Compatibility): probe with `server/discover` (2026-07-28) first; a
+    /// `DiscoverResult` or a modern error keeps the stateless revision, any
+    /// other error or no answer within
+    /// [`ClientOptions::discover_timeout`] falls back to `initialize`
+    /// with 2025-11-25 (accepting any older revision the server chooses).
+    #[default]
+    Auto,
+    /// Handshake only: `initialize` with 2025-11-25, accepting any older
+    /// supported revision the server answers with. No probe.
+    Legacy,
+    /// Exactly this revision: `initialize` with it for a handshake revision
+    /// (the server must answer with the same), or `server/discover` without
+    /// fallback for a stateless one.
+    Only(ProtocolVersion),
+}
+
+/// How a [`crate::Client`] is set up. Build with [`ClientOptions::new`] and
+/// the `with_*` methods.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_client::{ClientOptions, VersionPreference};
+/// let opts = ClientOptions::new("my-host", "1.0.0")
+///     .with_title("My Host")
+///     .with_roots(true)
+///     .with_request_timeout(Duration::from_secs(10))
+///     .with_version_preference(VersionPreference::Legacy);
+/// assert!(opts.capabilities().roots.is_some());
+/// assert!(opts.capabilities().sampling.is_none());
+/// ```
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// `clientInfo` (name, version, title, …).
+    pub client_info: Implementation,
+    /// Answers server requests and receives notifications. Default: a
+    /// handler that answers nothing but `ping`.
+    pub handler: Arc<dyn ClientHandler>,
+    /// Declared `roots` capability; `roots/list` reaches the handler only when set.
+    pub roots: Option<RootsCapability>,
+    /// Declared `sampling` capability; `sampling/createMessage` reaches the
+    /// handler only when set (and `tools` in sampling only with `sampling.tools`).
+    pub sampling: Option<SamplingCapability>,
+    /// Declared `elicitation` capability (`form` and/or `url` modes).
+    pub elicitation: Option<ElicitationCapability>,
+    /// Declared `experimental` capabilities.
+    pub experimental: Option<Map<String, Value>>,
+    /// Default per-request timeout (default 30 000 ms).
+    pub request_timeout: Duration,
+    /// Timeout of `initialize` (default [`DEFAULT_INITIALIZE_TIMEOUT`]).
+    pub initialize_timeout: Duration,
+    /// Timeout of the `server/discover` probe (default [`DEFAULT_DISCOVER_TIMEOUT`]).
+    pub discover_timeout: Duration,
+    /// When `true` (default), a method whose server capability is missing
+    /// fails with [`crate::ClientError::CapabilityNotSupported`] without a
+    /// round trip; when `false` it is sent anyway.
+    pub strict_capabilities: bool,
+    /// Which revisions to negotiate (default [`VersionPreference::Auto`]).
+    pub version: VersionPreference,
+    /// Page cap for `list_all_*` (default [`DEFAULT_MAX_PAGES`]).
+    pub max_pages: usize,
+    /// Refresh the cached tool list after `notifications/tools/list_changed`
+    /// (debounced by [`DEFAULT_REFRESH_DEBOUNCE`]; only when the server
+    /// declared `tools.listChanged`). Default `false`.
+    pub auto_refresh_tools: bool,
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("client_info", &self.client_info)
+            .field("capabilities", &self.capabilities())
+            .field("request_timeout", &self.request_timeout)
+            .field("initialize_timeout", &self.initialize_timeout)
+            .field("discover_timeout", &self.discover_timeout)
+            .field("strict_capabilities", &self.strict_capabilities)
+            .field("version", &self.version)
+            .field("max_pages", &self.max_pages)
+            .field("auto_refresh_tools", &self.auto_refresh_tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientOptions {
+    /// Options for a client called `name` at `version`, with no optional
+    /// capabilities, a 30 000 ms request timeout and strict capabilities.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ClientOptions {
+            client_info: Implementation::new(name, version),
+            handler: Arc::new(NoopHandler),
+            roots: None,
+            sampling: None,
+            elicitation: None,
+            experimental: None,
+            request_timeout: mcp_transport::DEFAULT_REQUEST_TIMEOUT,
+            initialize_timeout: DEFAULT_INITIALIZE_TIMEOUT,
+            discover_timeout: DEFAULT_DISCOVER_TIMEOUT,
+            strict_capabilities: true,
+            version: VersionPreference::Auto,
+            max_pages: DEFAULT_MAX_PAGES,
+            auto_refresh_tools: false,
+        }
+    }
+
+    /// Sets `clientInfo.title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.client_info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the handler of server requests and notifications.
+    pub fn with_handler(mut self, handler: Arc<dyn ClientHandler>) -> Self {
+        self.handler = handler;
+        self
+    }
+
+    /// Declares `roots` (answered by [`ClientHandler::list_roots`]);
+    /// `list_changed`: the client will send `notifications/roots/list_changed`.
+    pub fn with_roots(mut self, list_changed: bool) -> Self {
+        self.roots = Some(RootsCapability {
+            list_changed: list_changed.then_some(true),
+            ..Default::default()
+        });
+        self
+    }
+
+    /// Declares `sampling` (answered by [`ClientHandler::create_message`]);
+    /// `tools`: tool use in sampling is supported (2025-11-25).
+    pub fn with_sampling(mut self, tools: bool) -> Self {
+        self.sampling = Some(SamplingCapability {
+            tools: tools.then(Map::new),
+            ..Default::default()
+        });
+        self
+    }
+
+    /// Declares `elicitation` with the given modes (answered by
+    /// [`ClientHandler::elicit`]). `form` only is sent as `{}`-compatible
+    /// `{"form": {}}`.
+    pub fn with_elicitation(mut self, form: bool, url: bool) -> Self {
+        self.elicitation = Some(ElicitationCapability {
+            form: form.then(Map::new),
+            url: url.then(Map::new),
+            ..Default::default()
+        });
+        self
+    }
+
+    /// Sets the default per-request timeout.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets the `initialize` timeout.
+    pub fn with_initialize_timeout(mut self, timeout: Duration) -> Self {
+        self.initialize_timeout = timeout;
+        self
+    }
+
+    /// Sets the `server/discover` probe timeout.
+    pub fn with_discover_timeout(mut self, timeout: Duration) -> Self {
+        self.discover_timeout = timeout;
+        self
+    }
+
+    /// Sets [`ClientOptions::strict_capabilities`].
+    pub fn with_strict_capabilities(mut self, strict: bool) -> Self {
+        self.strict_capabilities = strict;
+        self
+    }
+
+    /// Sets the version preference.
+    pub fn with_version_preference(mut self, version: VersionPreference) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// Sets the page cap of `list_all_*`.
+    pub fn with_max_pages(mut self, pages: usize) -> Self {
+        self.max_pages = pages.max(1);
+        self
+    }
+
+    /// Turns on the automatic tool-list refresh.
+    pub fn with_auto_refresh_tools(mut self, on: bool) -> Self {
+        self.auto_refresh_tools = on;
+        self
+    }
+
+    /// The `ClientCapabilities` this configuration declares.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            experimental: self.experimental.clone(),
+            roots: self.roots.clone(),
+            sampling: self.sampling.clone(),
+            elicitation: self.elicitation.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The capabilities as declared to a server speaking `version`: members
+    /// the revision does not know are left out (elicitation before
+    /// 2025-06-18; elicitation modes and `sampling.tools` before 2025-11-25;
+    /// `roots.listChanged` in 2026-07-28).
+    pub fn capabilities_for(&self, version: ProtocolVersion) -> ClientCapabilities {
+        let mut caps = self.capabilities();
+        if !version.has_elicitation() {
+            caps.elicitation = None;
+        } else if version < ProtocolVersion::V2025_11_25 {
+            // 2025-06-18: `{}` means form mode; URL mode does not exist.
+            caps.elicitation = caps
+                .elicitation
+                .filter(|e| e.supports_form())
+                .map(|_| ElicitationCapability::default());
+        }
+        if version < ProtocolVersion::V2025_11_25 {
+            if let Some(s) = caps.sampling.as_mut() {
+                s.tools = None;
+                s.context = None;
+            }
+        }
+        if version.is_stateless() {
+            if let Some(r) = caps.roots.as_mut() {
+                r.list_changed = None;
+            }
+        }
+        caps
+    }
+}
+
+/// Options of one `tools/call` ([`crate::Client::call_tool`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_client::CallOptions;
+/// let opts = CallOptions::default()
+///     .with_timeout(Duration::from_secs(60))
+///     .with_progress(|p| eprintln!("{}", p.progress))
+///     .validate_arguments(true);
+/// assert!(opts.request.progress.is_some());
+/// ```
+#[derive(Debug, Clone)]
+pub struct CallOptions {
+    /// Timeout (`None` in `request.timeout` keeps the client default only
+    /// when [`CallOptions::default`] was used; see [`RequestOptions`]),
+    /// cancellation, progress, progress-reset with total cap.
+    pub request: RequestOptions,
+    /// Whether `request.timeout` was set explicitly; when not, the client's
+    /// default request timeout applies.
+    pub(crate) timeout_set: bool,
+    /// Validate `arguments` against the tool's `inputSchema` before sending
+    /// (fetching `tools/list` when the tool is not cached). Default `false`.
+    pub validate_arguments: bool,
+    /// Validate `structuredContent` against the tool's `outputSchema` when
+    /// that schema is known from an earlier `tools/list`. Default `true`.
+    pub validate_output: bool,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        CallOptions {
+            request: RequestOptions::default(),
+            timeout_set: false,
+            validate_arguments: false,
+            validate_output: true,
+        }
+    }
+}
+
+impl CallOptions {
+    /// Options from [`RequestOptions`] (its timeout is used as given).
+    pub fn from_request(request: RequestOptions) -> Self {
+        CallOptions {
+            request,
+            timeout_set: true,
+            ..Default::default()
+        }
+    }
+
+    /// Sets the timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.request.timeout = Some(timeout);
+        self.timeout_set = true;
+        self
+    }
+
+    /// Waits without a timeout (a total cap may still apply).
+    pub fn without_timeout(mut self) -> Self {
+        self.request.timeout = None;
+        self.timeout_set = true;
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn with_cancel(mut self, token: mcp_transport::CancellationToken) -> Self {
+        self.request.cancel = Some(token);
+        self
+    }
+
+    /// Sets the progress callback (the request then carries a `progressToken`).
+    pub fn with_progress(
+        mut self,
+        sink: impl Fn(mcp_transport::Progress) + Send + Sync + 'static,
+    ) -> Self {
+        self.request.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Lets each progress notification restart the timeout, never past
+    /// `max_total` from the start.
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.request = self.request.reset_timeout_on_progress(max_total);
+        self
+    }
+
+    /// Sets [`CallOptions::validate_arguments`].
+    pub fn validate_arguments(mut self, on: bool) -> Self {
+        self.validate_arguments = on;
+        self
+    }
+
+    /// Sets [`CallOptions::validate_output`].
+    pub fn validate_output(mut self, on: bool) -> Self {
+        self.validate_output = on;
+        self
+    }
+}
+
+/// Options of a task-augmented `tools/call` (2025-11-25, spec
+/// `basic/utilities/tasks`).
+#[derive(Debug, Clone, Default)]
+pub struct TaskOptions {
+    /// The `task` member: requested time-to-live in ms.
+    pub task: TaskMetadata,
+    /// Timeout, cancellation and progress of the creating request.
+    pub request: Option<RequestOptions>,
+}

@@ -1,0 +1,86 @@
+//! JSON Schema validation of tool arguments (`inputSchema`) and results
+//! (`outputSchema`) with the `jsonschema` crate (spec `server/tools` §
+//! Output Schema: clients SHOULD validate structured results).
+//!
+//! Validators are compiled once per tool and cached by the client. A schema
+//! that does not compile (e.g. it needs a remote `$ref`, which is never
+//! fetched) is logged and not enforced.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+/// At most this many violations are reported per validation.
+pub const MAX_REPORTED_ERRORS: usize = 10;
+
+/// A compiled schema, or `None` when it did not compile.
+pub(crate) type Compiled = Option<Arc<jsonschema::Validator>>;
+
+/// Compiles `schema` (default dialect 2020-12 when `$schema` is absent).
+pub(crate) fn compile(schema: &Value, tool: &str, which: &str) -> Compiled {
+    match jsonschema::options()
+        .with_draft(draft_of(schema))
+        .should_validate_formats(false)
+        .build(schema)
+    {
+        Ok(v) => Some(Arc::new(v)),
+        Err(e) => {
+            tracing::warn!(%tool, schema = which, error = %e, "tool schema does not compile; not validating against it");
+            None
+        }
+    }
+}
+
+fn draft_of(schema: &Value) -> jsonschema::Draft {
+    use jsonschema::Draft;
+    match schema.get("$schema").and_then(Value::as_str) {
+        Some(s) if s.contains("draft-04") => Draft::Draft4,
+        Some(s) if s.contains("draft-06") => Draft::Draft6,
+        Some(s) if s.contains("draft-07") => Draft::Draft7,
+        Some(s) if s.contains("2019-09") => Draft::Draft201909,
+        _ => Draft::Draft202012,
+    }
+}
+
+/// The violations of `instance`, each as `"<pointer>: <message>"`, at most
+/// [`MAX_REPORTED_ERRORS`].
+pub(crate) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    validator
+        .iter_errors(instance)
+        .take(MAX_REPORTED_ERRORS)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            if path.is_empty() {
+                e.to_string()
+            } else {
+                format!("{path}: {e}")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn validates_and_reports() {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]});
+        let v = compile(&schema, "t", "inputSchema").unwrap();
+        assert!(violations(&v, &json!({"a": 1})).is_empty());
+        let errs = violations(&v, &json!({"a": "x"}));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].contains("/a"), "{errs:?}");
+        assert_eq!(violations(&v, &json!({})).len(), 1);
+    }
+
+    #[test]
+    fn remote_refs_are_not_fetched() {
+        let schema = json!({"$ref": "https://example.invalid/schema.json"});
+        // Either it does not compile (logged, not enforced) or it compiles
+        // lazily; it must never fetch or panic.
+        let _ = compile(&schema, "t", "outputSchema");
+    }
+}
