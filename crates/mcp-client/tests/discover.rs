@@ -1,0 +1,132 @@
+//! The dual-era probe (2026-07-28 client checklist §0): `server/discover`
+//! first, then `initialize` for legacy servers; per-request `_meta` when modern.
+
+
+use std::time::Duration;
+
+use mcp_client::testing::memory_pair;
+use mcp_client::{Client, ClientOptions, VersionPreference};
+use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
+use serde_json::json;
+
+fn auto() -> ClientOptions {
+    ClientOptions::new("dual", "1.0.0").with_version_preference(VersionPreference::Auto)
+}
+
+#[tokio::test]
+async fn legacy_server_refusing_discover_gets_initialize() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let probe = peer.refuse_discover().await;
+        let meta = &probe.params.as_ref().unwrap()["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "dual");
+        assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+        let init = peer.handshake("2025-06-18", json!({"tools": {}})).await;
+        assert_eq!(init.params.unwrap()["protocolVersion"], "2025-11-25");
+        peer
+    });
+    let client = Client::connect(transport, auto()).await.unwrap();
+    let peer = server.await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        peer.protocol_versions(),
+        vec![ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25, ProtocolVersion::V2025_06_18]
+    );
+}
+
+#[tokio::test]
+async fn silent_legacy_server_falls_back_after_the_probe_timeout() {
+    let (transport, mut peer) = memory_pair();
+    let options = auto().with_discover_timeout(Duration::from_millis(150));
+    let server = tokio::spawn(async move {
+        peer.expect_request("server/discover").await;
+        // The probe is abandoned (and cancelled); then initialize.
+        peer.expect_notification("notifications/cancelled").await;
+        peer.handshake("2025-11-25", json!({})).await;
+        peer
+    });
+    let client = Client::connect(transport, options).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    server.await.unwrap();
+}
+
+#[tokio::test]
+async fn modern_server_is_used_statelessly() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let probe = peer.expect_request("server/discover").await;
+        peer.respond(
+            &probe.id,
+            json!({
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28", "2025-11-25"],
+                "capabilities": {"tools": {}},
+                "instructions": "modern",
+                "ttlMs": 0,
+                "cacheScope": "private",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern-srv", "version": "2"}}
+            }),
+        )
+        .await;
+        let list = peer.expect_request("tools/list").await;
+        let meta = &list.params.as_ref().unwrap()["_meta"];
+        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["version"], "1.0.0");
+        peer.respond(&list.id, json!({"resultType": "complete", "tools": [], "ttlMs": 0})).await;
+        peer
+    });
+    let client = Client::connect(transport, auto()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(client.server_info().name, "modern-srv");
+    assert_eq!(client.instructions().as_deref(), Some("modern"));
+    assert!(client.list_all_tools().await.unwrap().is_empty());
+    let peer = server.await.unwrap();
+    // ping and logging/setLevel do not exist in 2026-07-28: refused locally.
+    let err = client.ping().await.unwrap_err();
+    assert!(matches!(err, mcp_client::ClientError::MethodNotInRevision { .. }), "{err:?}");
+    assert_eq!(peer.pending(), 0);
+}
+
+#[tokio::test]
+async fn unsupported_version_with_only_legacy_versions_uses_initialize() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let probe = peer.expect_request("server/discover").await;
+        let mut e = JsonRpcError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "unsupported");
+        e.data = Some(json!({"supported": ["2025-06-18"], "requested": "2026-07-28"}));
+        peer.respond_error(&probe.id, e).await;
+        let init = peer.handshake("2025-06-18", json!({})).await;
+        assert_eq!(init.params.unwrap()["protocolVersion"], "2025-06-18");
+    });
+    let client = Client::connect(transport, auto()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+    server.await.unwrap();
+}
+
+#[tokio::test]
+async fn modern_header_mismatch_is_not_a_fallback() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let probe = peer.expect_request("server/discover").await;
+        peer.respond_error(&probe.id, JsonRpcError::new(ErrorCode::HEADER_MISMATCH, "header mismatch")).await;
+        peer
+    });
+    let err = Client::connect(transport, auto()).await.unwrap_err();
+    assert_eq!(err.code(), Some(ErrorCode::HEADER_MISMATCH));
+    let mut peer = server.await.unwrap();
+    assert!(peer.try_next().is_none(), "no initialize after a modern error");
+}
+
+#[tokio::test]
+async fn only_modern_does_not_fall_back() {
+    let (transport, mut peer) = memory_pair();
+    let options = auto().with_version_preference(VersionPreference::Only(ProtocolVersion::V2026_07_28));
+    let server = tokio::spawn(async move {
+        peer.refuse_discover().await;
+        peer
+    });
+    let err = Client::connect(transport, options).await.unwrap_err();
+    assert!(err.is_version_mismatch(), "{err:?}");
+    server.await.unwrap();
+}
