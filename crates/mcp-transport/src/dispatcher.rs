@@ -237,6 +237,13 @@ impl Dispatcher {
                 biased;
                 outcome = &mut waiter.done => {
                     guard.armed = false;
+                    // Progress that arrived before the response is delivered
+                    // first, so the sink sees every update in order.
+                    if let (Some(sink), Some(rx)) = (&options.progress, waiter.progress.as_mut()) {
+                        while let Ok(update) = rx.try_recv() {
+                            sink(update);
+                        }
+                    }
                     return match outcome {
                         Ok(outcome) => outcome,
                         // The entry was dropped without an outcome: only close does that.
