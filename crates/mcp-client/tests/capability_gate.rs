@@ -10,15 +10,22 @@ use support::*;
 
 #[tokio::test]
 async fn missing_capabilities_fail_without_a_round_trip() {
-    let (client, mut peer) = connect_with(legacy_options(), "2025-11-25", json!({"tools": {}})).await;
+    let (client, mut peer) =
+        connect_with(legacy_options(), "2025-11-25", json!({"tools": {}})).await;
     let cases = [
         client.list_prompts(None).await.unwrap_err(),
         client.list_resources(None).await.unwrap_err(),
         client.read_resource("file:///x").await.unwrap_err(),
         client.subscribe("file:///x").await.unwrap_err(),
-        client.set_logging_level(LoggingLevel::Info).await.unwrap_err(),
+        client
+            .set_logging_level(LoggingLevel::Info)
+            .await
+            .unwrap_err(),
         client.get_task("t1").await.unwrap_err(),
-        client.call_tool_as_task("t", None, Default::default()).await.unwrap_err(),
+        client
+            .call_tool_as_task("t", None, Default::default())
+            .await
+            .unwrap_err(),
     ];
     for err in &cases {
         assert!(err.is_capability_not_supported(), "{err:?}");
@@ -43,10 +50,20 @@ async fn missing_capabilities_fail_without_a_round_trip() {
 
 #[tokio::test]
 async fn resources_without_subscribe_refuse_subscribe() {
-    let (client, mut peer) =
-        connect_with(legacy_options(), "2025-11-25", json!({"resources": {"subscribe": false}})).await;
+    let (client, mut peer) = connect_with(
+        legacy_options(),
+        "2025-11-25",
+        json!({"resources": {"subscribe": false}}),
+    )
+    .await;
     let err = client.unsubscribe("file:///a").await.unwrap_err();
-    assert!(matches!(err, ClientError::CapabilityNotSupported { capability: "resources.subscribe", .. }));
+    assert!(matches!(
+        err,
+        ClientError::CapabilityNotSupported {
+            capability: "resources.subscribe",
+            ..
+        }
+    ));
     assert!(peer.try_next().is_none());
 }
 
@@ -59,28 +76,40 @@ async fn lenient_mode_sends_anyway() {
         async move { client.list_prompts(None).await }
     });
     let req = peer.expect_request("prompts/list").await;
-    peer.respond_error(&req.id, mcp_types::JsonRpcError::method_not_found("prompts/list")).await;
+    peer.respond_error(
+        &req.id,
+        mcp_types::JsonRpcError::method_not_found("prompts/list"),
+    )
+    .await;
     let err = list.await.unwrap().unwrap_err();
     assert!(err.is_method_not_found(), "{err:?}");
 }
 
 #[tokio::test]
 async fn completion_needs_no_flag_in_2024_11_05() {
-    let (client, mut peer) = connect_with(legacy_options(), "2024-11-05", json!({"prompts": {}})).await;
+    let (client, mut peer) =
+        connect_with(legacy_options(), "2024-11-05", json!({"prompts": {}})).await;
     let complete = tokio::spawn({
         let client = client.clone();
         async move {
             client
-                .complete(serde_json::from_value(json!({
-                    "ref": {"type": "ref/prompt", "name": "p"},
-                    "argument": {"name": "a", "value": "x"}
-                })).unwrap())
+                .complete(
+                    serde_json::from_value(json!({
+                        "ref": {"type": "ref/prompt", "name": "p"},
+                        "argument": {"name": "a", "value": "x"}
+                    }))
+                    .unwrap(),
+                )
                 .await
         }
     });
     let req = peer.expect_request("completion/complete").await;
     assert_eq!(req.params.as_ref().unwrap()["ref"]["type"], "ref/prompt");
-    peer.respond(&req.id, json!({"completion": {"values": ["xa", "xb"], "hasMore": false}})).await;
+    peer.respond(
+        &req.id,
+        json!({"completion": {"values": ["xa", "xb"], "hasMore": false}}),
+    )
+    .await;
     let result = complete.await.unwrap().unwrap();
     assert_eq!(result.completion.values, vec!["xa", "xb"]);
 }

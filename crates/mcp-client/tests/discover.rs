@@ -1,7 +1,6 @@
 //! The dual-era probe (2026-07-28 client checklist §0): `server/discover`
 //! first, then `initialize` for legacy servers; per-request `_meta` when modern.
 
-
 use std::time::Duration;
 
 use mcp_client::testing::memory_pair;
@@ -19,7 +18,10 @@ async fn legacy_server_refusing_discover_gets_initialize() {
     let server = tokio::spawn(async move {
         let probe = peer.refuse_discover().await;
         let meta = &probe.params.as_ref().unwrap()["_meta"];
-        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
         assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "dual");
         assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
         let init = peer.handshake("2025-06-18", json!({"tools": {}})).await;
@@ -31,7 +33,11 @@ async fn legacy_server_refusing_discover_gets_initialize() {
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
     assert_eq!(
         peer.protocol_versions(),
-        vec![ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25, ProtocolVersion::V2025_06_18]
+        vec![
+            ProtocolVersion::V2026_07_28,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2025_06_18
+        ]
     );
 }
 
@@ -71,9 +77,19 @@ async fn modern_server_is_used_statelessly() {
         .await;
         let list = peer.expect_request("tools/list").await;
         let meta = &list.params.as_ref().unwrap()["_meta"];
-        assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-        assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["version"], "1.0.0");
-        peer.respond(&list.id, json!({"resultType": "complete", "tools": [], "ttlMs": 0})).await;
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientInfo"]["version"],
+            "1.0.0"
+        );
+        peer.respond(
+            &list.id,
+            json!({"resultType": "complete", "tools": [], "ttlMs": 0}),
+        )
+        .await;
         peer
     });
     let client = Client::connect(transport, auto()).await.unwrap();
@@ -84,7 +100,10 @@ async fn modern_server_is_used_statelessly() {
     let peer = server.await.unwrap();
     // ping and logging/setLevel do not exist in 2026-07-28: refused locally.
     let err = client.ping().await.unwrap_err();
-    assert!(matches!(err, mcp_client::ClientError::MethodNotInRevision { .. }), "{err:?}");
+    assert!(
+        matches!(err, mcp_client::ClientError::MethodNotInRevision { .. }),
+        "{err:?}"
+    );
     assert_eq!(peer.pending(), 0);
 }
 
@@ -109,19 +128,27 @@ async fn modern_header_mismatch_is_not_a_fallback() {
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
         let probe = peer.expect_request("server/discover").await;
-        peer.respond_error(&probe.id, JsonRpcError::new(ErrorCode::HEADER_MISMATCH, "header mismatch")).await;
+        peer.respond_error(
+            &probe.id,
+            JsonRpcError::new(ErrorCode::HEADER_MISMATCH, "header mismatch"),
+        )
+        .await;
         peer
     });
     let err = Client::connect(transport, auto()).await.unwrap_err();
     assert_eq!(err.code(), Some(ErrorCode::HEADER_MISMATCH));
     let mut peer = server.await.unwrap();
-    assert!(peer.try_next().is_none(), "no initialize after a modern error");
+    assert!(
+        peer.try_next().is_none(),
+        "no initialize after a modern error"
+    );
 }
 
 #[tokio::test]
 async fn only_modern_does_not_fall_back() {
     let (transport, mut peer) = memory_pair();
-    let options = auto().with_version_preference(VersionPreference::Only(ProtocolVersion::V2026_07_28));
+    let options =
+        auto().with_version_preference(VersionPreference::Only(ProtocolVersion::V2026_07_28));
     let server = tokio::spawn(async move {
         peer.refuse_discover().await;
         peer

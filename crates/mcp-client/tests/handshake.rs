@@ -16,13 +16,19 @@ async fn happy_path_sends_initialize_then_initialized() {
         let init = peer.handshake("2025-11-25", full_caps()).await;
         (init, peer)
     });
-    let options = legacy_options().with_roots(true).with_sampling(true).with_elicitation(true, true);
+    let options = legacy_options()
+        .with_roots(true)
+        .with_sampling(true)
+        .with_elicitation(true, true);
     let client = Client::connect(transport, options).await.unwrap();
     let (init, peer) = server.await.unwrap();
 
     let p = init.params.unwrap();
     assert_eq!(p["protocolVersion"], "2025-11-25");
-    assert_eq!(p["clientInfo"], json!({"name": "test-client", "title": "Test Client", "version": "0.1.0"}));
+    assert_eq!(
+        p["clientInfo"],
+        json!({"name": "test-client", "title": "Test Client", "version": "0.1.0"})
+    );
     assert_eq!(
         p["capabilities"],
         json!({"roots": {"listChanged": true}, "sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}})
@@ -31,7 +37,10 @@ async fn happy_path_sends_initialize_then_initialized() {
     assert_eq!(client.server_info().name, "mock");
     assert_eq!(client.instructions().as_deref(), Some("be nice"));
     assert!(client.server_capabilities().tools.is_some());
-    assert_eq!(peer.protocol_versions().last(), Some(&ProtocolVersion::V2025_11_25));
+    assert_eq!(
+        peer.protocol_versions().last(),
+        Some(&ProtocolVersion::V2025_11_25)
+    );
     assert!(client.is_connected());
 }
 
@@ -48,12 +57,17 @@ async fn no_capabilities_declared_without_handlers() {
 async fn older_revision_is_accepted() {
     let (client, peer) = connect_with(legacy_options(), "2024-11-05", json!({"tools": {}})).await;
     assert_eq!(client.protocol_version(), ProtocolVersion::V2024_11_05);
-    assert_eq!(peer.protocol_versions().last(), Some(&ProtocolVersion::V2024_11_05));
+    assert_eq!(
+        peer.protocol_versions().last(),
+        Some(&ProtocolVersion::V2024_11_05)
+    );
 }
 
 #[tokio::test]
 async fn elicitation_is_not_declared_to_older_revisions() {
-    let options = legacy_options().with_elicitation(true, true).with_sampling(true);
+    let options = legacy_options()
+        .with_elicitation(true, true)
+        .with_sampling(true);
     let (client, _peer) = connect_with(options, "2025-03-26", json!({})).await;
     let caps = client.client_capabilities();
     assert!(caps.elicitation.is_none());
@@ -74,7 +88,9 @@ async fn unknown_revision_fails_naming_both_and_closes() {
         let next = peer.next().await;
         (peer, next)
     });
-    let err = Client::connect(transport, legacy_options()).await.unwrap_err();
+    let err = Client::connect(transport, legacy_options())
+        .await
+        .unwrap_err();
     match &err {
         ClientError::VersionMismatch { ours, theirs } => {
             assert_eq!(theirs, "1999-01-01");
@@ -83,7 +99,10 @@ async fn unknown_revision_fails_naming_both_and_closes() {
         other => panic!("expected a version mismatch, got {other:?}"),
     }
     let msg = err.to_string();
-    assert!(msg.contains("1999-01-01") && msg.contains("2025-11-25"), "{msg}");
+    assert!(
+        msg.contains("1999-01-01") && msg.contains("2025-11-25"),
+        "{msg}"
+    );
     let (peer, next) = server.await.unwrap();
     assert!(next.is_none(), "nothing after a mismatch, got {next:?}");
     assert_eq!(peer.close_calls(), 1);
@@ -92,11 +111,15 @@ async fn unknown_revision_fails_naming_both_and_closes() {
 
 #[tokio::test]
 async fn only_preference_rejects_a_different_revision() {
-    let options = legacy_options().with_version_preference(VersionPreference::Only(ProtocolVersion::V2025_06_18));
+    let options = legacy_options()
+        .with_version_preference(VersionPreference::Only(ProtocolVersion::V2025_06_18));
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
         let init = peer.expect_request("initialize").await;
-        assert_eq!(init.params.as_ref().unwrap()["protocolVersion"], "2025-06-18");
+        assert_eq!(
+            init.params.as_ref().unwrap()["protocolVersion"],
+            "2025-06-18"
+        );
         peer.respond(
             &init.id,
             json!({"protocolVersion": "2025-03-26", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}),
@@ -118,7 +141,10 @@ async fn unsupported_version_error_is_retried_once_with_a_listed_version() {
         e.data = Some(json!({"supported": ["2025-03-26"], "requested": "2025-11-25"}));
         peer.respond_error(&init.id, e).await;
         let again = peer.expect_request("initialize").await;
-        assert_eq!(again.params.as_ref().unwrap()["protocolVersion"], "2025-03-26");
+        assert_eq!(
+            again.params.as_ref().unwrap()["protocolVersion"],
+            "2025-03-26"
+        );
         peer.respond(
             &again.id,
             json!({"protocolVersion": "2025-03-26", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}),
@@ -136,10 +162,16 @@ async fn initialize_error_is_a_server_error() {
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
         let init = peer.expect_request("initialize").await;
-        peer.respond_error(&init.id, JsonRpcError::new(ErrorCode::INTERNAL_ERROR, "boom")).await;
+        peer.respond_error(
+            &init.id,
+            JsonRpcError::new(ErrorCode::INTERNAL_ERROR, "boom"),
+        )
+        .await;
         peer
     });
-    let err = Client::connect(transport, legacy_options()).await.unwrap_err();
+    let err = Client::connect(transport, legacy_options())
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Some(ErrorCode::INTERNAL_ERROR));
     server.await.unwrap();
 }
@@ -166,7 +198,11 @@ async fn ping_and_logs_are_handled_during_the_handshake() {
         peer.request(99, "ping", None).await;
         let pong = peer.expect_response(&99.into()).await;
         assert_eq!(pong.outcome, Ok(json!({})));
-        peer.notify("notifications/message", Some(json!({"level": "info", "data": "starting"}))).await;
+        peer.notify(
+            "notifications/message",
+            Some(json!({"level": "info", "data": "starting"})),
+        )
+        .await;
         peer.respond(
             &init.id,
             json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}),
@@ -177,7 +213,11 @@ async fn ping_and_logs_are_handled_during_the_handshake() {
     });
     let _client = Client::connect(transport, options).await.unwrap();
     let _peer = server.await.unwrap();
-    assert!(eventually(|| handler.seen().contains(&"log \"starting\"".to_owned())).await, "{:?}", handler.seen());
+    assert!(
+        eventually(|| handler.seen().contains(&"log \"starting\"".to_owned())).await,
+        "{:?}",
+        handler.seen()
+    );
 }
 
 #[tokio::test]
@@ -186,13 +226,18 @@ async fn only_initialize_goes_out_before_the_result() {
     let connect = tokio::spawn(Client::connect(transport, legacy_options()));
     let init = peer.expect_request("initialize").await;
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(peer.try_next().is_none(), "nothing but initialize before its result");
+    assert!(
+        peer.try_next().is_none(),
+        "nothing but initialize before its result"
+    );
     peer.respond(
         &init.id,
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}}),
     )
     .await;
-    assert!(matches!(peer.next().await, Some(JsonRpcMessage::Notification(n)) if n.method == "notifications/initialized"));
+    assert!(
+        matches!(peer.next().await, Some(JsonRpcMessage::Notification(n)) if n.method == "notifications/initialized")
+    );
     let client = connect.await.unwrap().unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
 }

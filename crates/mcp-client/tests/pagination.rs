@@ -16,9 +16,17 @@ async fn follows_cursors_to_the_end() {
     });
     for (page, cursor) in [(0, Some("c1")), (1, Some("c2")), (2, None)] {
         let req = peer.expect_request("resources/list").await;
-        let expected = if page == 0 { None } else { Some(format!("c{page}")) };
+        let expected = if page == 0 {
+            None
+        } else {
+            Some(format!("c{page}"))
+        };
         assert_eq!(
-            req.params.as_ref().and_then(|p| p.get("cursor")).and_then(|c| c.as_str()).map(str::to_owned),
+            req.params
+                .as_ref()
+                .and_then(|p| p.get("cursor"))
+                .and_then(|c| c.as_str())
+                .map(str::to_owned),
             expected
         );
         let resources: Vec<_> = (0..10)
@@ -44,10 +52,24 @@ async fn repeated_cursor_stops() {
     });
     for _ in 0..2 {
         let req = peer.expect_request("prompts/list").await;
-        peer.respond(&req.id, json!({"prompts": [{"name": "p"}], "nextCursor": "same"})).await;
+        peer.respond(
+            &req.id,
+            json!({"prompts": [{"name": "p"}], "nextCursor": "same"}),
+        )
+        .await;
     }
     let err = all.await.unwrap().unwrap_err();
-    assert!(matches!(err, ClientError::Pagination { reason: "cursor repeated", pages: 2, .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ClientError::Pagination {
+                reason: "cursor repeated",
+                pages: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -60,10 +82,21 @@ async fn page_cap_stops() {
     });
     for i in 0..3 {
         let req = peer.expect_request("tools/list").await;
-        peer.respond(&req.id, json!({"tools": [], "nextCursor": format!("c{i}")})).await;
+        peer.respond(&req.id, json!({"tools": [], "nextCursor": format!("c{i}")}))
+            .await;
     }
     let err = all.await.unwrap().unwrap_err();
-    assert!(matches!(err, ClientError::Pagination { reason: "page cap reached", pages: 3, .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ClientError::Pagination {
+                reason: "page cap reached",
+                pages: 3,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(peer.try_next().is_none());
 }
 
@@ -72,12 +105,21 @@ async fn templates_and_tasks_paginate_too() {
     let (client, mut peer) = connect_full().await;
     let both = tokio::spawn({
         let client = client.clone();
-        async move { (client.list_all_resource_templates().await, client.list_all_tasks().await) }
+        async move {
+            (
+                client.list_all_resource_templates().await,
+                client.list_all_tasks().await,
+            )
+        }
     });
     let req = peer.expect_request("resources/templates/list").await;
     peer.respond(&req.id, json!({"resourceTemplates": [{"uriTemplate": "test://{id}", "name": "t"}], "nextCursor": "n"})).await;
     let req = peer.expect_request("resources/templates/list").await;
-    peer.respond(&req.id, json!({"resourceTemplates": [{"uriTemplate": "test://x/{id}", "name": "u"}]})).await;
+    peer.respond(
+        &req.id,
+        json!({"resourceTemplates": [{"uriTemplate": "test://x/{id}", "name": "u"}]}),
+    )
+    .await;
     let req = peer.expect_request("tasks/list").await;
     peer.respond(&req.id, json!({"tasks": []})).await;
     let (templates, tasks) = both.await.unwrap();
