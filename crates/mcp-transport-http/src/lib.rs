@@ -1,4 +1,92 @@
-//! mcp-transport-http (work in progress).
+//! # mcp-transport-http
+//!
+//! The MCP client's HTTP transports on hyper 1.x (pooled hyper-util client,
+//! HTTP/1.1 and HTTP/2), rustls (web PKI roots plus the platform's native
+//! roots) and `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`:
+//!
+//! - **Streamable HTTP** (spec `basic/transports`, 2025-03-26 … 2025-11-25):
+//!   every message is POSTed with `Content-Type: application/json` and
+//!   `Accept: application/json, text/event-stream`; once a revision is set,
+//!   `MCP-Protocol-Version` goes on every POST, GET and DELETE (the
+//!   per-revision rules live in [`wire_rules`]). A request's reply is JSON or
+//!   an SSE stream (media types parsed: any case, parameters ignored);
+//!   notifications and server requests on it are delivered as they arrive
+//!   and the request resolves when its response arrives. A stream that ends
+//!   early is resumed with GET + `Last-Event-ID` when the server gave event
+//!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
+//!   promptly with `Closed("No response received for request ID …")`.
+//!   Any 2xx completes a notification or a response we POSTed.
+//! - **Sessions**: `Mcp-Session-Id` from the initialize reply is sent on
+//!   every later request; a 404 to a request that carried it, or a 400
+//!   saying the session is unknown, drops it and fails with
+//!   `SessionExpired` (the client layer re-initializes).
+//! - **GET listener**: opened after `notifications/initialized` is delivered
+//!   (or by [`HttpTransport::start_listening`]); 405/400/404 = none offered,
+//!   never retried; drops reconnect with `Last-Event-ID`.
+//! - **Legacy HTTP+SSE** (2024-11-05) with [`HttpMode::Legacy`], and
+//!   **auto-detection** with [`HttpMode::Auto`]: the first request is POSTed
+//!   as Streamable HTTP; on 400/404/405 the transport switches itself to
+//!   legacy on the same URL and re-sends that same request there (so the
+//!   initialize params stay in the client layer). 401/403 are never a
+//!   fallback.
+//! - **Errors**: non-2xx is `Http{status, body (≤ 4 KiB), WWW-Authenticate,
+//!   Mcp-Auth-Server}` (or the JSON-RPC error the body carries for that
+//!   request); 307/308 redirects are followed keeping method, body and
+//!   headers (≤ 5 hops, cross-origin hops drop `Authorization` and cookies);
+//!   301/302/303 on a POST is an error, never a GET. Timeouts name their
+//!   phase (request, SSE response, notify, connect). [`AuthProvider`] is
+//!   called on 401/403.
+//! - [`call`]: one JSON-RPC call, on the same code path.
+//!
+//! Every buffer the server can grow is bounded: an SSE event or a JSON body
+//! by [`HttpConfig::max_event_bytes`] (16 MiB default; past it the request
+//! fails with `MessageTooLarge` and the connection survives), an error body
+//! by 4 KiB.
+//!
+//! # Cancel safety
+//! Dropping a request future (or its timeout, or its cancellation token)
+//! sends the server `notifications/cancelled` for it (never for
+//! `initialize`) and drops the reply stream. See
+//! [`Transport`](mcp_transport::Transport).
+//!
+//! # Example
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_transport::TransportError> {
+//! use mcp_transport::{RequestOptions, Transport};
+//! use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+//! let config = HttpConfig::new("http://127.0.0.1:8931/mcp").with_header("Authorization", "Bearer t");
+//! let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
+//! let init = serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+//!     "clientInfo": {"name": "example", "version": "0"}});
+//! let result = transport.request("initialize", Some(init), RequestOptions::default()).await?;
+//! transport.set_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
+//! transport.notify("notifications/initialized", None).await?;
+//! # let _ = result; transport.close().await }
+//! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod backoff;
+mod config;
+mod connector;
+mod event_stream;
+mod legacy;
+mod listener;
+mod media;
+mod oneshot;
+mod redact;
+mod shared;
 pub mod sse;
+mod streamable;
+mod transport;
+mod url;
+pub mod wire_rules;
+
+pub use backoff::{Backoff, BackoffError};
+pub use config::{
+    AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
+    HttpConfig, HttpMode, HttpTimeouts, ProxySetting,
+};
+pub use oneshot::{CallOptions, call};
+pub use transport::{ActiveMode, HttpTransport};

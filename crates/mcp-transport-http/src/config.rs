@@ -1,0 +1,234 @@
+//! Configuration of an HTTP connection to one MCP server.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use http::HeaderMap;
+
+use crate::backoff::Backoff;
+use crate::redact::redact_url;
+
+/// The default bound on one SSE event or JSON response body: 16 MiB.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The default number of redirect hops followed (307/308 only).
+pub const DEFAULT_MAX_REDIRECTS: usize = 5;
+
+/// How many bytes of a non-2xx body are kept in [`TransportError::Http`](mcp_transport::TransportError::Http): 4 KiB.
+pub const ERROR_BODY_LIMIT: usize = 4 * 1024;
+
+/// Which HTTP transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpMode {
+    /// Streamable HTTP (2025-03-26 and later): POST every message to the URL.
+    Streamable,
+    /// The legacy HTTP+SSE transport (2024-11-05): GET the URL, wait for the
+    /// `endpoint` event, POST messages there.
+    Legacy,
+    /// The spec's backwards-compatibility rule: the first request is POSTed
+    /// as Streamable HTTP; a 400, 404 or 405 reply switches the transport to
+    /// legacy HTTP+SSE on the same URL and re-sends that same request there.
+    /// 401/403 are authorization errors, never a fallback.
+    Auto,
+}
+
+/// Where proxy settings come from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ProxySetting {
+    /// `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` / `NO_PROXY` (either case),
+    /// as curl reads them. The default.
+    #[default]
+    FromEnv,
+    /// Connect directly.
+    None,
+    /// Use this proxy URL for every destination (e.g. `http://proxy:3128`).
+    Url(String),
+}
+
+/// Timeouts of the HTTP transport. The per-request timeout is a
+/// [`RequestOptions`](mcp_transport::RequestOptions) matter, not a config one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpTimeouts {
+    /// TCP connect (and, for legacy HTTP+SSE, the wait for the `endpoint`
+    /// event). Default 10 000 ms. Phase: `connect`.
+    pub connect: Duration,
+    /// Delivering a notification or a response (until the reply status).
+    /// Default 30 000 ms. Phase: `notify`.
+    pub notify: Duration,
+    /// Longest silence (not even a comment) allowed on an SSE response to a
+    /// request before it fails. Default `None` (the request timeout governs).
+    /// Phase: `SSE response`.
+    pub sse_idle: Option<Duration>,
+    /// The `DELETE` of the session on close. Default 5 000 ms.
+    pub close: Duration,
+}
+
+impl Default for HttpTimeouts {
+    fn default() -> Self {
+        HttpTimeouts {
+            connect: Duration::from_millis(10_000),
+            notify: Duration::from_millis(30_000),
+            sse_idle: None,
+            close: Duration::from_millis(5_000),
+        }
+    }
+}
+
+/// What the server said when it refused a request with 401 or 403.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuthChallenge {
+    /// 401 or 403.
+    pub status: u16,
+    /// The `WWW-Authenticate` header, when present.
+    pub www_authenticate: Option<String>,
+    /// The `Mcp-Auth-Server` header, when present.
+    pub auth_server: Option<String>,
+    /// The URL that was refused, credentials removed.
+    pub url: String,
+}
+
+/// A hook called when the server answers 401 or 403 (spec:
+/// `basic/authorization`); the seam where OAuth plugs in.
+///
+/// When it returns headers (e.g. a fresh `Authorization: Bearer …`), they
+/// are kept for every later request of this connection (replacing static
+/// headers of the same name) and the refused request is sent again once.
+/// When it returns `None`, the request fails with
+/// [`TransportError::Http`](mcp_transport::TransportError::Http).
+#[async_trait]
+pub trait AuthProvider: Send + Sync + fmt::Debug + 'static {
+    /// Headers to retry with, or `None` to give up.
+    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> Option<HeaderMap>;
+}
+
+/// The configuration of one HTTP connection.
+///
+/// ```
+/// use mcp_transport_http::HttpConfig;
+/// let config = HttpConfig::new("https://example.com/mcp")
+///     .with_header("Authorization", "Bearer secret")
+///     .with_label("example");
+/// // Header values never appear in Debug output.
+/// assert!(!format!("{config:?}").contains("secret"));
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct HttpConfig {
+    /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
+    pub url: String,
+    /// Static headers sent with every request (e.g. `Authorization`). They
+    /// are merged with the transport's own headers and never replace
+    /// `Accept`, `Content-Type`, `Mcp-Session-Id`, `MCP-Protocol-Version` or
+    /// `Last-Event-ID`.
+    pub headers: Vec<(String, String)>,
+    /// Timeouts.
+    pub timeouts: HttpTimeouts,
+    /// The largest SSE event or JSON response body accepted, in bytes
+    /// (default [`DEFAULT_MAX_EVENT_BYTES`], 16 MiB). Past it the request
+    /// fails with `MessageTooLarge`; the connection survives.
+    pub max_event_bytes: usize,
+    /// Reconnection policy of resumed SSE streams and of the GET listener.
+    pub reconnect: Backoff,
+    /// Called on 401/403.
+    pub auth_provider: Option<Arc<dyn AuthProvider>>,
+    /// The connection's name in logs.
+    pub label: String,
+    /// Proxy settings (default: from the environment).
+    pub proxy: ProxySetting,
+    /// Open the GET stream for server-initiated messages once
+    /// `notifications/initialized` was delivered (default `true`).
+    pub listen_after_initialized: bool,
+    /// Redirect hops followed, 307/308 only (default 5).
+    pub max_redirects: usize,
+}
+
+impl fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let header_names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("HttpConfig")
+            .field("url", &redact_url(&self.url))
+            .field("headers", &header_names)
+            .field("timeouts", &self.timeouts)
+            .field("max_event_bytes", &self.max_event_bytes)
+            .field("reconnect", &self.reconnect)
+            .field("auth_provider", &self.auth_provider.is_some())
+            .field("label", &self.label)
+            .field("proxy", &self.proxy)
+            .field("listen_after_initialized", &self.listen_after_initialized)
+            .field("max_redirects", &self.max_redirects)
+            .finish()
+    }
+}
+
+impl HttpConfig {
+    /// A configuration with defaults for `url`; the label is the URL without
+    /// credentials.
+    pub fn new(url: impl Into<String>) -> HttpConfig {
+        let url = url.into();
+        HttpConfig {
+            label: redact_url(&url),
+            url,
+            headers: Vec::new(),
+            timeouts: HttpTimeouts::default(),
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+            reconnect: Backoff::default(),
+            auth_provider: None,
+            proxy: ProxySetting::default(),
+            listen_after_initialized: true,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+        }
+    }
+
+    /// Adds a static header.
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sets the label.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// Sets the timeouts.
+    pub fn with_timeouts(mut self, timeouts: HttpTimeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Sets the event/body size bound, in bytes.
+    pub fn with_max_event_bytes(mut self, bytes: usize) -> Self {
+        self.max_event_bytes = bytes;
+        self
+    }
+
+    /// Sets the reconnection policy.
+    pub fn with_reconnect(mut self, backoff: Backoff) -> Self {
+        self.reconnect = backoff;
+        self
+    }
+
+    /// Sets the auth-provider hook.
+    pub fn with_auth_provider(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.auth_provider = Some(provider);
+        self
+    }
+
+    /// Sets the proxy setting.
+    pub fn with_proxy(mut self, proxy: ProxySetting) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
+    /// Whether to open the GET stream after `notifications/initialized`.
+    pub fn listen_after_initialized(mut self, yes: bool) -> Self {
+        self.listen_after_initialized = yes;
+        self
+    }
+}

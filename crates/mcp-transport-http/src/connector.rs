@@ -1,0 +1,224 @@
+//! The pooled hyper client: TCP, TLS (rustls with the web PKI roots plus the
+//! platform's native roots, ALPN for HTTP/2 and HTTP/1.1) and proxies
+//! (`HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` through hyper-util's matcher:
+//! HTTPS destinations go through an HTTP `CONNECT` tunnel, plain-HTTP ones
+//! are sent to the proxy in absolute form).
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::Uri;
+use http::uri::Scheme;
+use http_body_util::Full;
+use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder, MaybeHttpsStream};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::proxy::Tunnel;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::ClientConfig;
+use tokio::net::TcpStream;
+
+use crate::config::ProxySetting;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The client type every request goes through.
+pub(crate) type HttpClient = Client<Connector, Full<Bytes>>;
+
+/// Builds the pooled client.
+pub(crate) fn build_client(proxy: &ProxySetting, connect_timeout: Duration) -> HttpClient {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(connect_timeout));
+    let tls = tls_config();
+    let direct = https_wrap(&tls, http.clone());
+    let matcher = match proxy {
+        ProxySetting::FromEnv => Some(Matcher::from_env()),
+        ProxySetting::None => None,
+        ProxySetting::Url(url) => Some(Matcher::builder().all(url.clone()).build()),
+    };
+    let connector = Connector {
+        direct,
+        http,
+        tls,
+        proxies: matcher.map(Arc::new),
+    };
+    Client::builder(TokioExecutor::new()).build(connector)
+}
+
+/// Wraps `conn` with TLS for `https` URLs (ALPN: h2, http/1.1).
+fn https_wrap<H>(tls: &Arc<ClientConfig>, conn: H) -> HttpsConnector<H> {
+    HttpsConnectorBuilder::new()
+        .with_tls_config((**tls).clone())
+        .https_or_http()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(conn)
+}
+
+/// The rustls configuration: web PKI roots plus native roots, built once.
+fn tls_config() -> Arc<ClientConfig> {
+    static CONFIG: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut roots = rustls::RootCertStore::empty();
+            roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            let native = rustls_native_certs::load_native_certs();
+            for err in &native.errors {
+                tracing::debug!(error = %err, "could not load some native root certificates");
+            }
+            let (added, ignored) = roots.add_parsable_certificates(native.certs);
+            tracing::debug!(added, ignored, "native root certificates loaded");
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map(|b| b.with_root_certificates(roots).with_no_client_auth())
+                .unwrap_or_else(|e| {
+                    // The ring provider supports the default versions; this
+                    // cannot happen, but never panic on it.
+                    tracing::warn!(error = %e, "rustls rejected the default protocol versions");
+                    ClientConfig::builder()
+                        .with_root_certificates(rustls::RootCertStore::empty())
+                        .with_no_client_auth()
+                });
+            Arc::new(config)
+        })
+        .clone()
+}
+
+/// The `Proxy-Authorization` for a plain-HTTP request that goes through a
+/// proxy with credentials, when one applies to `uri`.
+pub(crate) fn proxy_authorization(proxy: &ProxySetting, uri: &Uri) -> Option<http::HeaderValue> {
+    if uri.scheme() != Some(&Scheme::HTTP) {
+        return None;
+    }
+    let matcher = match proxy {
+        ProxySetting::FromEnv => Matcher::from_env(),
+        ProxySetting::None => return None,
+        ProxySetting::Url(url) => Matcher::builder().all(url.clone()).build(),
+    };
+    matcher.intercept(uri)?.basic_auth().cloned()
+}
+
+/// Connects directly, through a CONNECT tunnel, or to a forward proxy.
+#[derive(Clone)]
+pub(crate) struct Connector {
+    direct: HttpsConnector<HttpConnector>,
+    http: HttpConnector,
+    tls: Arc<ClientConfig>,
+    proxies: Option<Arc<Matcher>>,
+}
+
+impl tower_service::Service<Uri> for Connector {
+    type Response = Conn;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Conn, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        // Every inner connector is cloned per call and always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, dst: Uri) -> Self::Future {
+        let intercept = self.proxies.as_ref().and_then(|m| m.intercept(&dst));
+        match intercept {
+            None => {
+                let mut direct = self.direct.clone();
+                Box::pin(async move {
+                    Ok(Conn {
+                        inner: direct.call(dst).await?,
+                        via_proxy: false,
+                    })
+                })
+            }
+            Some(proxy) if dst.scheme() == Some(&Scheme::HTTPS) => {
+                let mut tunnel = Tunnel::new(proxy.uri().clone(), self.http.clone());
+                if let Some(auth) = proxy.basic_auth() {
+                    tunnel = tunnel.with_auth(auth.clone());
+                }
+                let mut https = https_wrap(&self.tls, tunnel);
+                Box::pin(async move {
+                    Ok(Conn {
+                        inner: https.call(dst).await?,
+                        via_proxy: false,
+                    })
+                })
+            }
+            Some(proxy) => {
+                let target = proxy.uri().clone();
+                let mut direct = self.direct.clone();
+                Box::pin(async move {
+                    Ok(Conn {
+                        inner: direct.call(target).await?,
+                        via_proxy: true,
+                    })
+                })
+            }
+        }
+    }
+}
+
+/// A connection; `via_proxy` makes hyper send absolute-form request targets.
+pub(crate) struct Conn {
+    inner: MaybeHttpsStream<TokioIo<TcpStream>>,
+    via_proxy: bool,
+}
+
+impl Connection for Conn {
+    fn connected(&self) -> Connected {
+        let connected = self.inner.connected();
+        if self.via_proxy {
+            connected.proxy(true)
+        } else {
+            connected
+        }
+    }
+}
+
+impl Read for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl Write for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+}

@@ -1,0 +1,171 @@
+//! The legacy HTTP+SSE transport (spec 2024-11-05 `basic/transports` §
+//! HTTP with SSE): GET the SSE URL, wait for the `endpoint` event, resolve
+//! its URL against the SSE URL (kept opaque: `?sessionId=`, `?session_id=`
+//! and the like pass through verbatim), POST every message there, and read
+//! every response and server message from the GET stream.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Uri};
+use hyper::body::Incoming;
+use mcp_transport::{
+    CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
+};
+use tokio::sync::oneshot;
+
+use crate::event_stream::{EventStream, Next, carries_message};
+use crate::media::{Media, classify};
+use crate::redact::redact_url;
+use crate::shared::{Kind, Shared, timeout};
+use crate::url::{resolve, same_origin};
+
+/// An open legacy connection: where to POST.
+#[derive(Debug)]
+pub(crate) struct LegacyLink {
+    /// The `endpoint` URL, resolved against the SSE URL.
+    pub endpoint: Uri,
+}
+
+impl Shared {
+    /// Opens the SSE stream and waits (up to the connect timeout) for the
+    /// `endpoint` event. The stream is then read by a background task until
+    /// it ends, which closes the connection.
+    ///
+    /// Errors: `Http` for a non-2xx GET, `Protocol` for a non-SSE reply or a
+    /// bad endpoint, `Timeout{Connect}`, `Closed` when the stream ends first.
+    pub(crate) async fn open_legacy(
+        self: &Arc<Self>,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<Arc<LegacyLink>, TransportError> {
+        let limit = self.config.timeouts.connect;
+        let get = self.exchange(
+            Method::GET,
+            self.url.clone(),
+            Bytes::new(),
+            Kind::Get {
+                last_event_id: None,
+            },
+        );
+        let reply = tokio::time::timeout(limit, get)
+            .await
+            .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
+        if !reply.response.status().is_success() {
+            return Err(self.http_error(reply, None).await);
+        }
+        match classify(reply.response.headers()) {
+            Media::EventStream => {}
+            other => {
+                return Err(TransportError::Protocol(format!(
+                    "legacy HTTP+SSE: GET {} answered with {other:?}, not text/event-stream",
+                    redact_url(&self.url.to_string())
+                )));
+            }
+        }
+        let (tx, rx) = oneshot::channel();
+        let task = tokio::spawn(read_legacy_stream(
+            self.clone(),
+            dispatcher.clone(),
+            reply.response.into_body(),
+            tx,
+        ));
+        *self.legacy_reader.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+        match tokio::time::timeout(limit, rx).await {
+            Ok(Ok(Ok(endpoint))) => {
+                tracing::debug!(connection = %self.label(), endpoint = %redact_url(&endpoint.to_string()), "legacy HTTP+SSE endpoint received");
+                Ok(Arc::new(LegacyLink { endpoint }))
+            }
+            Ok(Ok(Err(e))) => {
+                task.abort();
+                Err(e)
+            }
+            Ok(Err(_)) => Err(TransportError::Closed(CloseReason::new(
+                "legacy SSE stream ended before the endpoint event",
+            ))),
+            Err(_) => {
+                task.abort();
+                Err(timeout(limit, TimeoutPhase::Connect))
+            }
+        }
+    }
+
+    /// POSTs one message to the legacy endpoint; any 2xx means accepted (the
+    /// response, for a request, arrives on the SSE stream).
+    pub(crate) async fn send_legacy(
+        &self,
+        link: &LegacyLink,
+        message: Outgoing,
+    ) -> Result<(), TransportError> {
+        let kind = Kind::Post {
+            method: message.method.clone(),
+            with_session: false,
+        };
+        let post = self.exchange(
+            Method::POST,
+            link.endpoint.clone(),
+            message.body.clone(),
+            kind,
+        );
+        let reply = if message.kind == OutgoingKind::Request {
+            post.await?
+        } else {
+            let limit = self.config.timeouts.notify;
+            tokio::time::timeout(limit, post)
+                .await
+                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??
+        };
+        if !reply.response.status().is_success() {
+            return Err(self.http_error(reply, message.id.as_ref()).await);
+        }
+        Ok(())
+    }
+}
+
+async fn read_legacy_stream(
+    shared: Arc<Shared>,
+    dispatcher: Arc<Dispatcher>,
+    body: Incoming,
+    endpoint: oneshot::Sender<Result<Uri, TransportError>>,
+) {
+    let mut endpoint = Some(endpoint);
+    let mut stream = EventStream::new(body, shared.config.max_event_bytes, None);
+    let label = shared.label().to_owned();
+    loop {
+        match stream.next().await {
+            Next::Event(event) if event.event_type == "endpoint" => {
+                let Some(tx) = endpoint.take() else {
+                    tracing::debug!(connection = %label, "second endpoint event ignored");
+                    continue;
+                };
+                let result = resolve(&shared.url, &event.data)
+                    .map_err(|e| TransportError::Protocol(format!("legacy endpoint event: {e}")))
+                    .and_then(|uri| {
+                        if same_origin(&shared.url, &uri) {
+                            Ok(uri)
+                        } else {
+                            Err(TransportError::Protocol(format!(
+                                "legacy endpoint {} is not on the SSE URL's origin",
+                                redact_url(&uri.to_string())
+                            )))
+                        }
+                    });
+                let _ = tx.send(result);
+            }
+            Next::Event(event) if carries_message(&event) => {
+                dispatcher.handle_incoming(event.data.as_bytes()).await;
+            }
+            Next::Event(event) => {
+                tracing::debug!(connection = %label, event = %event.event_type, "SSE event without a message skipped");
+            }
+            Next::TooLarge(limit) => {
+                tracing::warn!(connection = %label, limit, "legacy SSE event over the size limit; skipped");
+            }
+            Next::Idle(_) => {}
+            Next::End(why) => {
+                tracing::debug!(connection = %label, %why, "legacy SSE stream ended");
+                dispatcher.close(CloseReason::new(format!("legacy SSE stream ended: {why}")));
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,572 @@
+//! The state one HTTP connection shares between the request path, the GET
+//! listener and the legacy reader: the client, the session, the negotiated
+//! revision, and the one function that performs an HTTP exchange (headers,
+//! redirects, the auth hook).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, LOCATION, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use mcp_transport::{CloseReason, TimeoutPhase, TransportError};
+use mcp_types::{JsonRpcMessage, JsonRpcResponse, ProtocolVersion, RequestId};
+use tokio::task::AbortHandle;
+
+use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, HttpConfig};
+use crate::connector::{HttpClient, build_client, proxy_authorization};
+use crate::legacy::LegacyLink;
+use crate::redact::redact_url;
+use crate::url::{resolve, same_origin};
+use crate::wire_rules::{
+    ACCEPT_POST, ACCEPT_SSE, LAST_EVENT_ID, MCP_AUTH_SERVER, MCP_METHOD, MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID, WireRules, wire_rules,
+};
+
+/// Which transport the connection speaks right now.
+#[derive(Debug, Clone)]
+pub(crate) enum ModeState {
+    /// Auto mode before the first request settled it.
+    Probing,
+    /// Streamable HTTP.
+    Streamable,
+    /// Legacy HTTP+SSE, with the endpoint to POST to.
+    Legacy(Arc<LegacyLink>),
+}
+
+/// What one exchange sends besides the body.
+#[derive(Debug, Clone)]
+pub(crate) enum Kind {
+    /// A POST of one JSON-RPC message (`method` for requests/notifications).
+    Post {
+        method: Option<String>,
+        with_session: bool,
+    },
+    /// A GET of an SSE stream, resuming after `last_event_id`.
+    Get { last_event_id: Option<String> },
+    /// The DELETE of the session.
+    Delete,
+}
+
+/// A reply, with what the request carried.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub response: Response<Incoming>,
+    /// The `Mcp-Session-Id` the request carried.
+    pub sent_session: Option<String>,
+}
+
+/// The connection's shared state.
+pub(crate) struct Shared {
+    pub me: Weak<Shared>,
+    pub client: HttpClient,
+    pub url: Uri,
+    pub config: HttpConfig,
+    static_headers: HeaderMap,
+    auth_headers: Mutex<HeaderMap>,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<ProtocolVersion>>,
+    pub mode: Mutex<ModeState>,
+    pub fallback_lock: tokio::sync::Mutex<()>,
+    pub listener: Mutex<Option<AbortHandle>>,
+    pub legacy_reader: Mutex<Option<AbortHandle>>,
+    pub listener_started: AtomicBool,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("url", &redact_url(&self.url.to_string()))
+            .field("label", &self.config.label)
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    /// Validates `config` and builds the state.
+    ///
+    /// Errors: `Protocol` for an invalid URL or header.
+    pub fn new(config: HttpConfig, initial: ModeState) -> Result<Arc<Shared>, TransportError> {
+        let url: Uri = config.url.parse().map_err(|e| {
+            TransportError::Protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
+        })?;
+        match url.scheme_str() {
+            Some("http") | Some("https") if url.authority().is_some() => {}
+            _ => {
+                return Err(TransportError::Protocol(format!(
+                    "URL {} is not an absolute http(s) URL",
+                    redact_url(&config.url)
+                )));
+            }
+        }
+        let mut static_headers = HeaderMap::new();
+        for (name, value) in &config.headers {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|_| TransportError::Protocol(format!("invalid header name {name:?}")))?;
+            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| {
+                // Never echo the value: it may be a secret.
+                TransportError::Protocol(format!("invalid value for header {name}"))
+            })?;
+            if name == AUTHORIZATION
+                || name.as_str().contains("key")
+                || name.as_str().contains("token")
+            {
+                value.set_sensitive(true);
+            }
+            static_headers.append(name, value);
+        }
+        let client = build_client(&config.proxy, config.timeouts.connect);
+        Ok(Arc::new_cyclic(|me| Shared {
+            me: me.clone(),
+            client,
+            url,
+            static_headers,
+            auth_headers: Mutex::new(HeaderMap::new()),
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            mode: Mutex::new(initial),
+            fallback_lock: tokio::sync::Mutex::new(()),
+            listener: Mutex::new(None),
+            legacy_reader: Mutex::new(None),
+            listener_started: AtomicBool::new(false),
+            config,
+        }))
+    }
+
+    /// The label, for logs.
+    pub fn label(&self) -> &str {
+        &self.config.label
+    }
+
+    /// The wire rules of the negotiated revision.
+    pub fn rules(&self) -> WireRules {
+        wire_rules(*lock(&self.version))
+    }
+
+    /// Records the negotiated revision.
+    pub fn set_version(&self, v: ProtocolVersion) {
+        *lock(&self.version) = Some(v);
+    }
+
+    /// The current `Mcp-Session-Id`.
+    pub fn session(&self) -> Option<String> {
+        lock(&self.session).clone()
+    }
+
+    /// Sets (or clears) the `Mcp-Session-Id`.
+    pub fn set_session(&self, s: Option<String>) {
+        *lock(&self.session) = s;
+    }
+
+    /// Takes the session id (for the DELETE on close).
+    pub fn take_session(&self) -> Option<String> {
+        lock(&self.session).take()
+    }
+
+    /// Drops the session id if it is still `sent`.
+    fn drop_session(&self, sent: &str) {
+        let mut s = lock(&self.session);
+        if s.as_deref() == Some(sent) {
+            *s = None;
+        }
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> ModeState {
+        lock(&self.mode).clone()
+    }
+
+    /// Sets the mode.
+    pub fn set_mode(&self, m: ModeState) {
+        *lock(&self.mode) = m;
+    }
+
+    fn build(
+        &self,
+        method: &Method,
+        url: &Uri,
+        body: &Bytes,
+        kind: &Kind,
+        cross_origin: bool,
+    ) -> Result<(Request<Full<Bytes>>, Option<String>), TransportError> {
+        let mut headers = self.static_headers.clone();
+        let auth = lock(&self.auth_headers).clone();
+        for (name, value) in auth.iter() {
+            headers.insert(name.clone(), value.clone());
+        }
+        if cross_origin {
+            headers.remove(AUTHORIZATION);
+            headers.remove(COOKIE);
+            for name in auth.keys() {
+                headers.remove(name);
+            }
+        }
+        for name in [ACCEPT, CONTENT_TYPE] {
+            if headers.remove(&name).is_some() {
+                tracing::debug!(connection = %self.label(), header = %name, "configured header ignored: the transport sets it");
+            }
+        }
+        let rules = self.rules();
+        let mut with_session = rules.sessions;
+        match kind {
+            Kind::Post {
+                method: rpc_method,
+                with_session: ws,
+            } => {
+                headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_POST));
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                if rules.method_header
+                    && let Some(m) = rpc_method
+                        .as_deref()
+                        .and_then(|m| HeaderValue::try_from(m).ok())
+                {
+                    headers.insert(MCP_METHOD, m);
+                }
+                with_session &= *ws;
+            }
+            Kind::Get { last_event_id } => {
+                headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_SSE));
+                headers.remove(LAST_EVENT_ID);
+                if let Some(v) = last_event_id
+                    .as_deref()
+                    .and_then(|v| HeaderValue::try_from(v).ok())
+                {
+                    headers.insert(LAST_EVENT_ID, v);
+                }
+            }
+            Kind::Delete => {}
+        }
+        headers.remove(MCP_PROTOCOL_VERSION);
+        if rules.version_header
+            && let Some(v) = *lock(&self.version)
+        {
+            headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
+        }
+        headers.remove(MCP_SESSION_ID);
+        let session = if with_session { self.session() } else { None };
+        let session = session.and_then(|s| {
+            HeaderValue::try_from(s.as_str()).ok().map(|v| {
+                headers.insert(MCP_SESSION_ID, v);
+                s
+            })
+        });
+        if let Some(v) = proxy_authorization(&self.config.proxy, url) {
+            headers.insert(http::header::PROXY_AUTHORIZATION, v);
+        }
+        let mut request = Request::builder()
+            .method(method.clone())
+            .uri(url.clone())
+            .body(Full::new(body.clone()))
+            .map_err(|e| TransportError::Protocol(format!("cannot build the HTTP request: {e}")))?;
+        *request.headers_mut() = headers;
+        Ok((request, session))
+    }
+
+    /// Sends one HTTP request to `url`, following 307/308 redirects (method,
+    /// body and headers kept; cross-origin hops drop `Authorization` and
+    /// cookies), and calling the auth hook once on 401/403.
+    ///
+    /// Errors: `Timeout{Connect}`, `Io` for network failures; `Protocol` for
+    /// a 301/302/303 on a non-GET, a bad `Location` or too many hops.
+    pub async fn exchange(
+        &self,
+        method: Method,
+        url: Uri,
+        body: Bytes,
+        kind: Kind,
+    ) -> Result<Reply, TransportError> {
+        let mut auth_retried = false;
+        'auth: loop {
+            let mut target = url.clone();
+            let mut cross_origin = false;
+            let mut hops = 0usize;
+            loop {
+                let (request, sent_session) =
+                    self.build(&method, &target, &body, &kind, cross_origin)?;
+                let response = self
+                    .client
+                    .request(request)
+                    .await
+                    .map_err(|e| self.network_error(&target, e))?;
+                let status = response.status();
+                if status.is_redirection() {
+                    let code = status.as_u16();
+                    let location = response
+                        .headers()
+                        .get(LOCATION)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned);
+                    let follow = matches!(code, 307 | 308)
+                        || (method == Method::GET && matches!(code, 301..=303));
+                    if matches!(code, 301..=303) && !follow {
+                        return Err(TransportError::Protocol(format!(
+                            "the server answered {method} {} with a {code} redirect to {}; \
+                             an MCP {method} is never re-sent as a GET: configure the new URL \
+                             (or have the server use 307/308)",
+                            redact_url(&target.to_string()),
+                            location
+                                .as_deref()
+                                .map(redact_url)
+                                .unwrap_or_else(|| "(no Location)".into())
+                        )));
+                    }
+                    if follow {
+                        let Some(location) = location else {
+                            return Err(TransportError::Protocol(format!(
+                                "HTTP {code} redirect without a Location header"
+                            )));
+                        };
+                        hops += 1;
+                        if hops > self.config.max_redirects {
+                            return Err(TransportError::Protocol(format!(
+                                "more than {} redirects",
+                                self.config.max_redirects
+                            )));
+                        }
+                        let next = resolve(&target, &location).map_err(|e| {
+                            TransportError::Protocol(format!("bad redirect Location: {e}"))
+                        })?;
+                        if !same_origin(&url, &next) {
+                            cross_origin = true;
+                        }
+                        tracing::debug!(connection = %self.label(), code, to = %redact_url(&next.to_string()), "following redirect");
+                        target = next;
+                        continue;
+                    }
+                }
+                if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+                    && !auth_retried
+                    && let Some(provider) = self.config.auth_provider.clone()
+                {
+                    auth_retried = true;
+                    let challenge = AuthChallenge {
+                        status: status.as_u16(),
+                        www_authenticate: header_text(
+                            response.headers(),
+                            WWW_AUTHENTICATE.as_str(),
+                        ),
+                        auth_server: header_text(response.headers(), MCP_AUTH_SERVER),
+                        url: redact_url(&target.to_string()),
+                    };
+                    drop(response);
+                    if let Some(mut extra) = provider.on_unauthorized(&challenge).await {
+                        for (_, v) in extra.iter_mut() {
+                            v.set_sensitive(true);
+                        }
+                        let mut auth = lock(&self.auth_headers);
+                        for (name, value) in extra.iter() {
+                            auth.insert(name.clone(), value.clone());
+                        }
+                        drop(auth);
+                        continue 'auth;
+                    }
+                    // The provider gave up: report the refusal as it was.
+                    return Err(TransportError::Http {
+                        status: challenge.status,
+                        body: String::new(),
+                        www_authenticate: challenge.www_authenticate,
+                        auth_server: challenge.auth_server,
+                    });
+                }
+                return Ok(Reply {
+                    response,
+                    sent_session,
+                });
+            }
+        }
+    }
+
+    fn network_error(&self, url: &Uri, e: hyper_util::client::legacy::Error) -> TransportError {
+        let mut chain = e.to_string();
+        let mut timed_out = false;
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            chain.push_str(": ");
+            chain.push_str(&s.to_string());
+            if let Some(io) = s.downcast_ref::<std::io::Error>()
+                && io.kind() == std::io::ErrorKind::TimedOut
+            {
+                timed_out = true;
+            }
+            source = s.source();
+        }
+        if e.is_connect() && (timed_out || chain.contains("timed out")) {
+            return TransportError::Timeout {
+                ms: self.config.timeouts.connect.as_millis() as u64,
+                phase: TimeoutPhase::Connect,
+            };
+        }
+        let kind = if e.is_connect() {
+            std::io::ErrorKind::ConnectionRefused
+        } else {
+            std::io::ErrorKind::Other
+        };
+        TransportError::Io(Arc::new(std::io::Error::new(
+            kind,
+            format!(
+                "HTTP request to {} failed: {chain}",
+                redact_url(&url.to_string())
+            ),
+        )))
+    }
+
+    /// The error for a non-2xx reply: `SessionExpired` (404, or a 400 saying
+    /// the session is unknown, to a request that carried `Mcp-Session-Id`;
+    /// the id is dropped), the JSON-RPC error for `request` when the body is
+    /// one, else `Http` with the body (truncated to 4 KiB) and the auth hints.
+    pub async fn http_error(&self, reply: Reply, request: Option<&RequestId>) -> TransportError {
+        let status = reply.response.status().as_u16();
+        let headers = reply.response.headers().clone();
+        let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT).await;
+        let body = String::from_utf8_lossy(&bytes).into_owned();
+        if let Some(sent) = reply.sent_session.as_deref()
+            && (status == 404 || (status == 400 && says_session_unknown(&body)))
+        {
+            self.drop_session(sent);
+            tracing::debug!(connection = %self.label(), status, "session expired; Mcp-Session-Id dropped");
+            return TransportError::SessionExpired(format!("HTTP {status}: {}", body.trim()));
+        }
+        if let Some(id) = request
+            && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
+                id: Some(rid),
+                outcome: Err(e),
+            })) = JsonRpcMessage::decode(&bytes)
+            && &rid == id
+        {
+            return TransportError::JsonRpc(e);
+        }
+        TransportError::Http {
+            status,
+            body,
+            www_authenticate: header_text(&headers, WWW_AUTHENTICATE.as_str()),
+            auth_server: header_text(&headers, MCP_AUTH_SERVER),
+        }
+    }
+
+    /// The `Mcp-Session-Id` a response assigned, when valid (visible ASCII).
+    pub fn capture_session(&self, headers: &HeaderMap) {
+        if !self.rules().sessions {
+            return;
+        }
+        match headers.get(MCP_SESSION_ID).map(|v| v.to_str()) {
+            Some(Ok(s)) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => {
+                self.set_session(Some(s.to_owned()));
+            }
+            Some(_) => {
+                tracing::warn!(connection = %self.label(), "ignoring an Mcp-Session-Id with characters outside visible ASCII");
+                self.set_session(None);
+            }
+            None => self.set_session(None),
+        }
+    }
+}
+
+/// The value of header `name` as text.
+pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// `true` when a 400 body says the session is unknown (how real servers
+/// answer a stale `Mcp-Session-Id`).
+pub(crate) fn says_session_unknown(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    b.contains("session")
+        && [
+            "not found",
+            "unknown",
+            "invalid",
+            "expired",
+            "no valid",
+            "does not exist",
+            "missing",
+        ]
+        .iter()
+        .any(|w| b.contains(w))
+}
+
+/// Reads at most `limit` bytes of `body`; `true` when there was more.
+pub(crate) async fn read_limited(mut body: Incoming, limit: usize) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { break };
+        if let Ok(data) = frame.into_data() {
+            let room = limit - out.len();
+            if data.len() > room {
+                out.extend_from_slice(&data[..room]);
+                return (out, true);
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    (out, false)
+}
+
+/// Reads a whole body of at most `limit` bytes.
+///
+/// Errors: `MessageTooLarge` past the limit; `Io` when the body fails.
+pub(crate) async fn read_bounded(
+    mut body: Incoming,
+    limit: usize,
+) -> Result<Vec<u8>, TransportError> {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            TransportError::Io(Arc::new(std::io::Error::other(format!(
+                "reading the response body: {e}"
+            ))))
+        })?;
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > limit {
+                return Err(TransportError::MessageTooLarge { limit });
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(out)
+}
+
+/// The error of a request whose reply ended without its response.
+pub(crate) fn no_response(id: &RequestId, detail: Option<&str>) -> TransportError {
+    let mut message = format!("No response received for request ID {id}");
+    if let Some(d) = detail {
+        message.push_str(" (");
+        message.push_str(d);
+        message.push(')');
+    }
+    TransportError::Closed(CloseReason::new(message))
+}
+
+/// A timeout error of `phase` after `d`.
+pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
+    TransportError::Timeout {
+        ms: d.as_millis() as u64,
+        phase,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_unknown_bodies() {
+        assert!(says_session_unknown(
+            r#"{"error":{"message":"Session not found"}}"#
+        ));
+        assert!(says_session_unknown(
+            "Bad Request: No valid session ID provided"
+        ));
+        assert!(says_session_unknown("invalid session id"));
+        assert!(!says_session_unknown("Unsupported protocol version"));
+        assert!(!says_session_unknown("session"));
+    }
+}

@@ -1,0 +1,237 @@
+//! Streamable HTTP (spec `basic/transports` § Streamable HTTP, 2025-03-26 …
+//! 2025-11-25): the delivery of one message by POST, the reading of its
+//! reply (JSON or SSE), resumption with `Last-Event-ID`, and the dispatch
+//! between Streamable, legacy and auto-detection.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::Method;
+use hyper::body::Incoming;
+use mcp_transport::{Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
+use mcp_types::RequestId;
+
+use crate::event_stream::{EventStream, Next, carries_message};
+use crate::media::{Media, classify};
+use crate::shared::{Kind, ModeState, Shared, no_response, read_bounded, timeout};
+
+#[async_trait]
+impl Outbound for Shared {
+    async fn send(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError> {
+        match self.mode() {
+            ModeState::Legacy(link) => self.send_legacy(&link, message).await,
+            ModeState::Streamable => self.send_streamable(message, dispatcher, false).await,
+            ModeState::Probing => {
+                let probe = message.kind == OutgoingKind::Request;
+                self.send_streamable(message, dispatcher, probe).await
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// POSTs one message. For a notification or a response, the reply status
+    /// is all that matters (any 2xx = delivered, within the notify timeout).
+    /// For a request, the reply is read until its response arrived (the
+    /// dispatcher then drops this future) or the reply ended.
+    async fn send_streamable(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+        probe: bool,
+    ) -> Result<(), TransportError> {
+        let is_initialize = message.method.as_deref() == Some("initialize");
+        let kind = Kind::Post {
+            method: message.method.clone(),
+            with_session: !is_initialize,
+        };
+        let exchange = self.exchange(Method::POST, self.url.clone(), message.body.clone(), kind);
+        let reply = if message.kind == OutgoingKind::Request {
+            exchange.await?
+        } else {
+            let limit = self.config.timeouts.notify;
+            tokio::time::timeout(limit, exchange)
+                .await
+                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??
+        };
+        let status = reply.response.status();
+        if probe {
+            if matches!(status.as_u16(), 400 | 404 | 405) {
+                tracing::debug!(connection = %self.label(), status = status.as_u16(), "POST refused: falling back to the legacy HTTP+SSE transport");
+                drop(reply);
+                return self.fall_back_to_legacy(message, dispatcher).await;
+            }
+            if status.is_success() {
+                self.set_mode(ModeState::Streamable);
+            }
+        }
+        if !status.is_success() {
+            return Err(self.http_error(reply, message.id.as_ref()).await);
+        }
+        if is_initialize {
+            self.capture_session(reply.response.headers());
+        }
+        let Some(id) = message
+            .id
+            .clone()
+            .filter(|_| message.kind == OutgoingKind::Request)
+        else {
+            // A notification or a response: any 2xx means delivered; the
+            // body (if any) is not ours to interpret.
+            tracing::trace!(connection = %self.label(), status = status.as_u16(), "message delivered");
+            if message.method.as_deref() == Some("notifications/initialized")
+                && self.config.listen_after_initialized
+                && let Some(me) = self.me.upgrade()
+            {
+                me.start_listening(dispatcher);
+            }
+            return Ok(());
+        };
+        match classify(reply.response.headers()) {
+            Media::Json => {
+                let body =
+                    read_bounded(reply.response.into_body(), self.config.max_event_bytes).await?;
+                dispatcher.handle_incoming(&body).await;
+                // When the body was the response, the dispatcher prefers it
+                // over this error.
+                Err(no_response(
+                    &id,
+                    Some("the JSON reply was not its response"),
+                ))
+            }
+            Media::EventStream => {
+                self.read_reply_stream(reply.response.into_body(), &id, dispatcher)
+                    .await
+            }
+            Media::Missing => Err(no_response(
+                &id,
+                Some(&format!("HTTP {} without a body type", status.as_u16())),
+            )),
+            Media::Other(media) => Err(TransportError::Protocol(format!(
+                "unsupported Content-Type {media:?} in the HTTP {} reply to request {id} \
+                 (expected application/json or text/event-stream)",
+                status.as_u16()
+            ))),
+        }
+    }
+
+    /// Reads an SSE reply to request `id`, delivering every message as it
+    /// arrives; resumes with GET + `Last-Event-ID` when the stream ends early
+    /// and the server gave event ids.
+    async fn read_reply_stream(
+        &self,
+        body: Incoming,
+        id: &RequestId,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError> {
+        let limit = self.config.max_event_bytes;
+        let idle = self.config.timeouts.sse_idle;
+        let backoff = self.config.reconnect;
+        let mut stream = EventStream::new(body, limit, idle);
+        let mut last_event_id: Option<String> = None;
+        let mut retry = None;
+        let mut attempt = 0u32;
+        loop {
+            let end = loop {
+                match stream.next().await {
+                    Next::Event(event) => {
+                        attempt = 0;
+                        if carries_message(&event) {
+                            dispatcher.handle_incoming(event.data.as_bytes()).await;
+                        } else {
+                            tracing::debug!(connection = %self.label(), event = %event.event_type, "SSE event without a message skipped");
+                        }
+                    }
+                    Next::TooLarge(limit) => {
+                        tracing::warn!(connection = %self.label(), %id, limit, "SSE event over the size limit; failing the request");
+                        return Err(TransportError::MessageTooLarge { limit });
+                    }
+                    Next::Idle(d) => return Err(timeout(d, TimeoutPhase::SseResponse)),
+                    Next::End(why) => break why,
+                }
+            };
+            if let Some(last) = stream.last_event_id() {
+                last_event_id = Some(last);
+            }
+            if let Some(r) = stream.retry() {
+                retry = Some(r);
+            }
+            let Some(resume_from) = last_event_id.clone() else {
+                return Err(no_response(id, Some(&end)));
+            };
+            // The response may have been in the last read: let the
+            // dispatcher take it before anything is re-requested.
+            tokio::task::yield_now().await;
+            stream = loop {
+                if attempt >= backoff.max_retries() {
+                    return Err(no_response(
+                        id,
+                        Some(&format!("{end}; gave up resuming after {attempt} attempts")),
+                    ));
+                }
+                tokio::time::sleep(backoff.delay_random(attempt, retry)).await;
+                attempt += 1;
+                tracing::debug!(connection = %self.label(), %id, last_event_id = %resume_from, attempt, "resuming the SSE reply");
+                let kind = Kind::Get {
+                    last_event_id: Some(resume_from.clone()),
+                };
+                match self
+                    .exchange(Method::GET, self.url.clone(), Bytes::new(), kind)
+                    .await
+                {
+                    Err(e) => {
+                        tracing::debug!(connection = %self.label(), error = %e, "resumption failed")
+                    }
+                    Ok(reply) => {
+                        let status = reply.response.status();
+                        if status.is_success()
+                            && classify(reply.response.headers()) == Media::EventStream
+                        {
+                            break EventStream::new(reply.response.into_body(), limit, idle);
+                        }
+                        if status.is_client_error() {
+                            return Err(no_response(
+                                id,
+                                Some(&format!(
+                                    "{end}; resumption refused with HTTP {}",
+                                    status.as_u16()
+                                )),
+                            ));
+                        }
+                        tracing::debug!(connection = %self.label(), status = status.as_u16(), "resumption reply unusable");
+                    }
+                }
+            };
+        }
+    }
+
+    /// Auto mode: the first request's POST was refused with 400/404/405, so
+    /// the server predates Streamable HTTP: open the legacy SSE stream on the
+    /// same URL and re-send that request there.
+    async fn fall_back_to_legacy(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError> {
+        let Some(me) = self.me.upgrade() else {
+            return Err(TransportError::Protocol("transport dropped".into()));
+        };
+        let link = {
+            let _guard = self.fallback_lock.lock().await;
+            match self.mode() {
+                ModeState::Legacy(link) => link,
+                _ => {
+                    let link = me.open_legacy(dispatcher).await?;
+                    self.set_mode(ModeState::Legacy(link.clone()));
+                    link
+                }
+            }
+        };
+        self.send_legacy(&link, message).await
+    }
+}

@@ -1,0 +1,209 @@
+//! [`HttpTransport`]: the [`Transport`] over Streamable HTTP, legacy
+//! HTTP+SSE, or either (auto-detection).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use http::Method;
+use mcp_transport::{
+    CloseReason, Dispatcher, RequestOptions, Transport, TransportError, TransportEvents,
+};
+use mcp_types::ProtocolVersion;
+use serde_json::Value;
+
+use crate::config::{HttpConfig, HttpMode};
+use crate::shared::{Kind, ModeState, Shared};
+
+/// Which transport a connection ended up speaking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ActiveMode {
+    /// Auto mode, before the first request settled it.
+    Undecided,
+    /// Streamable HTTP.
+    Streamable,
+    /// Legacy HTTP+SSE (2024-11-05).
+    Legacy,
+}
+
+/// A connection to one remote MCP server over HTTP.
+///
+/// Requests, notifications, timeouts, cancellation and progress go through
+/// the shared [`Dispatcher`]; this type only moves bytes (see the crate docs
+/// for the wire behaviour).
+///
+/// # Cancel safety
+/// Dropping a [`request`](Transport::request) future sends the server
+/// `notifications/cancelled` (never for `initialize`) and drops the reply
+/// stream. Dropping the transport without [`close`](Transport::close) stops
+/// its background readers but cannot send the session `DELETE`.
+pub struct HttpTransport {
+    shared: Arc<Shared>,
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl std::fmt::Debug for HttpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpTransport")
+            .field("label", &self.shared.label())
+            .field("mode", &self.mode())
+            .field("connected", &self.dispatcher.is_open())
+            .finish()
+    }
+}
+
+impl HttpTransport {
+    /// Connects to the server of `config` in `mode`.
+    ///
+    /// Streamable and Auto do no I/O here (the first POST is the first
+    /// contact). Legacy opens the SSE stream and waits for the `endpoint`
+    /// event (up to `config.timeouts.connect`).
+    ///
+    /// Errors: `Protocol` for an invalid URL or header; in Legacy mode `Http`,
+    /// `Io`, `Timeout{Connect}` or `Closed` from the stream set-up.
+    pub async fn connect(
+        config: HttpConfig,
+        mode: HttpMode,
+    ) -> Result<HttpTransport, TransportError> {
+        let initial = match mode {
+            HttpMode::Auto => ModeState::Probing,
+            _ => ModeState::Streamable,
+        };
+        let label = config.label.clone();
+        let shared = Shared::new(config, initial)?;
+        let dispatcher = Dispatcher::new(shared.clone(), label);
+        if mode == HttpMode::Legacy {
+            let link = shared.open_legacy(&dispatcher).await?;
+            shared.set_mode(ModeState::Legacy(link));
+        }
+        Ok(HttpTransport { shared, dispatcher })
+    }
+
+    /// [`connect`](Self::connect) in [`HttpMode::Auto`]: Streamable HTTP,
+    /// falling back to legacy HTTP+SSE when the first request's POST gets
+    /// 400, 404 or 405 (that same request is then re-sent over legacy).
+    ///
+    /// Errors: as [`connect`](Self::connect).
+    pub async fn connect_auto(config: HttpConfig) -> Result<HttpTransport, TransportError> {
+        Self::connect(config, HttpMode::Auto).await
+    }
+
+    /// Opens the GET stream for server-initiated messages now (Streamable
+    /// HTTP only; at most once per connection). It is opened automatically
+    /// after `notifications/initialized` is delivered unless
+    /// [`HttpConfig::listen_after_initialized`] is off.
+    pub fn start_listening(&self) {
+        self.shared.start_listening(&self.dispatcher);
+    }
+
+    /// Which transport is in use.
+    pub fn mode(&self) -> ActiveMode {
+        match self.shared.mode() {
+            ModeState::Probing => ActiveMode::Undecided,
+            ModeState::Streamable => ActiveMode::Streamable,
+            ModeState::Legacy(_) => ActiveMode::Legacy,
+        }
+    }
+
+    /// The shared dispatcher (for diagnostics, e.g. pending count).
+    pub fn dispatcher(&self) -> &Arc<Dispatcher> {
+        &self.dispatcher
+    }
+
+    /// Uses `session` as the `Mcp-Session-Id` (e.g. a one-shot call inside
+    /// a session the caller already has).
+    pub fn set_session_id(&self, session: Option<String>) {
+        self.shared.set_session(session);
+    }
+
+    fn stop_tasks(&self) {
+        for slot in [&self.shared.listener, &self.shared.legacy_reader] {
+            if let Some(task) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                task.abort();
+            }
+        }
+    }
+
+    /// Closes locally: stops background readers and fails pending requests,
+    /// without the session `DELETE`.
+    pub(crate) fn close_local(&self, reason: &str) {
+        self.stop_tasks();
+        self.dispatcher.close(CloseReason::new(reason));
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        self.stop_tasks();
+    }
+}
+
+#[async_trait]
+impl Transport for HttpTransport {
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, TransportError> {
+        self.dispatcher.request(method, params, options).await
+    }
+
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
+        self.dispatcher.notify(method, params).await
+    }
+
+    /// Stops the GET listener (and the legacy reader), sends `DELETE` with
+    /// the `Mcp-Session-Id` when there is one (405 and errors are ignored),
+    /// then fails pending requests with `Closed`.
+    async fn close(&self) -> Result<(), TransportError> {
+        self.stop_tasks();
+        let streamable = !matches!(self.shared.mode(), ModeState::Legacy(_));
+        if self.dispatcher.is_open()
+            && streamable
+            && let Some(session) = self.shared.session()
+        {
+            let limit = self.shared.config.timeouts.close;
+            let delete = self.shared.exchange(
+                Method::DELETE,
+                self.shared.url.clone(),
+                Bytes::new(),
+                Kind::Delete,
+            );
+            match tokio::time::timeout(limit, delete).await {
+                Ok(Ok(reply)) => {
+                    tracing::debug!(connection = %self.shared.label(), status = reply.response.status().as_u16(), "session DELETE answered")
+                }
+                Ok(Err(e)) => {
+                    tracing::debug!(connection = %self.shared.label(), error = %e, "session DELETE failed")
+                }
+                Err(_) => {
+                    tracing::debug!(connection = %self.shared.label(), "session DELETE timed out")
+                }
+            }
+            let _ = session;
+            self.shared.take_session();
+        }
+        self.dispatcher
+            .close(CloseReason::new("closed by the client"));
+        Ok(())
+    }
+
+    fn is_connected(&self) -> bool {
+        self.dispatcher.is_open()
+    }
+
+    fn take_events(&self) -> Option<TransportEvents> {
+        self.dispatcher.take_events()
+    }
+
+    fn set_protocol_version(&self, version: ProtocolVersion) {
+        self.shared.set_version(version);
+        self.dispatcher.set_protocol_version(version);
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.shared.session()
+    }
+}
