@@ -1,10 +1,102 @@
-//! `mcp`: the command line of the MCP client stack.
+//! `mcp`: the command line of the MCP client stack. See `mcp --help`.
+//!
+//! Exit codes: 0 success, 1 the tool reported an error (`isError`), 2
+//! failure (usage, configuration, connection, protocol), 130 interrupted.
+#![forbid(unsafe_code)]
 
+mod arguments;
+mod cli;
+mod commands;
+mod connect;
 mod demo;
+mod exit;
+mod form;
+mod handler;
+mod http;
+mod render;
+mod targets;
+mod ui;
+mod wiretap;
 
-#[tokio::main]
-async fn main() {
-    if let Err(e) = demo::run_stdio().await {
-        eprintln!("{e}");
-    }
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use mcp_client::CancellationToken;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Command};
+
+/// How long the runtime waits for blocking tasks (a pending terminal read)
+/// at exit: 500 ms.
+const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
+
+fn init_tracing(default: &str) {
+    let filter = EnvFilter::try_from_env("MCP_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(true)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::FAILURE
+            } else {
+                exit::SUCCESS
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::FAILURE);
+        }
+    };
+    let code = if matches!(cli.command, Command::ServeDemo) {
+        init_tracing("info");
+        match runtime.block_on(demo::run_stdio()) {
+            Ok(()) => exit::SUCCESS,
+            Err(e) => {
+                tracing::error!(error = %e, "demo server stopped");
+                exit::FAILURE
+            }
+        }
+    } else {
+        init_tracing(if cli.verbose {
+            "warn,mcp::wire=debug,mcp_client=debug,mcp_transport=debug,mcp_transport_stdio=debug,mcp_transport_http=debug,mcp_stdio::stderr=info"
+        } else {
+            "error"
+        });
+        runtime.block_on(async {
+            let ui = Arc::new(ui::Ui::new());
+            let cancel = CancellationToken::new();
+            let on_interrupt = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    on_interrupt.cancel();
+                }
+            });
+            match commands::run(cli, Arc::clone(&ui), cancel).await {
+                Ok(code) => code,
+                Err(failure) => {
+                    ui.finish();
+                    if !failure.message.is_empty() {
+                        eprintln!("mcp: {}", failure.message);
+                    }
+                    failure.code
+                }
+            }
+        })
+    };
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    ExitCode::from(code)
 }

@@ -1,0 +1,145 @@
+//! Command-line syntax (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Targets (first that applies):
+  --config FILE        servers from an mcpServers JSON file (default: ./.mcp.json when it exists)
+  --stdio \"CMD ARGS\"   one server started as a child process (split like a shell would)
+  --url URL            one server over Streamable HTTP (--header K:V, repeatable)
+  (none)               the built-in demo server `demo` (this binary re-run as `mcp serve-demo`)
+
+Arguments of `call` and `prompt`: one JSON object, or key=value pairs. A value is parsed as
+JSON when it parses (numbers, true/false, null, objects, arrays) and kept a string otherwise;
+a property the tool's inputSchema types as \"string\" always stays a string.
+
+Exit codes:
+  0    success
+  1    the tool ran and reported an error (isError: true)
+  2    failure: usage, configuration, connection or protocol error (incl. unknown tool)
+  130  interrupted (Ctrl-C); the call is cancelled and the server is sent notifications/cancelled
+
+Examples:
+  mcp tools
+  mcp call echo message=hi
+  mcp call add a=2 b=3
+  mcp call countdown steps=10
+  mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
+  mcp --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\" tools";
+
+/// `mcp`: talk to Model Context Protocol servers from a terminal.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// An mcpServers configuration file (default: ./.mcp.json when it exists).
+    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["stdio", "url"])]
+    pub config: Option<PathBuf>,
+
+    /// Run one server as a child process over stdio, e.g. "node server.js --flag".
+    #[arg(
+        long,
+        global = true,
+        value_name = "COMMAND LINE",
+        conflicts_with = "url"
+    )]
+    pub stdio: Option<String>,
+
+    /// Connect to one server over Streamable HTTP.
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// Use the deprecated HTTP+SSE transport (2024-11-05) for --url.
+    #[arg(long, global = true, requires = "url")]
+    pub sse: bool,
+
+    /// An HTTP header for --url, "Name: value" (repeatable).
+    #[arg(
+        long = "header",
+        short = 'H',
+        global = true,
+        value_name = "K:V",
+        requires = "url"
+    )]
+    pub headers: Vec<String>,
+
+    /// Print results as JSON (for scripts).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Show the JSON-RPC traffic and client logs on stderr.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+
+    /// Per-request timeout in seconds (a call's timeout restarts on each progress
+    /// notification, up to one hour).
+    #[arg(long, global = true, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
+
+    /// Never prompt: decline elicitation requests even on a terminal.
+    #[arg(long, global = true)]
+    pub no_input: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Each server: status, protocol revision, counts of tools/resources/prompts.
+    Servers,
+    /// List the tools (of SERVER, or of every server).
+    Tools {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Call a tool: `call [SERVER] TOOL [JSON | key=value ...]`.
+    Call {
+        /// [SERVER] TOOL [JSON | key=value ...]
+        #[arg(required = true, num_args = 1.., value_name = "ARGS", allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// List the resources and resource templates.
+    Resources {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Read a resource: `read [SERVER] URI`.
+    Read {
+        /// [SERVER] URI
+        #[arg(required = true, num_args = 1..=2, value_name = "ARGS")]
+        words: Vec<String>,
+    },
+    /// List the prompts.
+    Prompts {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Get a prompt: `prompt [SERVER] NAME [key=value ...]`.
+    Prompt {
+        /// [SERVER] NAME [key=value ...]
+        #[arg(required = true, num_args = 1.., value_name = "ARGS")]
+        words: Vec<String>,
+    },
+    /// Complete an argument: `complete [SERVER] prompt NAME ARG VALUE` or
+    /// `complete [SERVER] resource URI-TEMPLATE ARG VALUE`.
+    Complete {
+        /// [SERVER] prompt|resource REF ARG VALUE
+        #[arg(required = true, num_args = 4..=5, value_name = "ARGS", allow_hyphen_values = true)]
+        words: Vec<String>,
+        /// Already-chosen arguments, key=value (repeatable).
+        #[arg(long = "context", value_name = "K=V")]
+        context: Vec<String>,
+    },
+    /// Ping every server (or SERVER).
+    Ping {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Run the built-in demo server on stdin/stdout (what the CLI starts when
+    /// no target is given).
+    ServeDemo,
+}

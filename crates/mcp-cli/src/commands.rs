@@ -1,0 +1,628 @@
+//! The subcommands, run against the connected servers.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_client::{CallOptions, CancellationToken, Client};
+use mcp_types::completion::{
+    CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
+    PromptReference, ResourceTemplateReference,
+};
+use serde::Serialize;
+use serde_json::{Map, json};
+
+use crate::arguments::{is_argument, string_arguments, tool_arguments};
+use crate::cli::{Cli, Command};
+use crate::connect::{ConnectSettings, Server, close_all, connect_all};
+use crate::exit::{FAILURE, Failure, SUCCESS, TOOL_ERROR};
+use crate::render;
+use crate::targets;
+use crate::ui::Ui;
+
+/// The longest a tool call may run while it keeps sending progress: one hour.
+const MAX_CALL_TIME: Duration = Duration::from_secs(3600);
+
+/// Everything a command needs.
+struct Session {
+    servers: Vec<Server>,
+    ui: Arc<Ui>,
+    json: bool,
+    cancel: CancellationToken,
+    timeout: Duration,
+}
+
+/// Runs the command line; returns the exit code.
+///
+/// Errors: a [`Failure`] carrying its exit code and message.
+pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
+    let specs = targets::resolve(&cli)?;
+    if specs.is_empty() {
+        return Err(Failure::new("the configuration lists no enabled server"));
+    }
+    let settings = ConnectSettings {
+        timeout: Duration::from_secs(cli.timeout.max(1)),
+        verbose: cli.verbose,
+        allow_input: !cli.no_input,
+    };
+    let servers = until_cancelled(&cancel, connect_all(specs, &settings, &ui)).await;
+    let servers = match servers {
+        Ok(servers) => servers,
+        Err(f) => return Err(f),
+    };
+    let session = Session {
+        servers,
+        ui: Arc::clone(&ui),
+        json: cli.json,
+        cancel: cancel.clone(),
+        timeout: settings.timeout,
+    };
+    let outcome = until_cancelled(&cancel, session.dispatch(cli.command)).await;
+    let outcome = outcome.and_then(|r| r);
+    ui.finish();
+    close_all(&session.servers).await;
+    outcome
+}
+
+/// Runs `fut` unless Ctrl-C comes first (dropping it cancels its requests).
+async fn until_cancelled<T>(
+    cancel: &CancellationToken,
+    fut: impl Future<Output = T>,
+) -> Result<T, Failure> {
+    tokio::select! {
+        value = fut => Ok(value),
+        () = cancel.cancelled() => Err(Failure::interrupted()),
+    }
+}
+
+fn print_json(value: &impl Serialize) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Failure::new(format!("cannot serialize the output: {e}")))?;
+    println!("{text}");
+    Ok(())
+}
+
+impl Session {
+    async fn dispatch(&self, command: Command) -> Result<u8, Failure> {
+        match command {
+            Command::Servers => self.servers_cmd().await,
+            Command::Tools { server } => self.tools(server.as_deref()).await,
+            Command::Call { words } => self.call(&words).await,
+            Command::Resources { server } => self.resources(server.as_deref()).await,
+            Command::Read { words } => self.read(&words).await,
+            Command::Prompts { server } => self.prompts(server.as_deref()).await,
+            Command::Prompt { words } => self.prompt(&words).await,
+            Command::Complete { words, context } => self.complete(&words, &context).await,
+            Command::Ping { server } => self.ping(server.as_deref()).await,
+            Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
+        }
+    }
+
+    fn is_server(&self, name: &str) -> bool {
+        self.servers.iter().any(|s| s.name == name)
+    }
+
+    /// The connected servers, or only `only`. Unreachable servers are
+    /// reported on stderr; none left is a failure.
+    fn selected(&self, only: Option<&str>) -> Result<Vec<(&str, &Client)>, Failure> {
+        if let Some(name) = only {
+            let server = self
+                .servers
+                .iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| {
+                    Failure::new(format!("no server named {name:?} (have: {})", self.names()))
+                })?;
+            return match &server.client {
+                Ok(c) => Ok(vec![(server.name.as_str(), c)]),
+                Err(e) => Err(Failure::new(format!("{name}: {e}"))),
+            };
+        }
+        let mut ok = Vec::new();
+        let mut errors = Vec::new();
+        for s in &self.servers {
+            match &s.client {
+                Ok(c) => ok.push((s.name.as_str(), c)),
+                Err(e) => errors.push(format!("{}: {e}", s.name)),
+            }
+        }
+        if ok.is_empty() {
+            return Err(Failure::new(errors.join("\n")));
+        }
+        for e in errors {
+            self.ui.line(&format!("mcp: skipped {e}"));
+        }
+        Ok(ok)
+    }
+
+    fn names(&self) -> String {
+        self.servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Prints `lines` per server: bare with one server, under a header with several.
+    fn print_grouped(&self, groups: &[(&str, Vec<String>)]) {
+        let several = groups.len() > 1;
+        for (name, lines) in groups {
+            if several {
+                println!("{name}:");
+            }
+            for line in lines {
+                if several {
+                    println!("  {line}");
+                } else {
+                    println!("{line}");
+                }
+            }
+        }
+    }
+
+    async fn servers_cmd(&self) -> Result<u8, Failure> {
+        let mut rows = Vec::new();
+        for s in &self.servers {
+            let row = match &s.client {
+                Err(e) => json!({"name": s.name, "status": "failed", "error": e}),
+                Ok(c) => {
+                    let n = c.negotiated();
+                    let caps = &n.capabilities;
+                    let tools = match caps.tools {
+                        Some(_) => c.list_all_tools().await.ok().map(|t| t.len()),
+                        None => None,
+                    };
+                    let resources = match caps.resources {
+                        Some(_) => c.list_all_resources().await.ok().map(|r| r.len()),
+                        None => None,
+                    };
+                    let prompts = match caps.prompts {
+                        Some(_) => c.list_all_prompts().await.ok().map(|p| p.len()),
+                        None => None,
+                    };
+                    json!({
+                        "name": s.name,
+                        "status": "connected",
+                        "protocolVersion": n.protocol_version.as_str(),
+                        "serverInfo": {"name": n.server_info.name, "version": n.server_info.version},
+                        "tools": tools, "resources": resources, "prompts": prompts,
+                    })
+                }
+            };
+            rows.push(row);
+        }
+        let all_ok = self.servers.iter().all(|s| s.client.is_ok());
+        if self.json {
+            print_json(&rows)?;
+        } else {
+            for row in &rows {
+                let name = row["name"].as_str().unwrap_or("");
+                if row["status"] == "failed" {
+                    println!("{name}  failed: {}", row["error"].as_str().unwrap_or(""));
+                    continue;
+                }
+                let count = |k: &str| {
+                    row[k]
+                        .as_u64()
+                        .map_or_else(|| "-".to_owned(), |n| n.to_string())
+                };
+                println!(
+                    "{name}  connected  {}  {} {}  tools: {}  resources: {}  prompts: {}",
+                    row["protocolVersion"].as_str().unwrap_or(""),
+                    row["serverInfo"]["name"].as_str().unwrap_or(""),
+                    row["serverInfo"]["version"].as_str().unwrap_or(""),
+                    count("tools"),
+                    count("resources"),
+                    count("prompts"),
+                );
+            }
+        }
+        Ok(if all_ok { SUCCESS } else { FAILURE })
+    }
+
+    async fn tools(&self, only: Option<&str>) -> Result<u8, Failure> {
+        let mut json_out = Map::new();
+        let mut groups = Vec::new();
+        for (name, client) in self.selected(only)? {
+            let tools = client
+                .list_all_tools()
+                .await
+                .map_err(|e| prefixed(name, e))?;
+            groups.push((name, tools.iter().map(render::tool_line).collect()));
+            json_out.insert(
+                name.to_owned(),
+                serde_json::to_value(&tools).unwrap_or_default(),
+            );
+        }
+        if self.json {
+            print_json(&json_out)?;
+        } else {
+            self.print_grouped(&groups);
+        }
+        Ok(SUCCESS)
+    }
+
+    /// Splits `[SERVER] NAME rest…`: the first word is a server when it
+    /// names one and the next word is a name, not an argument.
+    fn split_server<'w>(&self, words: &'w [String]) -> (Option<&'w str>, &'w [String]) {
+        match words {
+            [first, second, ..] if self.is_server(first) && !is_argument(second) => {
+                (Some(first.as_str()), &words[1..])
+            }
+            _ => (None, words),
+        }
+    }
+
+    async fn call(&self, words: &[String]) -> Result<u8, Failure> {
+        let (server, rest) = self.split_server(words);
+        let Some((tool_name, arg_words)) = rest.split_first() else {
+            return Err(Failure::new(
+                "usage: mcp call [SERVER] TOOL [JSON | key=value ...]",
+            ));
+        };
+        if is_argument(tool_name) {
+            return Err(Failure::new(format!(
+                "expected a tool name before the arguments, got {tool_name:?}"
+            )));
+        }
+        let (name, client, tool) = self.find_tool(server, tool_name).await?;
+        let arguments =
+            tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
+        let ui = Arc::clone(&self.ui);
+        let options = CallOptions::default()
+            .with_timeout(self.timeout)
+            .reset_timeout_on_progress(MAX_CALL_TIME)
+            .with_cancel(self.cancel.clone())
+            .with_progress(move |p| ui.progress(&p));
+        let result = client
+            .call_tool(tool_name, Some(arguments), options)
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        self.ui.finish();
+        let is_error = result.is_error == Some(true);
+        if self.json {
+            print_json(&result)?;
+        } else {
+            let text = render::call_result(&result);
+            if !text.is_empty() {
+                println!("{text}");
+            }
+        }
+        if is_error {
+            self.ui.line(&format!(
+                "mcp: tool {tool_name:?} reported an error (isError)"
+            ));
+            return Ok(TOOL_ERROR);
+        }
+        Ok(SUCCESS)
+    }
+
+    /// The server offering `tool`: `server` when given, else the one server
+    /// whose tool list has it.
+    async fn find_tool(
+        &self,
+        server: Option<&str>,
+        tool: &str,
+    ) -> Result<(&str, &Client, mcp_types::tools::Tool), Failure> {
+        let mut offering = Vec::new();
+        let mut everything = Vec::new();
+        for (name, client) in self.selected(server)? {
+            let tools = client
+                .list_all_tools()
+                .await
+                .map_err(|e| prefixed(name, e))?;
+            if let Some(t) = tools.iter().find(|t| t.name == tool) {
+                offering.push((name, client, t.clone()));
+            }
+            everything.extend(tools.into_iter().map(|t| {
+                if self.servers.len() > 1 {
+                    format!("{name} {}", t.name)
+                } else {
+                    t.name
+                }
+            }));
+        }
+        match offering.len() {
+            1 => Ok(offering.remove(0)),
+            0 => Err(Failure::new(format!(
+                "no tool named {tool:?}{} (available: {})",
+                server.map(|s| format!(" on {s}")).unwrap_or_default(),
+                everything.join(", ")
+            ))),
+            _ => Err(Failure::new(format!(
+                "several servers offer {tool:?} ({}): name one, e.g. `mcp call {} {tool} ...`",
+                offering.iter().map(|o| o.0).collect::<Vec<_>>().join(", "),
+                offering[0].0
+            ))),
+        }
+    }
+
+    async fn resources(&self, only: Option<&str>) -> Result<u8, Failure> {
+        let mut json_out = Map::new();
+        let mut groups = Vec::new();
+        for (name, client) in self.selected(only)? {
+            if client.server_capabilities().resources.is_none() {
+                groups.push((name, vec!["(no resources capability)".to_owned()]));
+                continue;
+            }
+            let resources = client
+                .list_all_resources()
+                .await
+                .map_err(|e| prefixed(name, e))?;
+            let templates = match client.list_all_resource_templates().await {
+                Ok(t) => t,
+                Err(e) if e.is_method_not_found() => Vec::new(),
+                Err(e) => return Err(prefixed(name, e)),
+            };
+            let mut lines: Vec<String> = resources.iter().map(render::resource_line).collect();
+            lines.extend(
+                templates
+                    .iter()
+                    .map(|t| format!("template {}", render::template_line(t))),
+            );
+            groups.push((name, lines));
+            json_out.insert(
+                name.to_owned(),
+                json!({"resources": resources, "resourceTemplates": templates}),
+            );
+        }
+        if self.json {
+            print_json(&json_out)?;
+        } else {
+            self.print_grouped(&groups);
+        }
+        Ok(SUCCESS)
+    }
+
+    async fn read(&self, words: &[String]) -> Result<u8, Failure> {
+        let (server, uri) = match words {
+            [server, uri] => (Some(server.as_str()), uri.as_str()),
+            [uri] => (None, uri.as_str()),
+            _ => return Err(Failure::new("usage: mcp read [SERVER] URI")),
+        };
+        let candidates = self.selected(server)?;
+        let (name, client) = if candidates.len() == 1 {
+            candidates[0]
+        } else {
+            let mut found = None;
+            for (name, client) in &candidates {
+                if client.server_capabilities().resources.is_none() {
+                    continue;
+                }
+                if let Ok(list) = client.list_all_resources().await {
+                    if list.iter().any(|r| r.uri == uri) {
+                        found = Some((*name, *client));
+                        break;
+                    }
+                }
+            }
+            found.ok_or_else(|| {
+                Failure::new(format!(
+                    "no server lists {uri:?}; name one: `mcp read SERVER URI`"
+                ))
+            })?
+        };
+        let result = client
+            .read_resource(uri)
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        if self.json {
+            print_json(&result)?;
+        } else {
+            for c in &result.contents {
+                let text = render::resource_contents(c);
+                if text.ends_with('\n') {
+                    print!("{text}");
+                } else {
+                    println!("{text}");
+                }
+            }
+        }
+        Ok(SUCCESS)
+    }
+
+    async fn prompts(&self, only: Option<&str>) -> Result<u8, Failure> {
+        let mut json_out = Map::new();
+        let mut groups = Vec::new();
+        for (name, client) in self.selected(only)? {
+            if client.server_capabilities().prompts.is_none() {
+                groups.push((name, vec!["(no prompts capability)".to_owned()]));
+                continue;
+            }
+            let prompts = client
+                .list_all_prompts()
+                .await
+                .map_err(|e| prefixed(name, e))?;
+            groups.push((name, prompts.iter().map(render::prompt_line).collect()));
+            json_out.insert(
+                name.to_owned(),
+                serde_json::to_value(&prompts).unwrap_or_default(),
+            );
+        }
+        if self.json {
+            print_json(&json_out)?;
+        } else {
+            self.print_grouped(&groups);
+        }
+        Ok(SUCCESS)
+    }
+
+    /// The server offering prompt `prompt`: `server` when given, else the
+    /// only server whose prompt list has it.
+    async fn find_prompt(
+        &self,
+        server: Option<&str>,
+        prompt: &str,
+    ) -> Result<(&str, &Client), Failure> {
+        let candidates = self.selected(server)?;
+        if candidates.len() == 1 {
+            return Ok(candidates[0]);
+        }
+        let mut offering = Vec::new();
+        for (name, client) in candidates {
+            if client.server_capabilities().prompts.is_none() {
+                continue;
+            }
+            let prompts = client
+                .list_all_prompts()
+                .await
+                .map_err(|e| prefixed(name, e))?;
+            if prompts.iter().any(|p| p.name == prompt) {
+                offering.push((name, client));
+            }
+        }
+        match offering.len() {
+            1 => Ok(offering[0]),
+            0 => Err(Failure::new(format!(
+                "no server offers a prompt named {prompt:?}"
+            ))),
+            _ => Err(Failure::new(format!(
+                "several servers offer {prompt:?}: name one"
+            ))),
+        }
+    }
+
+    async fn prompt(&self, words: &[String]) -> Result<u8, Failure> {
+        let (server, rest) = self.split_server(words);
+        let Some((prompt, arg_words)) = rest.split_first() else {
+            return Err(Failure::new(
+                "usage: mcp prompt [SERVER] NAME [key=value ...]",
+            ));
+        };
+        let args = string_arguments(arg_words).map_err(Failure::new)?;
+        let (name, client) = self.find_prompt(server, prompt).await?;
+        let arguments = (!args.is_empty()).then_some(args);
+        let result = client
+            .get_prompt(prompt.as_str(), arguments)
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        if self.json {
+            print_json(&result)?;
+        } else {
+            if let Some(d) = &result.description {
+                self.ui.line(d);
+            }
+            println!("{}", render::prompt_result(&result));
+        }
+        Ok(SUCCESS)
+    }
+
+    async fn complete(&self, words: &[String], context: &[String]) -> Result<u8, Failure> {
+        let (server, rest) = match words {
+            [server, rest @ ..] if rest.len() == 4 => (Some(server.as_str()), rest),
+            rest => (None, rest),
+        };
+        let [kind, reference, argument, value] = rest else {
+            return Err(Failure::new(
+                "usage: mcp complete [SERVER] prompt|resource REF ARG VALUE",
+            ));
+        };
+        let reference = match kind.as_str() {
+            "prompt" => CompletionReference::Prompt(PromptReference {
+                name: reference.clone(),
+                ..Default::default()
+            }),
+            "resource" => CompletionReference::Resource(ResourceTemplateReference {
+                uri: reference.clone(),
+                ..Default::default()
+            }),
+            other => {
+                return Err(Failure::new(format!(
+                    "complete: expected \"prompt\" or \"resource\", got {other:?}"
+                )));
+            }
+        };
+        let context: BTreeMap<String, String> = string_arguments(context).map_err(Failure::new)?;
+        let (name, client) = match (kind.as_str(), server) {
+            ("prompt", _) => self.find_prompt(server, &words[words.len() - 3]).await?,
+            _ => {
+                let c = self.selected(server)?;
+                if c.len() > 1 {
+                    return Err(Failure::new(
+                        "several servers: name one, `mcp complete SERVER resource ...`",
+                    ));
+                }
+                c[0]
+            }
+        };
+        let params = CompleteRequestParams {
+            reference,
+            argument: CompletionArgument {
+                name: argument.clone(),
+                value: value.clone(),
+                extra: Map::new(),
+            },
+            context: (!context.is_empty()).then(|| CompletionContext {
+                arguments: Some(context),
+                extra: Map::new(),
+            }),
+            meta: None,
+            extra: Map::new(),
+        };
+        let result = client
+            .complete(params)
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        if self.json {
+            print_json(&result)?;
+        } else {
+            for v in &result.completion.values {
+                println!("{v}");
+            }
+            if result.completion.has_more == Some(true) {
+                self.ui.line(&format!(
+                    "mcp: more completions available{}",
+                    result
+                        .completion
+                        .total
+                        .map(|t| format!(" ({t} in all)"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        Ok(SUCCESS)
+    }
+
+    async fn ping(&self, only: Option<&str>) -> Result<u8, Failure> {
+        let mut rows = Vec::new();
+        let mut failed = false;
+        for (name, client) in self.selected(only)? {
+            let start = Instant::now();
+            match client.ping().await {
+                Ok(()) => {
+                    let ms = start.elapsed().as_millis() as u64;
+                    rows.push(json!({"name": name, "ok": true, "ms": ms}));
+                }
+                Err(e) => {
+                    failed = true;
+                    rows.push(
+                        json!({"name": name, "ok": false, "error": crate::exit::error_chain(&e)}),
+                    );
+                }
+            }
+        }
+        if self.json {
+            print_json(&rows)?;
+        } else {
+            for r in &rows {
+                let name = r["name"].as_str().unwrap_or("");
+                if r["ok"] == true {
+                    println!("{name}: ok ({} ms)", r["ms"]);
+                } else {
+                    println!("{name}: failed: {}", r["error"].as_str().unwrap_or(""));
+                }
+            }
+        }
+        Ok(if failed { FAILURE } else { SUCCESS })
+    }
+}
+
+/// A client error, prefixed with the server's name.
+fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
+    let mut f = Failure::from(e);
+    if f.code == FAILURE {
+        f.message = format!("{server}: {}", f.message);
+    }
+    f
+}

@@ -1,0 +1,138 @@
+//! How the CLI answers server requests and shows server notifications.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_client::{ClientHandler, RequestContext};
+use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
+use mcp_types::logging::LoggingMessageNotificationParams;
+use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_types::{ErrorCode, JsonRpcError};
+use serde_json::Value;
+
+use crate::ui::Ui;
+
+/// One server's handler.
+#[derive(Debug)]
+pub struct CliHandler {
+    server: String,
+    ui: Arc<Ui>,
+    interactive: bool,
+    /// One form on the terminal at a time (shared by all servers).
+    form_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl CliHandler {
+    /// A handler for `server`. `allow_input`: false with `--no-input`;
+    /// forms are shown only when stdin and stderr are terminals as well.
+    pub fn new(
+        server: &str,
+        ui: Arc<Ui>,
+        allow_input: bool,
+        form_lock: Arc<tokio::sync::Mutex<()>>,
+    ) -> Self {
+        CliHandler {
+            server: server.to_owned(),
+            ui,
+            interactive: allow_input
+                && std::io::stdin().is_terminal()
+                && std::io::stderr().is_terminal(),
+            form_lock,
+        }
+    }
+}
+
+/// How a log message's `data` is shown: a string as is, anything else as JSON.
+pub fn log_text(data: &Value) -> String {
+    match data {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[async_trait]
+impl ClientHandler for CliHandler {
+    async fn on_logging_message(&self, params: LoggingMessageNotificationParams) {
+        let logger = params
+            .logger
+            .as_deref()
+            .map(|l| format!(" {l}"))
+            .unwrap_or_default();
+        self.ui.line(&format!(
+            "[{}{logger}] {}: {}",
+            self.server,
+            params.level,
+            log_text(&params.data)
+        ));
+    }
+
+    async fn elicit(
+        &self,
+        params: ElicitRequestParams,
+        ctx: RequestContext,
+    ) -> Result<ElicitResult, JsonRpcError> {
+        let form = match params {
+            ElicitRequestParams::Form(form) => form,
+            other => {
+                self.ui.line(&format!(
+                    "mcp: declined an elicitation request from {} (only form mode is supported): {}",
+                    self.server,
+                    other.message().unwrap_or("")
+                ));
+                return Ok(ElicitResult::new(ElicitAction::Decline));
+            }
+        };
+        if !self.interactive {
+            self.ui.line(&format!(
+                "mcp: declined an elicitation request from {} (not interactive: stdin is not a terminal or --no-input): {}",
+                self.server, form.message
+            ));
+            return Ok(ElicitResult::new(ElicitAction::Decline));
+        }
+        let _turn = self.form_lock.lock().await;
+        let ui = Arc::clone(&self.ui);
+        let server = self.server.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            ui.suspend(|| {
+                let stdin = std::io::stdin();
+                let mut input = stdin.lock();
+                let mut out = std::io::stderr();
+                crate::form::fill(
+                    &server,
+                    &form.message,
+                    &form.requested_schema,
+                    &mut input,
+                    &mut out,
+                )
+            })
+        });
+        tokio::select! {
+            joined = task => match joined {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(e)) => Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, format!("terminal error: {e}"))),
+                Err(e) => Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, format!("form failed: {e}"))),
+            },
+            () = ctx.cancel.cancelled() => {
+                self.ui.line("\nmcp: the server cancelled its question");
+                Ok(ElicitResult::new(ElicitAction::Cancel))
+            }
+        }
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _ctx: RequestContext,
+    ) -> Result<CreateMessageResult, JsonRpcError> {
+        self.ui.line(&format!(
+            "mcp: declined a sampling request from {} (the mcp command line has no model to sample with)",
+            self.server
+        ));
+        // Spec `client/sampling` § Error Handling: a user rejection is code -1.
+        Err(JsonRpcError::new(
+            ErrorCode(-1),
+            "User rejected sampling request: the mcp command line has no model to sample with",
+        ))
+    }
+}

@@ -1,0 +1,133 @@
+//! What the user sees on stderr while a command runs: progress from
+//! `notifications/progress` (an indicatif bar on a terminal, plain lines
+//! otherwise) and server log lines, which never tear the bar.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Mutex, MutexGuard};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_client::Progress;
+
+/// Shared stderr output.
+#[derive(Debug)]
+pub struct Ui {
+    bar: Mutex<Option<ProgressBar>>,
+    tty: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A plain progress line: `progress: 2/5 (40%) step 2 of 5`.
+pub fn progress_line(p: &Progress) -> String {
+    let mut line = match p.total {
+        Some(total) if total > 0.0 => format!(
+            "progress: {}/{} ({:.0}%)",
+            p.progress,
+            total,
+            (p.progress / total * 100.0).clamp(0.0, 100.0)
+        ),
+        Some(total) => format!("progress: {}/{}", p.progress, total),
+        None => format!("progress: {}", p.progress),
+    };
+    if let Some(message) = &p.message {
+        line.push(' ');
+        line.push_str(message);
+    }
+    line
+}
+
+impl Ui {
+    /// Output to this process's stderr; a bar only when stderr is a terminal.
+    pub fn new() -> Self {
+        Ui {
+            bar: Mutex::new(None),
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Shows one progress update.
+    pub fn progress(&self, p: &Progress) {
+        if !self.tty {
+            eprintln!("{}", progress_line(p));
+            return;
+        }
+        let mut slot = lock(&self.bar);
+        let bar = slot.get_or_insert_with(|| {
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+        });
+        match p.total {
+            Some(total) if total > 0.0 => {
+                // Scale to 1/1000 units so fractional progress still moves the bar.
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} [{bar:30}] {percent:>3}% {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar.set_length((total * 1000.0) as u64);
+                bar.set_position((p.progress.min(total) * 1000.0) as u64);
+            }
+            _ => {
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.tick();
+            }
+        }
+        bar.set_message(
+            p.message
+                .clone()
+                .unwrap_or_else(|| format!("{}", p.progress)),
+        );
+    }
+
+    /// Removes the bar, if any.
+    pub fn finish(&self) {
+        if let Some(bar) = lock(&self.bar).take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// Prints a line on stderr (above the bar, when one is shown).
+    pub fn line(&self, text: &str) {
+        let slot = lock(&self.bar);
+        match slot.as_ref() {
+            Some(bar) => bar.suspend(|| eprintln!("{text}")),
+            None => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "{text}");
+            }
+        }
+    }
+
+    /// Runs `f` with the bar hidden (for an interactive prompt).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        let slot = lock(&self.bar);
+        match slot.as_ref() {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_progress_lines() {
+        let p = Progress {
+            progress: 2.0,
+            total: Some(5.0),
+            message: Some("step 2 of 5".into()),
+        };
+        assert_eq!(progress_line(&p), "progress: 2/5 (40%) step 2 of 5");
+        let p = Progress {
+            progress: 3.0,
+            total: None,
+            message: None,
+        };
+        assert_eq!(progress_line(&p), "progress: 3");
+    }
+}

@@ -1,0 +1,103 @@
+//! `--verbose`: a [`Transport`] wrapper that logs the JSON-RPC traffic
+//! through `tracing` (target `mcp::wire`, level DEBUG) and forwards
+//! everything unchanged.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_transport::{RequestOptions, Transport, TransportError, TransportEvent, TransportEvents};
+use mcp_types::ProtocolVersion;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// Logs what passes through `inner`.
+#[derive(Debug)]
+pub struct Wiretap {
+    inner: Arc<dyn Transport>,
+    label: String,
+}
+
+impl Wiretap {
+    /// Wraps `inner`; `label` names the server in each line.
+    pub fn new(inner: Arc<dyn Transport>, label: &str) -> Self {
+        Wiretap {
+            inner,
+            label: label.to_owned(),
+        }
+    }
+}
+
+fn compact(v: Option<&Value>) -> String {
+    v.map_or_else(String::new, Value::to_string)
+}
+
+#[async_trait]
+impl Transport for Wiretap {
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<Value, TransportError> {
+        tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", compact(params.as_ref()));
+        let outcome = self.inner.request(method, params, options).await;
+        match &outcome {
+            Ok(result) => {
+                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- result of {method} {result}")
+            }
+            Err(e) => {
+                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- error for {method}: {e}")
+            }
+        }
+        outcome
+    }
+
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
+        tracing::debug!(target: "mcp::wire", server = %self.label, "--> notification {method} {}", compact(params.as_ref()));
+        self.inner.notify(method, params).await
+    }
+
+    async fn close(&self) -> Result<(), TransportError> {
+        self.inner.close().await
+    }
+
+    fn is_connected(&self) -> bool {
+        self.inner.is_connected()
+    }
+
+    fn take_events(&self) -> Option<TransportEvents> {
+        let mut inner = self.inner.take_events()?;
+        let (tx, rx) = mpsc::channel(mcp_transport::EVENTS_CAPACITY);
+        let label = self.label.clone();
+        tokio::spawn(async move {
+            while let Some(event) = inner.recv().await {
+                match &event {
+                    TransportEvent::Notification(n) => {
+                        tracing::debug!(target: "mcp::wire", server = %label,
+                        "<-- notification {} {}", n.method, compact(n.params.as_ref()))
+                    }
+                    TransportEvent::Request(r) => {
+                        tracing::debug!(target: "mcp::wire", server = %label,
+                        "<-- request {} (id {}) {}", r.method, r.id, compact(r.params.as_ref()))
+                    }
+                    TransportEvent::Closed(reason) => {
+                        tracing::debug!(target: "mcp::wire", server = %label, "connection closed: {reason}")
+                    }
+                    other => tracing::debug!(target: "mcp::wire", server = %label, "{other:?}"),
+                }
+                if tx.send(event).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Some(rx)
+    }
+
+    fn set_protocol_version(&self, version: ProtocolVersion) {
+        self.inner.set_protocol_version(version);
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+}
