@@ -280,7 +280,7 @@ fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
 /// How the server answered the probe.
 enum Probe {
     /// A modern server, with its discover result.
-    Modern(DiscoverResult),
+    Modern(Box<DiscoverResult>),
     /// A modern error listing the supported versions (`-32022`).
     Unsupported(Vec<String>),
     /// A legacy server: fall back to `initialize`.
@@ -326,7 +326,7 @@ fn classify(reply: Result<Value, TransportError>) -> Probe {
                 return Probe::Legacy("server/discover answered without supportedVersions".into());
             }
             match serde_json::from_value::<DiscoverResult>(value) {
-                Ok(d) => Probe::Modern(d),
+                Ok(d) => Probe::Modern(Box::new(d)),
                 Err(e) => Probe::Fail(ClientError::decode("server/discover", e)),
             }
         }

@@ -1,0 +1,197 @@
+//! `tools/call`: isError is a successful call; argument and
+//! structuredContent validation against the tool's schemas.
+
+mod support;
+
+use mcp_client::{CallOptions, ClientError};
+use serde_json::json;
+use support::*;
+
+fn tools_page() -> serde_json::Value {
+    json!({"tools": [
+        {"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+         "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}},
+        {"name": "echo", "inputSchema": {"type": "object"}}
+    ]})
+}
+
+#[tokio::test]
+async fn is_error_is_ok_with_is_error() {
+    let (client, mut peer) = connect_full().await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move {
+            client
+                .call_tool(
+                    "echo",
+                    json!({"x": 1}).as_object().cloned(),
+                    CallOptions::default(),
+                )
+                .await
+        }
+    });
+    let req = peer.expect_request("tools/call").await;
+    assert_eq!(
+        req.params.as_ref().unwrap(),
+        &json!({"name": "echo", "arguments": {"x": 1}})
+    );
+    peer.respond(
+        &req.id,
+        json!({"content": [{"type": "text", "text": "it broke"}], "isError": true}),
+    )
+    .await;
+    let result = call.await.unwrap().unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(result.content[0].as_text(), Some("it broke"));
+}
+
+#[tokio::test]
+async fn invalid_arguments_fail_before_sending() {
+    let (client, mut peer) = connect_full().await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move {
+            let opts = CallOptions::default().validate_arguments(true);
+            client
+                .call_tool("add", json!({"a": "one"}).as_object().cloned(), opts)
+                .await
+        }
+    });
+    // The tool is not cached yet: the client lists tools first.
+    let list = peer.expect_request("tools/list").await;
+    peer.respond(&list.id, tools_page()).await;
+    let err = call.await.unwrap().unwrap_err();
+    match err {
+        ClientError::InvalidArguments { tool, errors } => {
+            assert_eq!(tool, "add");
+            assert_eq!(errors.len(), 2, "{errors:?}"); // a is not a number, b missing
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(peer.try_next().is_none(), "tools/call was not sent");
+}
+
+#[tokio::test]
+async fn structured_content_is_validated_against_the_output_schema() {
+    let (client, mut peer) = connect_full().await;
+    let listed = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_all_tools().await }
+    });
+    let list = peer.expect_request("tools/list").await;
+    peer.respond(&list.id, tools_page()).await;
+    assert_eq!(listed.await.unwrap().unwrap().len(), 2);
+    assert_eq!(client.cached_tools().unwrap().len(), 2);
+
+    for (structured, valid) in [(json!({"sum": 3}), true), (json!({"sum": "three"}), false)] {
+        let call = tokio::spawn({
+            let client = client.clone();
+            async move {
+                let opts = CallOptions::default().validate_arguments(true);
+                client
+                    .call_tool("add", json!({"a": 1, "b": 2}).as_object().cloned(), opts)
+                    .await
+            }
+        });
+        let req = peer.expect_request("tools/call").await;
+        peer.respond(
+            &req.id,
+            json!({"content": [], "structuredContent": structured}),
+        )
+        .await;
+        let outcome = call.await.unwrap();
+        if valid {
+            assert_eq!(outcome.unwrap().structured_content, Some(json!({"sum": 3})));
+        } else {
+            assert!(
+                matches!(outcome, Err(ClientError::InvalidStructuredContent { .. })),
+                "{outcome:?}"
+            );
+        }
+    }
+
+    // Missing structuredContent is invalid too, unless isError.
+    for (result, ok) in [
+        (json!({"content": []}), false),
+        (json!({"content": [], "isError": true}), true),
+    ] {
+        let call = tokio::spawn({
+            let client = client.clone();
+            async move { client.call_tool("add", None, CallOptions::default()).await }
+        });
+        let req = peer.expect_request("tools/call").await;
+        peer.respond(&req.id, result).await;
+        assert_eq!(call.await.unwrap().is_ok(), ok);
+    }
+
+    // Validation can be turned off.
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move {
+            client
+                .call_tool("add", None, CallOptions::default().validate_output(false))
+                .await
+        }
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond(
+        &req.id,
+        json!({"content": [], "structuredContent": {"sum": "x"}}),
+    )
+    .await;
+    call.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn protocol_errors_are_server_errors_and_results_decode_by_method() {
+    let (client, mut peer) = connect_full().await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("nope", None, CallOptions::default()).await }
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond_error(
+        &req.id,
+        mcp_types::JsonRpcError::new(mcp_types::ErrorCode::INVALID_PARAMS, "Unknown tool: nope"),
+    )
+    .await;
+    let err = call.await.unwrap().unwrap_err();
+    assert_eq!(err.code(), Some(mcp_types::ErrorCode::INVALID_PARAMS));
+
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("echo", None, CallOptions::default()).await }
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond(&req.id, json!({"contents": "wrong shape"}))
+        .await;
+    let err = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(err, ClientError::Decode { ref method, .. } if method == "tools/call"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn generic_request_decodes_by_the_method_sent() {
+    use mcp_types::prompts::{GetPrompt, GetPromptRequestParams};
+    let (client, mut peer) = connect_full().await;
+    let get = tokio::spawn({
+        let client = client.clone();
+        async move {
+            let params = GetPromptRequestParams {
+                name: "greet".into(),
+                ..Default::default()
+            };
+            client.request::<GetPrompt>(params, None).await
+        }
+    });
+    let req = peer.expect_request("prompts/get").await;
+    peer.respond(
+        &req.id,
+        json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
+    )
+    .await;
+    let result = get.await.unwrap().unwrap();
+    assert_eq!(result.messages.len(), 1);
+}
