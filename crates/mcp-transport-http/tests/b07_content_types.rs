@@ -1,0 +1,69 @@
+//! B07: media types are parsed (case-insensitive, parameters ignored) on the
+//! POST reply and on the GET stream; an unsupported type on a request's
+//! reply fails that request with an error naming the type.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use fault_http::{FaultServer, Part, Reply, init_result, tools_result};
+use http::Method;
+use mcp_transport::{Transport, TransportEvent};
+use serde_json::json;
+
+#[tokio::test]
+async fn charset_parameters_and_case() {
+    let server = FaultServer::start(|r| {
+        let id = r.rpc_id().unwrap_or_default();
+        if r.method == Method::GET {
+            return Reply::sse(vec![
+                Part::bytes("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"),
+                Part::pause_ms(5_000),
+            ])
+            .header("content-type", "Text/Event-Stream;charset=UTF-8");
+        }
+        match r.rpc_method().as_deref() {
+            Some("initialize") => Reply::status(200)
+                .header("content-type", "text/event-stream; charset=utf-8")
+                .parts(vec![Part::bytes(format!("data: {}\n\n", init_result(&id, "2025-06-18")))]),
+            Some("tools/list") => Reply::status(200)
+                .header("content-type", "application/json; charset=\"utf-8\"")
+                .body(tools_result(&id)),
+            _ => Reply::status(202),
+        }
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    let mut events = t.take_events().unwrap();
+    initialize(&t).await.unwrap();
+    t.notify("notifications/initialized", None).await.unwrap();
+    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    assert_eq!(tools, json!({"tools": []}));
+    let event = tokio::time::timeout(PROMPT, events.recv()).await.expect("event in time");
+    match event {
+        Some(TransportEvent::Notification(n)) => assert_eq!(n.method, "notifications/tools/list_changed"),
+        other => panic!("unexpected {other:?}"),
+    }
+    t.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn unsupported_type_names_the_type_without_retrying() {
+    let server = FaultServer::start(|_| {
+        Reply::status(200)
+            .header("content-type", "text/html; charset=utf-8")
+            .body("<html>hi</html>")
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    let err = t
+        .request("tools/list", None, opts().with_timeout(Duration::from_secs(20)))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("text/html"), "{err}");
+    assert_eq!(server.requests().len(), 1, "no retry loop");
+    assert!(t.is_connected());
+}

@@ -1,0 +1,82 @@
+//! Helpers shared by the integration tests (each test file uses a subset).
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_transport::{RequestOptions, Transport, TransportError};
+use mcp_transport_http::{Backoff, HttpConfig, HttpMode, HttpTransport, ProxySetting};
+use serde_json::{Value, json};
+
+/// The generous upper bound for "promptly" (cases say 1 s).
+pub const PROMPT: Duration = Duration::from_secs(5);
+
+/// A config for a fault server: no proxy, fast reconnects.
+pub fn config(url: &str) -> HttpConfig {
+    HttpConfig::new(url)
+        .with_proxy(ProxySetting::None)
+        .with_reconnect(Backoff::new(Duration::from_millis(10), Duration::from_millis(50), 0.5, 3).unwrap())
+}
+
+pub async fn streamable(url: &str) -> HttpTransport {
+    HttpTransport::connect(config(url), HttpMode::Streamable)
+        .await
+        .expect("connect")
+}
+
+pub fn opts() -> RequestOptions {
+    RequestOptions::default().with_timeout(Duration::from_secs(10))
+}
+
+pub fn init_params(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-transport-http-tests", "version": "0.0.0"}
+    })
+}
+
+pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
+    t.request("initialize", Some(init_params("2025-06-18")), opts()).await
+}
+
+/// Captures WARN and above while alive (current thread only: use the
+/// default current-thread tokio test runtime).
+pub struct Warnings {
+    buf: Arc<Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+#[derive(Clone)]
+struct BufWriter(Arc<Mutex<Vec<u8>>>);
+
+impl Write for BufWriter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub fn capture_warnings() -> Warnings {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let writer = BufWriter(buf.clone());
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    Warnings {
+        buf,
+        _guard: tracing::subscriber::set_default(subscriber),
+    }
+}
+
+impl Warnings {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.buf.lock().unwrap()).into_owned()
+    }
+}
