@@ -83,9 +83,6 @@ pub enum ConnectError {
     /// The handshake failed.
     #[error(transparent)]
     Client(#[from] ClientError),
-    /// This build cannot reach that kind of endpoint.
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 async fn connect_one(

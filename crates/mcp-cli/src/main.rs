@@ -18,6 +18,7 @@ mod targets;
 mod ui;
 mod wiretap;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,6 +39,7 @@ fn init_tracing(default: &str) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(true)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }
 

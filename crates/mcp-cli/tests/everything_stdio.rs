@@ -1,0 +1,88 @@
+//! The reference server-everything over stdio (installed by
+//! tests/peers/setup.sh; skipped with a printed reason when missing).
+mod support;
+
+use mcp_tests::peers::{everything_stdio_command, require_command};
+
+fn stdio_line() -> Option<String> {
+    let (program, args) = require_command("server-everything (stdio)", everything_stdio_command())?;
+    let mut words = vec![program];
+    words.extend(args);
+    Some(shell_words_join(&words))
+}
+
+fn shell_words_join(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn lists_and_calls_tools_with_progress() {
+    let Some(line) = stdio_line() else { return };
+    let run = support::mcp(&["--stdio", &line, "tools"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("echo(message: string)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("get-sum(a: number, b: number)"),
+        "{}",
+        run.stdout
+    );
+
+    let run = support::mcp(&["--stdio", &line, "call", "echo", "message=hi"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.trim(), "Echo: hi");
+
+    let run = support::mcp(&[
+        "--stdio",
+        &line,
+        "call",
+        "trigger-long-running-operation",
+        "duration=1",
+        "steps=3",
+    ]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let progress = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .count();
+    assert_eq!(progress, 3, "{}", run.stderr);
+}
+
+#[test]
+fn json_output_parses_back() {
+    let Some(line) = stdio_line() else { return };
+    let run = support::mcp(&["--stdio", &line, "--json", "call", "get-sum", "a=2", "b=3"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(
+        v["content"][0]["text"].as_str().unwrap_or("").contains('5'),
+        "{v}"
+    );
+}
+
+#[test]
+fn sampling_is_declined_with_a_message() {
+    let Some(line) = stdio_line() else { return };
+    let run = support::mcp(&[
+        "--stdio",
+        &line,
+        "call",
+        "trigger-sampling-request",
+        "prompt=hi",
+    ]);
+    // server-everything turns the refusal into a tool error.
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("declined a sampling request"),
+        "{}",
+        run.stderr
+    );
+}

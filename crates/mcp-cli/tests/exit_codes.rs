@@ -1,0 +1,49 @@
+//! Exit codes: 1 for a tool error (isError), 2 for failures.
+mod support;
+
+#[test]
+fn tool_error_exits_1() {
+    let run = support::mcp(&["call", "fail"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stdout.contains("always fails"));
+    assert!(run.stderr.contains("reported an error"));
+}
+
+#[test]
+fn unknown_tool_exits_2() {
+    let run = support::mcp(&["call", "no_such_tool"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("no tool named \"no_such_tool\""),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    // Not key=value.
+    let run = support::mcp(&["call", "echo", "oops"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    // The server refuses a non-number (protocol error -32602).
+    let run = support::mcp(&["call", "add", "a=x", "b=1"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("must be a number"), "{}", run.stderr);
+}
+
+#[test]
+fn usage_error_and_unreachable_server_exit_2() {
+    let run = support::mcp(&["frobnicate"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let run = support::mcp(&["--stdio", "/nonexistent/server --flag", "tools"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(!run.stderr.is_empty());
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let run = support::mcp(&["--help"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("Exit codes:"));
+    assert!(run.stdout.contains("130"));
+}

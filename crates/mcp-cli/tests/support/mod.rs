@@ -1,0 +1,92 @@
+//! Runs the built `mcp` binary with a deadline and captures its output.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous upper bound for one `mcp` run.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// `mcp` with `args`, stdin from /dev/null, in `dir` (a fresh temp dir by
+/// default, so no ./.mcp.json is picked up).
+pub fn mcp_in(dir: &Path, args: &[&str]) -> Run {
+    let child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("MCP_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    finish(child)
+}
+
+/// `mcp` with `args` in an empty temp directory.
+pub fn mcp(args: &[&str]) -> Run {
+    let dir = temp_dir("run");
+    let run = mcp_in(&dir, args);
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
+/// Waits for `child` (killing it past [`DEADLINE`]) and collects its output.
+pub fn finish(mut child: Child) -> Run {
+    // Either stream may already have been taken by the caller.
+    let out = child.stdout.take();
+    let err = child.stderr.take();
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut out) = out {
+            let _ = out.read_to_string(&mut s);
+        }
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut err) = err {
+            let _ = err.read_to_string(&mut s);
+        }
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for mcp") {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcp did not finish within {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+    }
+}
+
+/// A new empty directory under the system temp dir.
+pub fn temp_dir(tag: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-cli-test-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
