@@ -1,1 +1,86 @@
-//! mcp-manager (work in progress).
+//! # mcp-manager
+//!
+//! The layer an agent uses: one [`Manager`] owning all its MCP servers,
+//! configured by the `mcpServers` JSON that Claude Desktop, Cursor and
+//! VS Code-style hosts share.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use mcp_manager::{Manager, ManagerEvent, ManagerOptions, McpConfig};
+//!
+//! // user file first, project file last: the project wins
+//! let config = McpConfig::load(&["/home/me/.config/agent/mcp.json", ".mcp.json"])?;
+//! for e in &config.errors {
+//!     eprintln!("skipped: {e}"); // e.g. `mcpServers.foo.url: bad URL: …`
+//! }
+//! let manager = Manager::start(config, ManagerOptions::new("agent", "1.0.0")).await;
+//! let mut events = manager.events();
+//! manager.wait_started(Duration::from_secs(60)).await;
+//! for (server, status) in manager.status() {
+//!     println!("{server}: {status}");
+//! }
+//! for tool in manager.tools() {
+//!     println!("{}{}", tool.qualified_name, if tool.cached { " (cached)" } else { "" });
+//! }
+//! let args = serde_json::json!({"message": "hi"}).as_object().cloned();
+//! let result = manager.call_tool("everything__echo", args, Default::default()).await?;
+//! # let _ = result;
+//! while let Ok(event) = events.try_recv() {
+//!     if let ManagerEvent::ToolsChanged { server } = event { println!("{server} changed its tools"); }
+//! }
+//! manager.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! - [`config`]: [`McpConfig`] — parsing, `${VAR}` / `${VAR:-default}`
+//!   expansion, per-entry errors with JSON paths, merging files.
+//! - [`Manager`]: parallel start with per-server startup timeouts,
+//!   [`ServerStatus`] per server, [`ManagerEvent`]s, calls, shutdown.
+//! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
+//!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
+//! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
+//! - [`backoff`]: the jittered exponential reconnection policy.
+//!
+//! # Health and recovery
+//! A server whose **first** start fails (command not found, startup
+//! timeout, refused handshake) is `Failed` and not retried. A server that
+//! was connected and then closes or errors (noticed through the client's
+//! close event, a liveness check every second, or a request failing with a
+//! closed error) is reconnected with [`Backoff`] and re-listed; its last
+//! tools stay listed, marked `cached`. Requests in flight fail with a closed
+//! error (a tool call is never retried: it may not be idempotent); new calls
+//! wait or fail fast per [`UnavailablePolicy`]. After `max_attempts` failed
+//! reconnections the server is `Failed`. A connection that lasted at least
+//! the backoff cap resets the attempt count.
+//!
+//! # Cancel safety
+//! Dropping a [`Manager::call_tool`] future while it waits for a server
+//! sends nothing; once sent, dropping it sends `notifications/cancelled`
+//! (see `mcp-client`). Dropping the last [`Manager`] handle aborts every
+//! supervisor and drops the transports (stdio: SIGKILL to the process
+//! group); [`Manager::shutdown`] is the graceful way.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod backoff;
+pub mod cache;
+pub mod config;
+pub mod error;
+mod manager;
+pub mod namespace;
+pub mod naming;
+pub mod options;
+pub mod status;
+
+pub use backoff::{Backoff, BackoffError};
+pub use config::{
+    ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
+};
+pub use error::ManagerError;
+pub use manager::Manager;
+pub use mcp_client::CallOptions;
+pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
+pub use options::{ManagerOptions, UnavailablePolicy};
+pub use status::{ManagerEvent, ServerStatus};

@@ -1,0 +1,253 @@
+//! The on-disk tool-list cache: the last `tools/list` of each server, so an
+//! agent sees a slow server's tools before it has connected.
+//!
+//! One JSON file per server, `tools-<32 hex digits>.json`, named by a hash
+//! of the parts of the server's configuration that decide which server it
+//! is: its name, transport, command, args, cwd, URL, and the **names** (not
+//! the values) of its env variables and headers. No secret value goes into
+//! the file name or the file: the file holds the server name, that key, the
+//! time it was written and the tools. (A command line or URL can itself
+//! carry a secret; it is hashed, never stored.)
+//!
+//! Writes are atomic (temp file + rename). A file larger than
+//! [`MAX_CACHE_FILE_BYTES`], unreadable or not matching the key is ignored
+//! (logged at debug).
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_types::tools::Tool;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ServerConfig, TransportConfig};
+use crate::naming::fnv1a64;
+
+/// Largest cache file read, in bytes: 8 MiB (8 388 608 bytes).
+pub const MAX_CACHE_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The format version in the file.
+const FORMAT: u32 = 1;
+
+/// The default cache directory: `$XDG_CACHE_HOME/mcp-client-stack/tools`,
+/// else `$HOME/.cache/mcp-client-stack/tools`; `None` when neither is set.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })?;
+    Some(base.join("mcp-client-stack").join("tools"))
+}
+
+/// The cache key of a server: 32 hex digits (see the module docs for what
+/// goes into it).
+pub fn cache_key(config: &ServerConfig) -> String {
+    let mut parts: Vec<String> = vec![
+        format!("v{FORMAT}"),
+        config.name.clone(),
+        config.transport.kind_name().to_owned(),
+    ];
+    match &config.transport {
+        TransportConfig::Stdio(s) => {
+            parts.push(s.command.clone());
+            parts.push(format!("{}", s.args.len()));
+            parts.extend(s.args.iter().cloned());
+            parts.push(
+                s.cwd
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            );
+            parts.extend(s.env.keys().map(|k| format!("env:{k}")));
+        }
+        TransportConfig::Remote(r) => {
+            parts.push(r.url.clone());
+            parts.extend(
+                r.headers
+                    .keys()
+                    .map(|k| format!("header:{}", k.to_ascii_lowercase())),
+            );
+        }
+    }
+    let bytes: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    let h1 = fnv1a64(&bytes);
+    let mut salted = bytes.clone();
+    salted.insert(0, b"second");
+    let h2 = fnv1a64(&salted);
+    format!("{h1:016x}{h2:016x}")
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CacheFile {
+    format: u32,
+    server: String,
+    key: String,
+    #[serde(rename = "savedAtMs")]
+    saved_at_ms: u64,
+    tools: Vec<Tool>,
+}
+
+/// A tool-list cache in one directory.
+#[derive(Debug, Clone)]
+pub struct ToolCache {
+    dir: PathBuf,
+}
+
+impl ToolCache {
+    /// A cache in `dir` (created on the first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ToolCache { dir: dir.into() }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file for `config`.
+    pub fn path_for(&self, config: &ServerConfig) -> PathBuf {
+        self.dir.join(format!("tools-{}.json", cache_key(config)))
+    }
+
+    /// The cached tools of `config`, if any.
+    pub fn load(&self, config: &ServerConfig) -> Option<Vec<Tool>> {
+        let path = self.path_for(config);
+        let meta = std::fs::metadata(&path).ok()?;
+        if meta.len() > MAX_CACHE_FILE_BYTES {
+            tracing::debug!(path = %path.display(), "tool cache file too large; ignored");
+            return None;
+        }
+        let text = match std::fs::read(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::debug!(path = %path.display(), error = %e, "cannot read tool cache");
+                return None;
+            }
+        };
+        match serde_json::from_slice::<CacheFile>(&text) {
+            Ok(f)
+                if f.format == FORMAT && f.key == cache_key(config) && f.server == config.name =>
+            {
+                Some(f.tools)
+            }
+            Ok(_) => {
+                tracing::debug!(path = %path.display(), "tool cache file for another config; ignored");
+                None
+            }
+            Err(e) => {
+                tracing::debug!(path = %path.display(), error = %e, "corrupt tool cache file; ignored");
+                None
+            }
+        }
+    }
+
+    /// Stores `tools` for `config`, atomically.
+    ///
+    /// Errors: the I/O error (the caller logs it; a cache failure never
+    /// fails a connection).
+    pub fn store(&self, config: &ServerConfig, tools: &[Tool]) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let file = CacheFile {
+            format: FORMAT,
+            server: config.name.clone(),
+            key: cache_key(config),
+            saved_at_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            tools: tools.to_vec(),
+        };
+        let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
+        let path = self.path_for(config);
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::rename(&tmp, &path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::McpConfig;
+
+    fn config(json: &str) -> ServerConfig {
+        let c = McpConfig::from_json_with_env(
+            &format!(r#"{{"mcpServers": {{"s": {json}}}}}"#),
+            &|_| None,
+        )
+        .unwrap();
+        assert!(c.errors.is_empty(), "{:?}", c.errors);
+        c.servers["s"].clone()
+    }
+
+    fn tool(name: &str) -> Tool {
+        serde_json::from_value(serde_json::json!({"name": name, "inputSchema": {"type": "object"}}))
+            .unwrap()
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("mcp-manager-cache-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn key_ignores_secret_values_but_not_identity() {
+        let a = config(r#"{"command": "srv", "env": {"TOKEN": "one"}}"#);
+        let b = config(r#"{"command": "srv", "env": {"TOKEN": "two"}}"#);
+        let c = config(r#"{"command": "srv", "args": ["--x"], "env": {"TOKEN": "one"}}"#);
+        assert_eq!(cache_key(&a), cache_key(&b));
+        assert_ne!(cache_key(&a), cache_key(&c));
+        let h1 = config(r#"{"url": "http://h/mcp", "headers": {"Authorization": "Bearer one"}}"#);
+        let h2 = config(r#"{"url": "http://h/mcp", "headers": {"Authorization": "Bearer two"}}"#);
+        let h3 = config(r#"{"url": "http://h/other"}"#);
+        assert_eq!(cache_key(&h1), cache_key(&h2));
+        assert_ne!(cache_key(&h1), cache_key(&h3));
+        assert_eq!(cache_key(&a).len(), 32);
+    }
+
+    #[test]
+    fn round_trip_without_secrets_on_disk() {
+        let dir = temp_dir("rt");
+        let cache = ToolCache::new(&dir);
+        let c = config(
+            r#"{"command": "srv", "args": ["--api-key=topsecret"], "env": {"TOKEN": "hunter2"}}"#,
+        );
+        assert!(cache.load(&c).is_none());
+        cache.store(&c, &[tool("a"), tool("b")]).unwrap();
+        let got = cache.load(&c).unwrap();
+        assert_eq!(
+            got.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        let path = cache.path_for(&c);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for secret in ["hunter2", "topsecret", "TOKEN"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+            assert!(!path.display().to_string().contains(secret));
+        }
+        // another config does not see it
+        let other = config(r#"{"command": "srv2"}"#);
+        assert!(cache.load(&other).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn corrupt_file_is_ignored() {
+        let dir = temp_dir("corrupt");
+        let cache = ToolCache::new(&dir);
+        let c = config(r#"{"command": "srv"}"#);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(cache.path_for(&c), b"{not json").unwrap();
+        assert!(cache.load(&c).is_none());
+        cache.store(&c, &[tool("x")]).unwrap();
+        assert_eq!(cache.load(&c).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,295 @@
+use super::*;
+
+fn env(name: &str) -> Option<String> {
+    match name {
+        "TOKEN" => Some("s3cret".into()),
+        "HOST" => Some("example.com".into()),
+        _ => None,
+    }
+}
+
+fn parse(text: &str) -> McpConfig {
+    McpConfig::from_json_with_env(text, &env).unwrap()
+}
+
+fn only_error(config: &McpConfig) -> &ConfigError {
+    assert_eq!(config.errors.len(), 1, "{:?}", config.errors);
+    &config.errors[0]
+}
+
+#[test]
+fn stdio_and_remote_entries_parse() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "fs": {"command": "npx", "args": ["-y", "srv", "--token=${TOKEN}"],
+               "env": {"API_KEY": "${TOKEN}", "PLAIN": "x"}, "cwd": "/tmp",
+               "timeout": 1500, "startupTimeout": 2500},
+        "remote": {"url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "legacy": {"type": "sse", "url": "http://127.0.0.1:1/sse", "disabled": true},
+        "typed": {"type": "streamable-http", "url": "http://127.0.0.1:1/mcp"},
+        "explicit": {"type": "stdio", "command": "cat", "autoApprove": ["x"]}
+    }}"#,
+    );
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    let fs = &c.servers["fs"];
+    let TransportConfig::Stdio(s) = &fs.transport else {
+        panic!("{fs:?}")
+    };
+    assert_eq!(s.command, "npx");
+    assert_eq!(s.args, ["-y", "srv", "--token=s3cret"]);
+    assert_eq!(s.env["API_KEY"], "s3cret");
+    assert_eq!(s.cwd.as_deref(), Some(Path::new("/tmp")));
+    assert_eq!(fs.timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(fs.startup_timeout, Some(Duration::from_millis(2500)));
+    assert!(!fs.disabled);
+
+    let TransportConfig::Remote(r) = &c.servers["remote"].transport else {
+        panic!()
+    };
+    assert_eq!(r.url, "https://example.com/mcp");
+    assert_eq!(r.kind, RemoteKind::StreamableHttp);
+    assert_eq!(r.headers["Authorization"], "Bearer s3cret");
+
+    let legacy = &c.servers["legacy"];
+    assert!(legacy.disabled);
+    assert_eq!(legacy.transport.kind_name(), "sse");
+    assert_eq!(c.servers["typed"].transport.kind_name(), "http");
+    assert_eq!(c.servers["explicit"].transport.kind_name(), "stdio");
+}
+
+#[test]
+fn debug_output_hides_secrets() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "a": {"command": "x", "env": {"API_KEY": "${TOKEN}"}},
+        "b": {"url": "https://user:pw@h/mcp?key=${TOKEN}", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+    }}"#,
+    );
+    let text = format!("{c:?}");
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(!text.contains("pw@"), "{text}");
+    assert!(
+        text.contains("API_KEY") && text.contains("Authorization"),
+        "{text}"
+    );
+}
+
+#[test]
+fn vscode_servers_key_is_accepted() {
+    let c = parse(r#"{"servers": {"a": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}"#);
+    assert!(c.servers.contains_key("a"));
+}
+
+#[test]
+fn bad_entries_report_their_path_and_others_load() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            r#"{"type": "carrier-pigeon", "url": "http://x/"}"#,
+            "mcpServers.bad.type",
+            "unknown type",
+        ),
+        (
+            r#"{"type": "stdio"}"#,
+            "mcpServers.bad.command",
+            "missing \"command\"",
+        ),
+        (
+            r#"{"type": "http"}"#,
+            "mcpServers.bad.url",
+            "missing \"url\"",
+        ),
+        (
+            r#"{"args": ["x"]}"#,
+            "mcpServers.bad",
+            "missing \"command\" or \"url\"",
+        ),
+        (
+            r#"{"url": "ftp://host/x"}"#,
+            "mcpServers.bad.url",
+            "bad URL",
+        ),
+        (r#"{"url": "not a url"}"#, "mcpServers.bad.url", "bad URL"),
+        (
+            r#"{"url": "/relative/mcp"}"#,
+            "mcpServers.bad.url",
+            "bad URL",
+        ),
+        (
+            r#"{"command": 5}"#,
+            "mcpServers.bad.command",
+            "expected a string, found a number",
+        ),
+        (
+            r#"{"command": "x", "args": "a b"}"#,
+            "mcpServers.bad.args",
+            "expected an array of strings",
+        ),
+        (
+            r#"{"command": "x", "args": ["a", 2]}"#,
+            "mcpServers.bad.args[1]",
+            "found a number",
+        ),
+        (
+            r#"{"command": "x", "env": {"K": true}}"#,
+            "mcpServers.bad.env.K",
+            "found a boolean",
+        ),
+        (
+            r#"{"command": "x", "timeout": "5s"}"#,
+            "mcpServers.bad.timeout",
+            "milliseconds",
+        ),
+        (
+            r#"{"command": "x", "startupTimeout": -1}"#,
+            "mcpServers.bad.startupTimeout",
+            "milliseconds",
+        ),
+        (
+            r#"{"command": "x", "timeout": 0}"#,
+            "mcpServers.bad.timeout",
+            "> 0",
+        ),
+        (
+            r#"{"command": "x", "disabled": "yes"}"#,
+            "mcpServers.bad.disabled",
+            "a boolean",
+        ),
+        (
+            r#"{"command": "${NOT_SET_ANYWHERE}"}"#,
+            "mcpServers.bad.command",
+            "NOT_SET_ANYWHERE",
+        ),
+        (
+            r#"{"command": "x", "env": {"K": "${UNSET_K}"}}"#,
+            "mcpServers.bad.env.K",
+            "UNSET_K",
+        ),
+        (
+            r#"{"url": "http://h/", "headers": {"X": "${"}}"#,
+            "mcpServers.bad.headers.X",
+            "unterminated",
+        ),
+        (
+            r#"{"url": "http://h/", "headers": {"Bad Name": "v"}}"#,
+            "mcpServers.bad.headers[\"Bad Name\"]",
+            "header name",
+        ),
+        (r#"{"command": ""}"#, "mcpServers.bad.command", "empty"),
+        (
+            r#"["x"]"#,
+            "mcpServers.bad",
+            "expected an object, found an array",
+        ),
+        (
+            r#"{"type": 3, "command": "x"}"#,
+            "mcpServers.bad.type",
+            "expected a string",
+        ),
+    ];
+    for (entry, path, what) in cases {
+        let text = format!(r#"{{"mcpServers": {{"good": {{"command": "cat"}}, "bad": {entry}}}}}"#);
+        let c = parse(&text);
+        assert!(
+            c.servers.contains_key("good"),
+            "{entry}: good entry must load"
+        );
+        assert!(!c.servers.contains_key("bad"), "{entry}");
+        let e = only_error(&c);
+        assert_eq!(e.path, *path, "{entry}");
+        assert_eq!(e.server.as_deref(), Some("bad"));
+        let text = e.to_string();
+        assert!(
+            text.contains(what),
+            "{entry}: {text:?} should mention {what:?}"
+        );
+        assert!(text.starts_with(path), "{text}");
+    }
+}
+
+#[test]
+fn odd_server_names_are_quoted_in_paths() {
+    let c = parse(r#"{"mcpServers": {"my.server": {"url": 1}}}"#);
+    assert_eq!(only_error(&c).path, r#"mcpServers["my.server"].url"#);
+}
+
+#[test]
+fn whole_document_errors() {
+    for (text, what) in [
+        ("not json", "not valid JSON"),
+        ("[]", "expected an object"),
+        ("{}", "mcpServers"),
+        (
+            r#"{"mcpServers": []}"#,
+            "expected an object, found an array",
+        ),
+    ] {
+        let e = McpConfig::from_json_with_env(text, &env).unwrap_err();
+        assert!(e.to_string().contains(what), "{text}: {e}");
+        assert!(e.server.is_none());
+    }
+}
+
+#[test]
+fn later_files_win_entry_by_entry() {
+    let user = parse(
+        r#"{"mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"},
+        "c": {"command": "user-c"}, "d": {"type": "nope"}}}"#,
+    );
+    let project = parse(
+        r#"{"mcpServers": {"a": {"command": "project-a"}, "c": {"command": 1},
+        "d": {"command": "project-d"}}}"#,
+    );
+    let merged = user.merged_with(project);
+    let cmd = |n: &str| match &merged.servers[n].transport {
+        TransportConfig::Stdio(s) => s.command.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(cmd("a"), "project-a");
+    assert_eq!(cmd("b"), "user-b");
+    assert_eq!(cmd("d"), "project-d", "the user's broken d is shadowed");
+    assert!(
+        !merged.servers.contains_key("c"),
+        "project's broken c shadows user's c"
+    );
+    assert_eq!(merged.errors.len(), 1, "{:?}", merged.errors);
+    assert_eq!(merged.errors[0].path, "mcpServers.c.command");
+}
+
+#[test]
+fn load_reads_files_and_records_sources() {
+    let dir = std::env::temp_dir().join(format!("mcp-manager-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = dir.join("user.json");
+    let project = dir.join("project.json");
+    std::fs::write(
+        &user,
+        r#"{"mcpServers": {"a": {"command": "u"}, "b": {"command": "u"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &project,
+        r#"{"mcpServers": {"a": {"command": "p"}, "x": {"url": 5}}}"#,
+    )
+    .unwrap();
+    let c = McpConfig::load(&[&user, &project]).unwrap();
+    assert_eq!(c.servers["a"].source.as_deref(), Some(project.as_path()));
+    assert_eq!(c.servers["b"].source.as_deref(), Some(user.as_path()));
+    assert_eq!(c.errors[0].file.as_deref(), Some(project.as_path()));
+    assert!(
+        c.errors[0]
+            .to_string()
+            .starts_with(&project.display().to_string())
+    );
+
+    let missing = dir.join("missing.json");
+    let e = McpConfig::load(&[&user, &missing]).unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::Read(_)));
+    assert!(e.to_string().contains("missing.json"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn redact_url_strips_credentials_and_query() {
+    assert_eq!(redact_url("https://u:p@h:1/x?k=v"), "https://***@h:1/x?***");
+    assert_eq!(redact_url("http://h/x"), "http://h/x");
+}

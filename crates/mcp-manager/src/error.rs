@@ -1,0 +1,90 @@
+//! The manager's error type.
+
+use std::time::Duration;
+
+use mcp_client::ClientError;
+
+use crate::status::ServerStatus;
+
+/// An error from [`crate::Manager`]. Ask it questions
+/// ([`is_unavailable`](Self::is_unavailable), [`client_error`](Self::client_error))
+/// rather than matching strings.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManagerError {
+    /// No server has this name in the configuration.
+    #[error("no server named {0:?}")]
+    UnknownServer(String),
+    /// No tool (prompt, resource) has this qualified name.
+    #[error("no {kind} named {name:?}")]
+    UnknownName {
+        /// `"tool"`, `"prompt"` or `"resource"`.
+        kind: &'static str,
+        /// The qualified name asked for.
+        name: String,
+    },
+    /// The server is not connected and will not be (failed, disabled,
+    /// stopped), or the call policy is fail-fast.
+    #[error("server {server:?} is unavailable ({status})")]
+    Unavailable {
+        /// Server name.
+        server: String,
+        /// Its status when the call gave up.
+        status: ServerStatus,
+    },
+    /// The call waited for the server to (re)connect, in vain.
+    #[error("server {server:?} did not connect within {} ms ({status})", waited.as_millis())]
+    WaitTimeout {
+        /// Server name.
+        server: String,
+        /// How long was waited.
+        waited: Duration,
+        /// Its status when the wait ended.
+        status: ServerStatus,
+    },
+    /// The server's client failed the request (transport, server error,
+    /// closed connection, …).
+    #[error("server {server:?}")]
+    Client {
+        /// Server name.
+        server: String,
+        /// The client error.
+        #[source]
+        source: ClientError,
+    },
+    /// The manager was shut down.
+    #[error("the manager is shut down")]
+    ShutDown,
+}
+
+impl ManagerError {
+    /// `true` for `Unavailable`, `WaitTimeout` and `ShutDown`: the request
+    /// was never sent.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            ManagerError::Unavailable { .. }
+                | ManagerError::WaitTimeout { .. }
+                | ManagerError::ShutDown
+        )
+    }
+
+    /// The client error, for `Client`.
+    pub fn client_error(&self) -> Option<&ClientError> {
+        match self {
+            ManagerError::Client { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// The server concerned, when there is one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            ManagerError::UnknownServer(s) => Some(s),
+            ManagerError::Unavailable { server, .. }
+            | ManagerError::WaitTimeout { server, .. }
+            | ManagerError::Client { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+}

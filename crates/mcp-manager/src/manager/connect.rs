@@ -1,0 +1,196 @@
+//! Opening one server: transport, handshake and first listings, all within
+//! the server's startup timeout.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::{Client, ClientError};
+use mcp_transport::Transport;
+use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+use mcp_transport_stdio::{StdioConfig, StdioTransport};
+
+use super::handler::{ListeningHandler, Signals};
+use crate::config::{RemoteKind, ServerConfig, TransportConfig};
+use crate::namespace::ServerLists;
+use crate::options::ManagerOptions;
+
+/// A live connection.
+pub(crate) struct Connection {
+    pub(crate) client: Client,
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) pid: Option<u32>,
+    pub(crate) signals: Arc<Signals>,
+    pub(crate) lists: ServerLists,
+}
+
+/// The startup timeout of `config` under `options`.
+pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -> Duration {
+    config.startup_timeout.unwrap_or(match config.transport {
+        TransportConfig::Stdio(_) => options.stdio_startup_timeout,
+        _ => options.http_startup_timeout,
+    })
+}
+
+/// `e` and its sources, joined with `": "`.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// Opens `config`: transport, handshake, listings. On failure or timeout
+/// the transport is closed (bounded by `options.shutdown_timeout`) before
+/// returning why.
+pub(crate) async fn open(
+    config: &ServerConfig,
+    options: &ManagerOptions,
+) -> Result<Connection, String> {
+    let limit = startup_timeout(config, options);
+    let signals = Arc::new(Signals::default());
+    let (transport, pid) = match tokio::time::timeout(limit, make_transport(config, options)).await
+    {
+        Ok(Ok(t)) => t,
+        Ok(Err(why)) => return Err(why),
+        Err(_) => {
+            return Err(format!(
+                "startup timed out after {} ms (connecting)",
+                limit.as_millis()
+            ));
+        }
+    };
+    let mut client_options = options.client.clone();
+    client_options.handler = Arc::new(ListeningHandler {
+        inner: options.client.handler.clone(),
+        signals: signals.clone(),
+    });
+    client_options.initialize_timeout = limit;
+    if let Some(t) = config.timeout {
+        client_options.request_timeout = t;
+    }
+    // The manager refreshes tool lists itself.
+    client_options.auto_refresh_tools = false;
+
+    let handshake = async {
+        let client = Client::connect_shared(transport.clone(), client_options)
+            .await
+            .map_err(|e| format!("handshake failed: {}", error_chain(&e)))?;
+        let lists = list_everything(&client)
+            .await
+            .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
+        Ok::<_, String>((client, lists))
+    };
+    let outcome = match tokio::time::timeout(limit, handshake).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "startup timed out after {} ms (no answer to the handshake or listings)",
+            limit.as_millis()
+        )),
+    };
+    match outcome {
+        Ok((client, lists)) => Ok(Connection {
+            client,
+            transport,
+            pid,
+            signals,
+            lists,
+        }),
+        Err(why) => {
+            close_bounded(&transport, options.shutdown_timeout).await;
+            Err(why)
+        }
+    }
+}
+
+/// Closes `transport`, giving up after `bound` (dropping the last handle
+/// of a stdio transport then kills its process group).
+pub(crate) async fn close_bounded(transport: &Arc<dyn Transport>, bound: Duration) {
+    match tokio::time::timeout(bound, transport.close()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "close failed"),
+        Err(_) => tracing::warn!(
+            bound_ms = bound.as_millis() as u64,
+            "close did not finish in time"
+        ),
+    }
+}
+
+async fn make_transport(
+    config: &ServerConfig,
+    options: &ManagerOptions,
+) -> Result<(Arc<dyn Transport>, Option<u32>), String> {
+    match &config.transport {
+        TransportConfig::Stdio(s) => {
+            let mut stdio = StdioConfig::new(s.command.clone())
+                .args(s.args.iter().cloned())
+                .shutdown_grace(options.stdio_shutdown_grace)
+                .label(config.name.clone());
+            for (k, v) in &s.env {
+                stdio = stdio.env(k.clone(), v.clone());
+            }
+            if let Some(cwd) = &s.cwd {
+                stdio = stdio.cwd(cwd.clone());
+            }
+            let t = StdioTransport::spawn(stdio)
+                .await
+                .map_err(|e| error_chain(&e))?;
+            let pid = t.pid();
+            Ok((Arc::new(t), pid))
+        }
+        TransportConfig::Remote(r) => {
+            let mut http = HttpConfig::new(r.url.clone()).with_label(config.name.clone());
+            for (k, v) in &r.headers {
+                http = http.with_header(k.clone(), v.clone());
+            }
+            let mode = match r.kind {
+                RemoteKind::StreamableHttp => HttpMode::Auto,
+                RemoteKind::Sse => HttpMode::Legacy,
+            };
+            let t = HttpTransport::connect(http, mode)
+                .await
+                .map_err(|e| error_chain(&e))?;
+            Ok((Arc::new(t), None))
+        }
+    }
+}
+
+/// Tools (required when the server declares `tools`), prompts and
+/// resources (a failure of these two is logged and yields an empty list).
+pub(crate) async fn list_everything(client: &Client) -> Result<ServerLists, ClientError> {
+    let caps = client.server_capabilities();
+    let tools = if caps.tools.is_some() {
+        client.list_all_tools().await?
+    } else {
+        Vec::new()
+    };
+    let prompts = if caps.prompts.is_some() {
+        list_optional("prompts/list", client.list_all_prompts().await)
+    } else {
+        Vec::new()
+    };
+    let resources = if caps.resources.is_some() {
+        list_optional("resources/list", client.list_all_resources().await)
+    } else {
+        Vec::new()
+    };
+    Ok(ServerLists {
+        tools: Arc::new(tools),
+        tools_cached: false,
+        prompts: Arc::new(prompts),
+        resources: Arc::new(resources),
+    })
+}
+
+fn list_optional<T>(method: &str, result: Result<Vec<T>, ClientError>) -> Vec<T> {
+    result.unwrap_or_else(|e| {
+        tracing::warn!(method, error = %error_chain(&e), "listing failed; treated as empty");
+        Vec::new()
+    })
+}

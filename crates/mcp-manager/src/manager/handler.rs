@@ -1,0 +1,137 @@
+//! The handler the manager installs in each server's client: it forwards
+//! everything to the host's handler ([`crate::ManagerOptions::client`]) and
+//! raises flags for the supervisor on `list_changed` and close.
+//!
+//! The flags are bounded by construction (three booleans, one close
+//! reason, one `Notify` permit): a server flooding `list_changed` costs one
+//! refresh per debounce interval.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use mcp_client::{ClientHandler, RequestContext};
+use mcp_transport::CloseReason;
+use mcp_types::elicitation::{
+    ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
+};
+use mcp_types::logging::LoggingMessageNotificationParams;
+use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
+use mcp_types::resources::ResourceUriParams;
+use mcp_types::roots::ListRootsResult;
+use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_types::tasks::Task;
+use mcp_types::{JsonRpcError, JsonRpcNotification};
+use tokio::sync::Notify;
+
+/// What one connection signals to its supervisor.
+#[derive(Debug, Default)]
+pub(crate) struct Signals {
+    closed: Mutex<Option<String>>,
+    pub(crate) tools: AtomicBool,
+    pub(crate) prompts: AtomicBool,
+    pub(crate) resources: AtomicBool,
+    pub(crate) notify: Notify,
+}
+
+impl Signals {
+    /// Records a close (the first reason wins) and wakes the supervisor.
+    pub(crate) fn set_closed(&self, reason: String) {
+        let mut closed = self.closed.lock().unwrap_or_else(|p| p.into_inner());
+        if closed.is_none() {
+            *closed = Some(reason);
+        }
+        drop(closed);
+        self.notify.notify_one();
+    }
+
+    /// The close reason, once closed.
+    pub(crate) fn closed(&self) -> Option<String> {
+        self.closed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn raise(&self, flag: &AtomicBool) {
+        flag.store(true, Ordering::SeqCst);
+        self.notify.notify_one();
+    }
+}
+
+/// Forwards to the host's handler; listens for list changes and close.
+pub(crate) struct ListeningHandler {
+    pub(crate) inner: Arc<dyn ClientHandler>,
+    pub(crate) signals: Arc<Signals>,
+}
+
+#[async_trait]
+impl ClientHandler for ListeningHandler {
+    async fn list_roots(&self, ctx: RequestContext) -> Result<ListRootsResult, JsonRpcError> {
+        self.inner.list_roots(ctx).await
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        ctx: RequestContext,
+    ) -> Result<CreateMessageResult, JsonRpcError> {
+        self.inner.create_message(params, ctx).await
+    }
+
+    async fn elicit(
+        &self,
+        params: ElicitRequestParams,
+        ctx: RequestContext,
+    ) -> Result<ElicitResult, JsonRpcError> {
+        self.inner.elicit(params, ctx).await
+    }
+
+    async fn on_logging_message(&self, params: LoggingMessageNotificationParams) {
+        self.inner.on_logging_message(params).await
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParams) {
+        self.inner.on_progress(params).await
+    }
+
+    async fn on_resource_updated(&self, params: ResourceUriParams) {
+        self.inner.on_resource_updated(params).await
+    }
+
+    async fn on_tools_list_changed(&self) {
+        self.signals.raise(&self.signals.tools);
+        self.inner.on_tools_list_changed().await
+    }
+
+    async fn on_prompts_list_changed(&self) {
+        self.signals.raise(&self.signals.prompts);
+        self.inner.on_prompts_list_changed().await
+    }
+
+    async fn on_resources_list_changed(&self) {
+        self.signals.raise(&self.signals.resources);
+        self.inner.on_resources_list_changed().await
+    }
+
+    async fn on_cancelled(&self, params: CancelledNotificationParams) {
+        self.inner.on_cancelled(params).await
+    }
+
+    async fn on_elicitation_complete(&self, params: ElicitationCompleteNotificationParams) {
+        self.inner.on_elicitation_complete(params).await
+    }
+
+    async fn on_task_status(&self, task: Task) {
+        self.inner.on_task_status(task).await
+    }
+
+    async fn on_unknown_notification(&self, notification: JsonRpcNotification) {
+        self.inner.on_unknown_notification(notification).await
+    }
+
+    async fn on_closed(&self, reason: CloseReason) {
+        self.signals.set_closed(reason.to_string());
+        self.inner.on_closed(reason).await
+    }
+}

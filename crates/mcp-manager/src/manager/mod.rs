@@ -1,0 +1,632 @@
+//! [`Manager`]: owns every configured server.
+
+mod connect;
+mod handler;
+mod supervisor;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use mcp_client::{CallOptions, Client};
+use mcp_transport::{CancellationToken, Transport};
+use mcp_types::prompts::{GetPromptResult, Prompt};
+use mcp_types::resources::{ReadResourceResult, Resource};
+use mcp_types::tools::{CallToolResult, Tool};
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, watch};
+use tokio::task::JoinHandle;
+
+use self::handler::Signals;
+use crate::cache::ToolCache;
+use crate::config::{McpConfig, ServerConfig};
+use crate::error::ManagerError;
+use crate::namespace::{Namespace, PromptEntry, ResourceEntry, ServerLists, ToolEntry};
+use crate::options::{ManagerOptions, UnavailablePolicy};
+use crate::status::{ManagerEvent, ServerStatus};
+
+/// The live state of one server.
+#[derive(Clone)]
+pub(crate) struct SlotState {
+    pub(crate) status: ServerStatus,
+    pub(crate) client: Option<Client>,
+    pub(crate) transport: Option<Arc<dyn Transport>>,
+    pub(crate) signals: Option<Arc<Signals>>,
+    pub(crate) pid: Option<u32>,
+    pub(crate) lists: ServerLists,
+}
+
+pub(crate) struct Slot {
+    pub(crate) config: ServerConfig,
+    pub(crate) state: watch::Sender<SlotState>,
+}
+
+/// What the supervisors and the [`Manager`] handles share.
+pub(crate) struct Shared {
+    pub(crate) options: ManagerOptions,
+    slots: BTreeMap<String, Arc<Slot>>,
+    namespace: RwLock<Arc<Namespace>>,
+    rebuild: Mutex<()>,
+    events: broadcast::Sender<ManagerEvent>,
+    pub(crate) shutdown: CancellationToken,
+    cache: Option<ToolCache>,
+}
+
+impl Shared {
+    pub(crate) fn emit(&self, event: ManagerEvent) {
+        // No subscriber is fine.
+        let _ = self.events.send(event);
+    }
+
+    /// Rebuilds the namespace from every slot's lists.
+    fn rebuild(&self) {
+        let _guard = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
+        let lists: BTreeMap<String, ServerLists> = self
+            .slots
+            .iter()
+            .map(|(name, slot)| (name.clone(), slot.state.borrow().lists.clone()))
+            .collect();
+        let ns = Arc::new(Namespace::build(&lists));
+        *self.namespace.write().unwrap_or_else(|p| p.into_inner()) = ns;
+    }
+
+    fn store_cache(&self, slot: &Slot, tools: &[Tool]) {
+        if let Some(cache) = &self.cache {
+            if let Err(e) = cache.store(&slot.config, tools) {
+                tracing::warn!(server = %slot.config.name, dir = %cache.dir().display(), error = %e, "cannot write the tool cache");
+            }
+        }
+    }
+
+    pub(crate) fn set_connected(&self, slot: &Slot, conn: &connect::Connection) {
+        let revision = conn.client.protocol_version();
+        let lists = conn.lists.clone();
+        let mut tools_changed = false;
+        slot.state.send_modify(|s| {
+            tools_changed = s.lists.tools != lists.tools || s.lists.tools_cached;
+            s.status = ServerStatus::Connected {
+                revision,
+                tools: lists.tools.len(),
+                prompts: lists.prompts.len(),
+                resources: lists.resources.len(),
+            };
+            s.client = Some(conn.client.clone());
+            s.transport = Some(conn.transport.clone());
+            s.signals = Some(conn.signals.clone());
+            s.pid = conn.pid;
+            s.lists = lists.clone();
+        });
+        self.rebuild();
+        self.store_cache(slot, &lists.tools);
+        tracing::info!(server = %slot.config.name, %revision, tools = lists.tools.len(), "server connected");
+        self.emit(ManagerEvent::Connected {
+            server: slot.config.name.clone(),
+            revision,
+        });
+        if tools_changed {
+            self.emit(ManagerEvent::ToolsChanged {
+                server: slot.config.name.clone(),
+            });
+        }
+    }
+
+    /// After a runtime disconnect: the last lists stay, marked cached.
+    pub(crate) fn set_disconnected(&self, slot: &Slot) {
+        slot.state.send_modify(|s| {
+            s.client = None;
+            s.transport = None;
+            s.signals = None;
+            s.pid = None;
+            s.lists.tools_cached = true;
+            s.status = ServerStatus::Reconnecting { attempt: 1 };
+        });
+        self.rebuild();
+    }
+
+    pub(crate) fn set_failed(&self, slot: &Slot, why: String) {
+        slot.state.send_modify(|s| {
+            s.client = None;
+            s.transport = None;
+            s.signals = None;
+            s.pid = None;
+            s.status = ServerStatus::Failed { why: why.clone() };
+        });
+        self.emit(ManagerEvent::Failed {
+            server: slot.config.name.clone(),
+            why,
+        });
+    }
+
+    fn update_counts(s: &mut SlotState) {
+        if let ServerStatus::Connected {
+            tools,
+            prompts,
+            resources,
+            ..
+        } = &mut s.status
+        {
+            *tools = s.lists.tools.len();
+            *prompts = s.lists.prompts.len();
+            *resources = s.lists.resources.len();
+        }
+    }
+
+    pub(crate) fn set_tools(&self, slot: &Slot, tools: Vec<Tool>) {
+        let tools = Arc::new(tools);
+        slot.state.send_modify(|s| {
+            s.lists.tools = tools.clone();
+            s.lists.tools_cached = false;
+            Self::update_counts(s);
+        });
+        self.rebuild();
+        self.store_cache(slot, &tools);
+        self.emit(ManagerEvent::ToolsChanged {
+            server: slot.config.name.clone(),
+        });
+    }
+
+    pub(crate) fn set_prompts(&self, slot: &Slot, prompts: Vec<Prompt>) {
+        slot.state.send_modify(|s| {
+            s.lists.prompts = Arc::new(prompts);
+            Self::update_counts(s);
+        });
+        self.rebuild();
+        self.emit(ManagerEvent::PromptsChanged {
+            server: slot.config.name.clone(),
+        });
+    }
+
+    pub(crate) fn set_resources(&self, slot: &Slot, resources: Vec<Resource>) {
+        slot.state.send_modify(|s| {
+            s.lists.resources = Arc::new(resources);
+            Self::update_counts(s);
+        });
+        self.rebuild();
+        self.emit(ManagerEvent::ResourcesChanged {
+            server: slot.config.name.clone(),
+        });
+    }
+}
+
+/// Owns every configured server: starts them in parallel, keeps one
+/// namespace of their tools, prompts and resources, reconnects after
+/// runtime disconnects, and shuts them all down.
+///
+/// Cheap to clone (an `Arc` inside). When the last clone is dropped without
+/// [`shutdown`](Self::shutdown), the supervisor tasks are aborted and the
+/// transports dropped (stdio: SIGKILL to each server's process group); call
+/// `shutdown` for a graceful end.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_manager::{Manager, ManagerOptions, McpConfig};
+/// let config = McpConfig::load(&["~/.config/agent/mcp.json", ".mcp.json"])?;
+/// for e in &config.errors { eprintln!("skipped: {e}"); }
+/// let manager = Manager::start(config, ManagerOptions::new("agent", "1.0")).await;
+/// manager.wait_started(std::time::Duration::from_secs(60)).await;
+/// for t in manager.tools() { println!("{} ({})", t.qualified_name, t.server); }
+/// let result = manager
+///     .call_tool("everything__echo", serde_json::json!({"message": "hi"}).as_object().cloned(), Default::default())
+///     .await?;
+/// manager.shutdown().await;
+/// # let _ = result; Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Manager {
+    handle: Arc<Handle>,
+}
+
+struct Handle {
+    shared: Arc<Shared>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+        for t in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            t.abort();
+        }
+    }
+}
+
+impl std::fmt::Debug for Manager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manager")
+            .field("status", &self.status())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Manager {
+    /// Starts every enabled server of `config` in parallel (one tokio task
+    /// each) and returns at once: statuses are `Starting` (or `Disabled`),
+    /// and tools known from the on-disk cache are already listed, marked
+    /// `cached`. Entries in `config.errors` are not started (they are the
+    /// caller's to report).
+    ///
+    /// Must run inside a tokio runtime (any flavour); outside one, every
+    /// server is `Failed` with that reason.
+    pub async fn start(config: McpConfig, options: ManagerOptions) -> Manager {
+        let cache = options.cache_dir.clone().map(ToolCache::new);
+        let (events, _) = broadcast::channel(options.event_capacity.max(1));
+        let mut slots = BTreeMap::new();
+        for (name, server) in config.servers {
+            let mut lists = ServerLists::default();
+            let status = if server.disabled {
+                ServerStatus::Disabled
+            } else {
+                if let Some(tools) = cache.as_ref().and_then(|c| c.load(&server)) {
+                    lists.tools = Arc::new(tools);
+                    lists.tools_cached = true;
+                }
+                ServerStatus::Starting
+            };
+            let (state, _) = watch::channel(SlotState {
+                status,
+                client: None,
+                transport: None,
+                signals: None,
+                pid: None,
+                lists,
+            });
+            slots.insert(
+                name,
+                Arc::new(Slot {
+                    config: server,
+                    state,
+                }),
+            );
+        }
+        let shared = Arc::new(Shared {
+            options,
+            slots,
+            namespace: RwLock::new(Arc::new(Namespace::default())),
+            rebuild: Mutex::new(()),
+            events,
+            shutdown: CancellationToken::new(),
+            cache,
+        });
+        shared.rebuild();
+        let mut tasks = Vec::new();
+        let runtime = tokio::runtime::Handle::try_current();
+        for slot in shared.slots.values() {
+            if slot.config.disabled {
+                continue;
+            }
+            match &runtime {
+                Ok(rt) => tasks.push(rt.spawn(supervisor::supervise(shared.clone(), slot.clone()))),
+                Err(e) => shared.set_failed(slot, format!("no tokio runtime: {e}")),
+            }
+        }
+        Manager {
+            handle: Arc::new(Handle {
+                shared,
+                tasks: Mutex::new(tasks),
+            }),
+        }
+    }
+
+    fn shared(&self) -> &Shared {
+        &self.handle.shared
+    }
+
+    fn slot(&self, server: &str) -> Result<&Arc<Slot>, ManagerError> {
+        self.shared()
+            .slots
+            .get(server)
+            .ok_or_else(|| ManagerError::UnknownServer(server.to_owned()))
+    }
+
+    /// Every configured server's status, by name.
+    pub fn status(&self) -> BTreeMap<String, ServerStatus> {
+        self.shared()
+            .slots
+            .iter()
+            .map(|(n, s)| (n.clone(), s.state.borrow().status.clone()))
+            .collect()
+    }
+
+    /// One server's status; `None` for an unknown name.
+    pub fn server_status(&self, server: &str) -> Option<ServerStatus> {
+        self.shared()
+            .slots
+            .get(server)
+            .map(|s| s.state.borrow().status.clone())
+    }
+
+    /// A server's configuration.
+    pub fn server_config(&self, server: &str) -> Option<&ServerConfig> {
+        self.shared().slots.get(server).map(|s| &s.config)
+    }
+
+    /// The process id of a connected stdio server.
+    pub fn pid(&self, server: &str) -> Option<u32> {
+        self.shared()
+            .slots
+            .get(server)
+            .and_then(|s| s.state.borrow().pid)
+    }
+
+    /// Waits until no server is `Starting` (each is connected, failed or
+    /// disabled), or `timeout` passes. Returns `true` when all settled.
+    /// Every server has its own startup timeout, so this returns after the
+    /// longest of them at worst.
+    pub async fn wait_started(&self, timeout: Duration) -> bool {
+        let waits = self.shared().slots.values().map(|slot| {
+            let mut rx = slot.state.subscribe();
+            async move {
+                let _ = rx
+                    .wait_for(|s| !matches!(s.status, ServerStatus::Starting))
+                    .await;
+            }
+        });
+        let all = async {
+            for w in waits.collect::<Vec<_>>() {
+                w.await;
+            }
+        };
+        tokio::time::timeout(timeout, all).await.is_ok()
+    }
+
+    /// The current namespace (a snapshot).
+    pub fn namespace(&self) -> Arc<Namespace> {
+        self.shared()
+            .namespace
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Every tool of every server under its qualified name, sorted
+    /// (cached tools of servers not connected included, marked `cached`).
+    pub fn tools(&self) -> Vec<ToolEntry> {
+        self.namespace().tools().to_vec()
+    }
+
+    /// Every prompt under its qualified name, sorted.
+    pub fn prompts(&self) -> Vec<PromptEntry> {
+        self.namespace().prompts().to_vec()
+    }
+
+    /// Every resource under its qualified name, sorted.
+    pub fn resources(&self) -> Vec<ResourceEntry> {
+        self.namespace().resources().to_vec()
+    }
+
+    /// `(server, tool)` of a qualified tool name.
+    pub fn resolve_tool(&self, qualified: &str) -> Option<(String, String)> {
+        self.namespace()
+            .resolve_tool(qualified)
+            .map(|(s, t)| (s.to_owned(), t.to_owned()))
+    }
+
+    /// The client of a connected server.
+    pub fn client(&self, server: &str) -> Option<Client> {
+        self.shared()
+            .slots
+            .get(server)
+            .and_then(|s| s.state.borrow().client.clone())
+    }
+
+    /// A subscription to [`ManagerEvent`]s from now on.
+    pub fn events(&self) -> broadcast::Receiver<ManagerEvent> {
+        self.shared().events.subscribe()
+    }
+
+    /// The client of `server`, waiting for it per `policy` while it is
+    /// `Starting` or `Reconnecting`.
+    ///
+    /// Errors: `UnknownServer`; `Unavailable` (failed, disabled, stopped,
+    /// or `FailFast`); `WaitTimeout`; `ShutDown`.
+    pub async fn wait_for_client(
+        &self,
+        server: &str,
+        policy: UnavailablePolicy,
+    ) -> Result<Client, ManagerError> {
+        if self.shared().shutdown.is_cancelled() {
+            return Err(ManagerError::ShutDown);
+        }
+        let slot = self.slot(server)?;
+        let mut rx = slot.state.subscribe();
+        let status = {
+            let s = rx.borrow_and_update();
+            if let Some(c) = &s.client {
+                return Ok(c.clone());
+            }
+            s.status.clone()
+        };
+        let unavailable = |status| ManagerError::Unavailable {
+            server: server.to_owned(),
+            status,
+        };
+        if !status.is_pending() {
+            return Err(unavailable(status));
+        }
+        let UnavailablePolicy::Wait(limit) = policy else {
+            return Err(unavailable(status));
+        };
+        let waited = tokio::time::timeout(
+            limit,
+            rx.wait_for(|s| s.client.is_some() || !s.status.is_pending()),
+        )
+        .await;
+        match waited {
+            Ok(Ok(s)) => match &s.client {
+                Some(c) => Ok(c.clone()),
+                None => Err(unavailable(s.status.clone())),
+            },
+            Ok(Err(_)) => Err(ManagerError::ShutDown),
+            Err(_) => Err(ManagerError::WaitTimeout {
+                server: server.to_owned(),
+                waited: limit,
+                status: slot.state.borrow().status.clone(),
+            }),
+        }
+    }
+
+    /// Calls a tool by its qualified name (spec `server/tools` § Calling
+    /// Tools). When the server is `Starting` or `Reconnecting` (e.g. the
+    /// tool is `cached`), the call waits per
+    /// [`ManagerOptions::unavailable`]. A tool call is never retried: a
+    /// connection lost while it runs fails it with a closed error.
+    ///
+    /// Errors: `UnknownName` (also when the tool vanished from the server's
+    /// fresh list after waiting), `Unavailable`, `WaitTimeout`,
+    /// `ShutDown`, `Client` (the server's or the transport's error).
+    pub async fn call_tool(
+        &self,
+        qualified: &str,
+        arguments: Option<Map<String, Value>>,
+        options: CallOptions,
+    ) -> Result<CallToolResult, ManagerError> {
+        let unknown = || ManagerError::UnknownName {
+            kind: "tool",
+            name: qualified.to_owned(),
+        };
+        let (server, _) = self.resolve_tool(qualified).ok_or_else(unknown)?;
+        let client = self
+            .wait_for_client(&server, self.shared().options.unavailable)
+            .await?;
+        // The list may have changed while waiting.
+        let (server2, tool) = self.resolve_tool(qualified).ok_or_else(unknown)?;
+        if server2 != server {
+            return Err(unknown());
+        }
+        let result = client.call_tool(&tool, arguments, options).await;
+        self.map_client_error(&server, result)
+    }
+
+    /// Gets a prompt by its qualified name (spec `server/prompts`), waiting
+    /// like [`call_tool`](Self::call_tool).
+    ///
+    /// Errors: as [`call_tool`](Self::call_tool).
+    pub async fn get_prompt(
+        &self,
+        qualified: &str,
+        arguments: Option<BTreeMap<String, String>>,
+    ) -> Result<GetPromptResult, ManagerError> {
+        let (server, prompt) = self
+            .namespace()
+            .resolve_prompt(qualified)
+            .map(|(s, p)| (s.to_owned(), p.to_owned()))
+            .ok_or_else(|| ManagerError::UnknownName {
+                kind: "prompt",
+                name: qualified.to_owned(),
+            })?;
+        let client = self
+            .wait_for_client(&server, self.shared().options.unavailable)
+            .await?;
+        let result = client.get_prompt(prompt, arguments).await;
+        self.map_client_error(&server, result)
+    }
+
+    /// Reads resource `uri` of `server` (spec `server/resources`), waiting
+    /// like [`call_tool`](Self::call_tool). The URI need not be listed
+    /// (templates, dynamic resources).
+    ///
+    /// Errors: `UnknownServer`, `Unavailable`, `WaitTimeout`, `ShutDown`, `Client`.
+    pub async fn read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<ReadResourceResult, ManagerError> {
+        let client = self
+            .wait_for_client(server, self.shared().options.unavailable)
+            .await?;
+        let result = client.read_resource(uri).await;
+        self.map_client_error(server, result)
+    }
+
+    fn map_client_error<T>(
+        &self,
+        server: &str,
+        result: Result<T, mcp_client::ClientError>,
+    ) -> Result<T, ManagerError> {
+        result.map_err(|source| {
+            if source.is_closed() {
+                // In case the close event has not reached the supervisor yet.
+                if let Ok(slot) = self.slot(server) {
+                    if let Some(signals) = &slot.state.borrow().signals {
+                        signals.set_closed(connect::error_chain(&source));
+                    }
+                }
+            }
+            ManagerError::Client {
+                server: server.to_owned(),
+                source,
+            }
+        })
+    }
+
+    /// Stops every server concurrently: supervisors end, each connection is
+    /// closed (stdio: stdin closed, then SIGTERM and SIGKILL to the process
+    /// group, see `mcp-transport-stdio`; HTTP: session `DELETE`), all within
+    /// [`ManagerOptions::shutdown_timeout`]; whatever is still running then
+    /// is killed. Statuses become `Stopped`. Calling it again is harmless.
+    pub async fn shutdown(&self) {
+        let shared = self.handle.shared.clone();
+        shared.shutdown.cancel();
+        let bound = shared.options.shutdown_timeout;
+        let tasks: Vec<JoinHandle<()>> = self
+            .handle
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+            .collect();
+        let mut closing = tokio::task::JoinSet::new();
+        let mut stopped = BTreeSet::new();
+        for (name, slot) in &shared.slots {
+            let mut transport = None;
+            slot.state.send_modify(|s| {
+                transport = s.transport.take();
+                s.client = None;
+                s.signals = None;
+                s.pid = None;
+                if !matches!(s.status, ServerStatus::Disabled) {
+                    s.status = ServerStatus::Stopped;
+                }
+            });
+            if let Some(t) = transport {
+                stopped.insert(name.clone());
+                closing.spawn(async move {
+                    if let Err(e) = t.close().await {
+                        tracing::debug!(error = %e, "close during shutdown failed");
+                    }
+                });
+            }
+        }
+        let all = async {
+            while closing.join_next().await.is_some() {}
+            for t in &tasks {
+                // supervisors return at their next await point
+                while !t.is_finished() {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            }
+        };
+        if tokio::time::timeout(bound, all).await.is_err() {
+            tracing::warn!(
+                bound_ms = bound.as_millis() as u64,
+                "shutdown bound reached; killing what is left"
+            );
+        }
+        closing.abort_all();
+        for t in &tasks {
+            t.abort();
+        }
+        // Let aborted tasks drop their transports (stdio: SIGKILL on drop).
+        for t in tasks {
+            let _ = t.await;
+        }
+        while closing.join_next().await.is_some() {}
+        shared.rebuild();
+        tracing::debug!(servers = ?stopped, "manager shut down");
+    }
+}

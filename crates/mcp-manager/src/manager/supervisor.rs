@@ -1,0 +1,129 @@
+//! One task per server: first start, watching the connection, refreshing
+//! lists on `list_changed`, and reconnecting with backoff after a runtime
+//! disconnect.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::connect::{self, Connection, close_bounded, error_chain};
+use super::{Shared, Slot};
+use crate::status::{ManagerEvent, ServerStatus};
+
+/// How often the supervisor double-checks `is_connected`, in case a close
+/// event never reached the handler: 1 000 ms.
+const LIVENESS_POLL: Duration = Duration::from_millis(1_000);
+
+pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
+    let name = slot.config.name.clone();
+    let backoff = shared.options.backoff;
+    // 0: first start; n ≥ 1: reconnection attempt n.
+    let mut attempt: u32 = 0;
+    loop {
+        let opened = tokio::select! {
+            r = connect::open(&slot.config, &shared.options) => r,
+            () = shared.shutdown.cancelled() => return,
+        };
+        let last_why = match opened {
+            Ok(conn) => {
+                let since = Instant::now();
+                shared.set_connected(&slot, &conn);
+                let reason = tokio::select! {
+                    r = watch(&shared, &slot, &conn) => r,
+                    () = shared.shutdown.cancelled() => return,
+                };
+                tracing::warn!(server = %name, %reason, "server disconnected");
+                shared.set_disconnected(&slot);
+                shared.emit(ManagerEvent::Disconnected {
+                    server: name.clone(),
+                    reason: reason.clone(),
+                });
+                // reap what is left of it (stdio: the process group)
+                close_bounded(&conn.transport, shared.options.shutdown_timeout).await;
+                // A connection that lasted at least the backoff cap resets the count.
+                attempt = if since.elapsed() >= backoff.cap() {
+                    1
+                } else {
+                    attempt + 1
+                };
+                reason
+            }
+            Err(why) if attempt == 0 => {
+                tracing::warn!(server = %name, %why, "server failed to start");
+                shared.set_failed(&slot, why);
+                return;
+            }
+            Err(why) => {
+                tracing::warn!(server = %name, attempt, %why, "reconnection failed");
+                attempt += 1;
+                why
+            }
+        };
+        if !backoff.allows(attempt) {
+            let why = format!(
+                "gave up after {} reconnection attempts; last error: {last_why}",
+                attempt - 1
+            );
+            shared.set_failed(&slot, why);
+            return;
+        }
+        let delay = backoff.delay(attempt);
+        slot.state
+            .send_modify(|s| s.status = ServerStatus::Reconnecting { attempt });
+        shared.emit(ManagerEvent::Reconnecting {
+            server: name.clone(),
+            attempt,
+            delay,
+        });
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = shared.shutdown.cancelled() => return,
+        }
+    }
+}
+
+/// Serves list changes until the connection closes; returns why it closed.
+async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
+    let signals = &conn.signals;
+    loop {
+        if let Some(reason) = signals.closed() {
+            return reason;
+        }
+        if !conn.client.is_connected() {
+            return "connection closed".to_owned();
+        }
+        let woke = tokio::time::timeout(LIVENESS_POLL, signals.notify.notified()).await;
+        if woke.is_err() {
+            continue;
+        }
+        if signals.closed().is_some() {
+            continue;
+        }
+        // Debounce a burst of list_changed notifications.
+        tokio::time::sleep(shared.options.list_changed_debounce).await;
+        if signals.tools.swap(false, Ordering::SeqCst) {
+            match conn.client.list_all_tools().await {
+                Ok(tools) => shared.set_tools(slot, tools),
+                Err(e) => {
+                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "tools/list after list_changed failed")
+                }
+            }
+        }
+        if signals.prompts.swap(false, Ordering::SeqCst) {
+            match conn.client.list_all_prompts().await {
+                Ok(prompts) => shared.set_prompts(slot, prompts),
+                Err(e) => {
+                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "prompts/list after list_changed failed")
+                }
+            }
+        }
+        if signals.resources.swap(false, Ordering::SeqCst) {
+            match conn.client.list_all_resources().await {
+                Ok(resources) => shared.set_resources(slot, resources),
+                Err(e) => {
+                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "resources/list after list_changed failed")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The merged view of every server's tools, prompts and resources under
+//! qualified names (see [`crate::naming`] for the naming rules). Rebuilt
+//! whole whenever one server's lists change; cheap next to a round trip.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use mcp_types::prompts::Prompt;
+use mcp_types::resources::Resource;
+use mcp_types::tools::Tool;
+
+use crate::naming::NameTable;
+
+/// A tool under its qualified name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEntry {
+    /// The qualified name, `^[a-zA-Z0-9_-]{1,64}$` (e.g. `fs__read_file`).
+    pub qualified_name: String,
+    /// The server's name in the configuration.
+    pub server: String,
+    /// The tool as the server listed it (its `name` is the server's own).
+    pub tool: Tool,
+    /// `true` when the tool comes from the on-disk cache or from before a
+    /// disconnect: the server is not connected now, and a call waits for it
+    /// (see [`crate::UnavailablePolicy`]).
+    pub cached: bool,
+}
+
+/// A prompt under its qualified name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptEntry {
+    /// The qualified name (`server__prompt`).
+    pub qualified_name: String,
+    /// The server's name.
+    pub server: String,
+    /// The prompt as listed.
+    pub prompt: Prompt,
+}
+
+/// A resource under its qualified name. Resources are identified by
+/// `(server, uri)`; the qualified name is made from the resource's `name`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceEntry {
+    /// The qualified name (`server__name`, disambiguated by URI).
+    pub qualified_name: String,
+    /// The server's name.
+    pub server: String,
+    /// The resource as listed.
+    pub resource: Resource,
+}
+
+/// One server's lists, as the namespace is built from.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ServerLists {
+    pub tools: Arc<Vec<Tool>>,
+    pub tools_cached: bool,
+    pub prompts: Arc<Vec<Prompt>>,
+    pub resources: Arc<Vec<Resource>>,
+}
+
+/// The merged namespace.
+#[derive(Debug, Clone, Default)]
+pub struct Namespace {
+    tools: Vec<ToolEntry>,
+    tool_names: NameTable,
+    prompts: Vec<PromptEntry>,
+    prompt_names: NameTable,
+    resources: Vec<ResourceEntry>,
+    resource_names: NameTable,
+    resource_index: HashMap<(String, String), usize>,
+}
+
+impl Namespace {
+    pub(crate) fn build(servers: &BTreeMap<String, ServerLists>) -> Namespace {
+        let tool_names = NameTable::build(servers.iter().flat_map(|(s, l)| {
+            l.tools
+                .iter()
+                .map(move |t| (s.as_str(), t.name.as_str(), t.name.as_str()))
+        }));
+        let prompt_names = NameTable::build(servers.iter().flat_map(|(s, l)| {
+            l.prompts
+                .iter()
+                .map(move |p| (s.as_str(), p.name.as_str(), p.name.as_str()))
+        }));
+        let resource_names = NameTable::build(servers.iter().flat_map(|(s, l)| {
+            l.resources
+                .iter()
+                .map(move |r| (s.as_str(), r.uri.as_str(), r.name.as_str()))
+        }));
+
+        let mut tools = Vec::new();
+        let mut prompts = Vec::new();
+        let mut resources = Vec::new();
+        for (server, lists) in servers {
+            for tool in lists.tools.iter() {
+                if let Some(q) = tool_names.qualified(server, &tool.name) {
+                    if tools.iter().any(|e: &ToolEntry| e.qualified_name == q) {
+                        continue; // a server listing one name twice: first wins
+                    }
+                    tools.push(ToolEntry {
+                        qualified_name: q.to_owned(),
+                        server: server.clone(),
+                        tool: tool.clone(),
+                        cached: lists.tools_cached,
+                    });
+                }
+            }
+            for prompt in lists.prompts.iter() {
+                if let Some(q) = prompt_names.qualified(server, &prompt.name) {
+                    if prompts.iter().any(|e: &PromptEntry| e.qualified_name == q) {
+                        continue;
+                    }
+                    prompts.push(PromptEntry {
+                        qualified_name: q.to_owned(),
+                        server: server.clone(),
+                        prompt: prompt.clone(),
+                    });
+                }
+            }
+            for resource in lists.resources.iter() {
+                if let Some(q) = resource_names.qualified(server, &resource.uri) {
+                    if resources
+                        .iter()
+                        .any(|e: &ResourceEntry| e.qualified_name == q)
+                    {
+                        continue;
+                    }
+                    resources.push(ResourceEntry {
+                        qualified_name: q.to_owned(),
+                        server: server.clone(),
+                        resource: resource.clone(),
+                    });
+                }
+            }
+        }
+        tools.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+        prompts.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+        resources.sort_by(|a, b| a.qualified_name.cmp(&b.qualified_name));
+        let resource_index = resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((r.server.clone(), r.resource.uri.clone()), i))
+            .collect();
+        Namespace {
+            tools,
+            tool_names,
+            prompts,
+            prompt_names,
+            resources,
+            resource_names,
+            resource_index,
+        }
+    }
+
+    /// Every tool, sorted by qualified name.
+    pub fn tools(&self) -> &[ToolEntry] {
+        &self.tools
+    }
+
+    /// Every prompt, sorted by qualified name.
+    pub fn prompts(&self) -> &[PromptEntry] {
+        &self.prompts
+    }
+
+    /// Every resource, sorted by qualified name.
+    pub fn resources(&self) -> &[ResourceEntry] {
+        &self.resources
+    }
+
+    /// `(server, tool name)` of a qualified tool name.
+    pub fn resolve_tool(&self, qualified: &str) -> Option<(&str, &str)> {
+        self.tool_names.resolve(qualified)
+    }
+
+    /// `(server, prompt name)` of a qualified prompt name.
+    pub fn resolve_prompt(&self, qualified: &str) -> Option<(&str, &str)> {
+        self.prompt_names.resolve(qualified)
+    }
+
+    /// `(server, uri)` of a qualified resource name.
+    pub fn resolve_resource(&self, qualified: &str) -> Option<(&str, &str)> {
+        self.resource_names.resolve(qualified)
+    }
+
+    /// The tool entry of a qualified name.
+    pub fn tool(&self, qualified: &str) -> Option<&ToolEntry> {
+        self.tools
+            .binary_search_by(|e| e.qualified_name.as_str().cmp(qualified))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+
+    /// The resource `uri` of `server`.
+    pub fn resource(&self, server: &str, uri: &str) -> Option<&ResourceEntry> {
+        self.resource_index
+            .get(&(server.to_owned(), uri.to_owned()))
+            .map(|i| &self.resources[*i])
+    }
+
+    /// The qualified name of `server`'s tool `tool`.
+    pub fn qualified_tool(&self, server: &str, tool: &str) -> Option<&str> {
+        self.tool_names.qualified(server, tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Tool {
+        serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
+    }
+
+    #[test]
+    fn merged_view() {
+        let mut servers = BTreeMap::new();
+        servers.insert(
+            "fs".to_owned(),
+            ServerLists {
+                tools: Arc::new(vec![tool("read"), tool("read"), tool("write.all")]),
+                tools_cached: true,
+                prompts: Arc::new(vec![serde_json::from_value(json!({"name": "p"})).unwrap()]),
+                resources: Arc::new(vec![
+                    serde_json::from_value(json!({"uri": "file:///a", "name": "doc"})).unwrap(),
+                    serde_json::from_value(json!({"uri": "file:///b", "name": "doc"})).unwrap(),
+                ]),
+            },
+        );
+        servers.insert(
+            "git".to_owned(),
+            ServerLists {
+                tools: Arc::new(vec![tool("read")]),
+                ..Default::default()
+            },
+        );
+        let ns = Namespace::build(&servers);
+        let names: Vec<&str> = ns
+            .tools()
+            .iter()
+            .map(|t| t.qualified_name.as_str())
+            .collect();
+        assert_eq!(names, ["fs__read", "fs__write_all", "git__read"]);
+        assert!(ns.tool("fs__read").unwrap().cached);
+        assert!(!ns.tool("git__read").unwrap().cached);
+        assert_eq!(ns.resolve_tool("fs__write_all"), Some(("fs", "write.all")));
+        assert_eq!(ns.resolve_prompt("fs__p"), Some(("fs", "p")));
+        assert_eq!(ns.resources().len(), 2);
+        let a = ns.resource("fs", "file:///a").unwrap();
+        let b = ns.resource("fs", "file:///b").unwrap();
+        assert_ne!(a.qualified_name, b.qualified_name);
+        assert_eq!(
+            ns.resolve_resource(&b.qualified_name),
+            Some(("fs", "file:///b"))
+        );
+    }
+}

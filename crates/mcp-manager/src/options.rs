@@ -1,0 +1,150 @@
+//! [`ManagerOptions`]: startup timeouts, the cache directory, reconnection
+//! backoff, the call policy while a server is not connected, shutdown bound.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_client::ClientOptions;
+
+use crate::backoff::Backoff;
+
+/// Default startup timeout of a stdio server: 60 000 ms.
+pub const DEFAULT_STDIO_STARTUP_TIMEOUT: Duration = Duration::from_millis(60_000);
+/// Default startup timeout of a remote server: 30 000 ms.
+pub const DEFAULT_HTTP_STARTUP_TIMEOUT: Duration = Duration::from_millis(30_000);
+/// Default longest wait of a call for a server that is starting or
+/// reconnecting: 30 000 ms.
+pub const DEFAULT_CALL_WAIT: Duration = Duration::from_millis(30_000);
+/// Default bound on [`crate::Manager::shutdown`]: 5 000 ms.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_millis(5_000);
+/// Default grace a stdio server gets between stdin closed and SIGTERM: 2 000 ms.
+pub const DEFAULT_STDIO_SHUTDOWN_GRACE: Duration = Duration::from_millis(2_000);
+/// Default debounce of `list_changed` refreshes: 100 ms.
+pub const DEFAULT_LIST_CHANGED_DEBOUNCE: Duration = Duration::from_millis(100);
+/// Default capacity of the event channel: 256 events.
+pub const DEFAULT_EVENT_CAPACITY: usize = 256;
+
+/// What a call does when its server is `Starting` or `Reconnecting`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnavailablePolicy {
+    /// Wait up to this long for the server to connect, then fail with
+    /// [`crate::ManagerError::WaitTimeout`] (a server that becomes
+    /// `Failed` ends the wait at once).
+    Wait(Duration),
+    /// Fail at once with [`crate::ManagerError::Unavailable`].
+    FailFast,
+}
+
+impl Default for UnavailablePolicy {
+    /// `Wait(30 000 ms)`.
+    fn default() -> Self {
+        UnavailablePolicy::Wait(DEFAULT_CALL_WAIT)
+    }
+}
+
+/// How a [`crate::Manager`] runs its servers.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_manager::{Backoff, ManagerOptions, UnavailablePolicy};
+/// let opts = ManagerOptions::new("my-agent", "1.0.0")
+///     .with_cache_dir(None)
+///     .with_backoff(Backoff::new(Duration::from_millis(200), Duration::from_secs(5), Some(4), 0.5).unwrap())
+///     .with_unavailable(UnavailablePolicy::FailFast);
+/// assert_eq!(opts.backoff.max_attempts(), Some(4));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ManagerOptions {
+    /// Client options used for every server (identity, capabilities,
+    /// handler, version preference). Its handler still receives every
+    /// notification and server request; the manager only listens in.
+    /// A server's `timeout` from the configuration overrides
+    /// `request_timeout`; its startup timeout bounds `initialize`.
+    pub client: ClientOptions,
+    /// Startup timeout of stdio servers without `startupTimeout` (default
+    /// [`DEFAULT_STDIO_STARTUP_TIMEOUT`], 60 000 ms).
+    pub stdio_startup_timeout: Duration,
+    /// Startup timeout of remote servers without `startupTimeout` (default
+    /// [`DEFAULT_HTTP_STARTUP_TIMEOUT`], 30 000 ms).
+    pub http_startup_timeout: Duration,
+    /// Where tool lists are cached; `None` disables the cache. Default
+    /// [`crate::cache::default_cache_dir`].
+    pub cache_dir: Option<PathBuf>,
+    /// Reconnection after a runtime disconnect (default [`Backoff::default`]:
+    /// 500 ms base, 30 000 ms cap, 8 attempts, jitter 0.5).
+    pub backoff: Backoff,
+    /// What calls do while their server is not connected (default
+    /// `Wait(30 000 ms)`).
+    pub unavailable: UnavailablePolicy,
+    /// Bound on [`crate::Manager::shutdown`] (default 5 000 ms); servers still
+    /// running after it are killed (stdio: SIGKILL to the process group).
+    pub shutdown_timeout: Duration,
+    /// Grace between closing a stdio server's stdin and SIGTERM (default
+    /// 2 000 ms).
+    pub stdio_shutdown_grace: Duration,
+    /// Debounce of `list_changed` refreshes (default 100 ms).
+    pub list_changed_debounce: Duration,
+    /// Capacity of the event channel (default 256).
+    pub event_capacity: usize,
+}
+
+impl ManagerOptions {
+    /// Defaults, with `clientInfo` `name` / `version`.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ManagerOptions::with_client(ClientOptions::new(name, version))
+    }
+
+    /// Defaults around the given client options.
+    pub fn with_client(client: ClientOptions) -> Self {
+        ManagerOptions {
+            client,
+            stdio_startup_timeout: DEFAULT_STDIO_STARTUP_TIMEOUT,
+            http_startup_timeout: DEFAULT_HTTP_STARTUP_TIMEOUT,
+            cache_dir: crate::cache::default_cache_dir(),
+            backoff: Backoff::default(),
+            unavailable: UnavailablePolicy::default(),
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            stdio_shutdown_grace: DEFAULT_STDIO_SHUTDOWN_GRACE,
+            list_changed_debounce: DEFAULT_LIST_CHANGED_DEBOUNCE,
+            event_capacity: DEFAULT_EVENT_CAPACITY,
+        }
+    }
+
+    /// Sets the cache directory (`None`: no cache).
+    pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+
+    /// Sets the reconnection backoff.
+    pub fn with_backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Sets the call policy while a server is not connected.
+    pub fn with_unavailable(mut self, policy: UnavailablePolicy) -> Self {
+        self.unavailable = policy;
+        self
+    }
+
+    /// Sets both default startup timeouts (stdio, remote).
+    pub fn with_startup_timeouts(mut self, stdio: Duration, http: Duration) -> Self {
+        self.stdio_startup_timeout = stdio;
+        self.http_startup_timeout = http;
+        self
+    }
+
+    /// Sets the shutdown bound.
+    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Sets the stdio shutdown grace.
+    pub fn with_stdio_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.stdio_shutdown_grace = grace;
+        self
+    }
+}
