@@ -54,9 +54,10 @@ pub(crate) async fn open(
     options: &ManagerOptions,
 ) -> Result<Connection, String> {
     let limit = startup_timeout(config, options);
+    let deadline = tokio::time::Instant::now() + limit;
     let signals = Arc::new(Signals::default());
-    let (transport, pid) = match tokio::time::timeout(limit, make_transport(config, options)).await
-    {
+    let connecting = tokio::time::timeout_at(deadline, make_transport(config, options));
+    let (transport, pid) = match connecting.await {
         Ok(Ok(t)) => t,
         Ok(Err(why)) => return Err(why),
         Err(_) => {
@@ -87,7 +88,7 @@ pub(crate) async fn open(
             .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
         Ok::<_, String>((client, lists))
     };
-    let outcome = match tokio::time::timeout(limit, handshake).await {
+    let outcome = match tokio::time::timeout_at(deadline, handshake).await {
         Ok(r) => r,
         Err(_) => Err(format!(
             "startup timed out after {} ms (no answer to the handshake or listings)",

@@ -399,6 +399,11 @@ impl Manager {
         self.namespace().resources().to_vec()
     }
 
+    /// The resource `uri` of `server`, when listed.
+    pub fn resource(&self, server: &str, uri: &str) -> Option<ResourceEntry> {
+        self.namespace().resource(server, uri).cloned()
+    }
+
     /// `(server, tool)` of a qualified tool name.
     pub fn resolve_tool(&self, qualified: &str) -> Option<(String, String)> {
         self.namespace()
@@ -589,6 +594,7 @@ impl Manager {
                 s.client = None;
                 s.signals = None;
                 s.pid = None;
+                s.lists.tools_cached = true;
                 if !matches!(s.status, ServerStatus::Disabled) {
                     s.status = ServerStatus::Stopped;
                 }
@@ -626,6 +632,19 @@ impl Manager {
             let _ = t.await;
         }
         while closing.join_next().await.is_some() {}
+        // Supervisors have ended: make the final state definitive.
+        for slot in shared.slots.values() {
+            slot.state.send_modify(|s| {
+                s.client = None;
+                s.transport = None;
+                s.signals = None;
+                s.pid = None;
+                s.lists.tools_cached = true;
+                if !matches!(s.status, ServerStatus::Disabled) {
+                    s.status = ServerStatus::Stopped;
+                }
+            });
+        }
         shared.rebuild();
         tracing::debug!(servers = ?stopped, "manager shut down");
     }

@@ -21,17 +21,22 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
     let mut attempt: u32 = 0;
     loop {
         let opened = tokio::select! {
-            r = connect::open(&slot.config, &shared.options) => r,
+            biased;
             () = shared.shutdown.cancelled() => return,
+            r = connect::open(&slot.config, &shared.options) => r,
         };
         let last_why = match opened {
             Ok(conn) => {
                 let since = Instant::now();
                 shared.set_connected(&slot, &conn);
                 let reason = tokio::select! {
-                    r = watch(&shared, &slot, &conn) => r,
+                    biased;
                     () = shared.shutdown.cancelled() => return,
+                    r = watch(&shared, &slot, &conn) => r,
                 };
+                if shared.shutdown.is_cancelled() {
+                    return; // closed by shutdown()
+                }
                 tracing::warn!(server = %name, %reason, "server disconnected");
                 shared.set_disconnected(&slot);
                 shared.emit(ManagerEvent::Disconnected {
