@@ -66,7 +66,11 @@ async fn bom_split_across_reads() {
         let mut second = b"\xBFdata: ".to_vec();
         second.extend_from_slice(init_result(&id.parse().unwrap(), "2025-06-18").as_bytes());
         second.extend_from_slice(b"\n\n");
-        vec![Part::bytes(b"\xEF\xBB".to_vec()), Part::pause_ms(60), Part::bytes(second)]
+        vec![
+            Part::bytes(b"\xEF\xBB".to_vec()),
+            Part::pause_ms(60),
+            Part::bytes(second),
+        ]
     })
     .await;
 }

@@ -36,9 +36,16 @@ async fn b02_priming_events_are_skipped_and_ids_tracked() {
     let result = initialize(&t).await.expect("one result");
     assert_eq!(result["serverInfo"]["name"], "fake");
     // The resumed request proves the stored Last-Event-ID.
-    let tools = t.request("tools/list", None, opts()).await.expect("resumed");
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .expect("resumed");
     assert_eq!(tools, json!({"tools": []}));
-    let gets: Vec<_> = server.requests().into_iter().filter(|r| r.method == Method::GET).collect();
+    let gets: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == Method::GET)
+        .collect();
     assert_eq!(gets.len(), 1);
     assert_eq!(gets[0].header("last-event-id"), Some("p-1"));
     assert_eq!(warnings.text(), "", "no warning for priming events");

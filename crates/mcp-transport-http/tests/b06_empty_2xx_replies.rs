@@ -31,7 +31,6 @@ async fn play(reply: fn() -> Reply) {
     t.close().await.unwrap();
 }
 
-
 #[tokio::test]
 async fn accepted_202_empty() {
     play(|| Reply::status(202)).await;
@@ -69,7 +68,10 @@ async fn non_2xx_fails_only_that_send() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let err = t.notify("notifications/roots/list_changed", None).await.unwrap_err();
+    let err = t
+        .notify("notifications/roots/list_changed", None)
+        .await
+        .unwrap_err();
     assert_eq!(err.http_status(), Some(500));
     assert!(err.to_string().contains("oops"), "{err}");
     assert!(t.request("tools/list", None, opts()).await.is_ok());

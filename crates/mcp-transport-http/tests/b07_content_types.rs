@@ -41,9 +41,13 @@ async fn charset_parameters_and_case() {
     t.notify("notifications/initialized", None).await.unwrap();
     let tools = t.request("tools/list", None, opts()).await.unwrap();
     assert_eq!(tools, json!({"tools": []}));
-    let event = tokio::time::timeout(PROMPT, events.recv()).await.expect("event in time");
+    let event = tokio::time::timeout(PROMPT, events.recv())
+        .await
+        .expect("event in time");
     match event {
-        Some(TransportEvent::Notification(n)) => assert_eq!(n.method, "notifications/tools/list_changed"),
+        Some(TransportEvent::Notification(n)) => {
+            assert_eq!(n.method, "notifications/tools/list_changed")
+        }
         other => panic!("unexpected {other:?}"),
     }
     t.close().await.unwrap();
@@ -60,7 +64,11 @@ async fn unsupported_type_names_the_type_without_retrying() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let err = t
-        .request("tools/list", None, opts().with_timeout(Duration::from_secs(20)))
+        .request(
+            "tools/list",
+            None,
+            opts().with_timeout(Duration::from_secs(20)),
+        )
         .await
         .unwrap_err();
     assert!(err.to_string().contains("text/html"), "{err}");

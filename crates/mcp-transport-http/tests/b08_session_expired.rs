@@ -19,11 +19,18 @@ fn session_server(expired: fn() -> Reply) -> impl Fn(&fault_http::Recorded) -> R
         let id = r.rpc_id().unwrap_or_default();
         match r.rpc_method().as_deref() {
             Some("initialize") => {
-                assert_eq!(r.header("mcp-session-id"), None, "initialize never carries a session");
+                assert_eq!(
+                    r.header("mcp-session-id"),
+                    None,
+                    "initialize never carries a session"
+                );
                 let n = inits.fetch_add(1, Ordering::SeqCst) + 1;
-                Reply::json(init_result(&id, "2025-06-18")).header("mcp-session-id", &format!("s-{n}"))
+                Reply::json(init_result(&id, "2025-06-18"))
+                    .header("mcp-session-id", &format!("s-{n}"))
             }
-            Some("tools/list") if r.header("mcp-session-id") == Some("s-2") => Reply::json(tools_result(&id)),
+            Some("tools/list") if r.header("mcp-session-id") == Some("s-2") => {
+                Reply::json(tools_result(&id))
+            }
             Some("tools/list") => expired(),
             _ => Reply::status(202),
         }
@@ -41,7 +48,10 @@ async fn expire_then_reinitialize(expired: fn() -> Reply) {
     // What the client layer does: initialize again, then retry once.
     initialize(&t).await.unwrap();
     assert_eq!(t.session_id().as_deref(), Some("s-2"));
-    assert_eq!(t.request("tools/list", None, opts()).await.unwrap(), json!({"tools": []}));
+    assert_eq!(
+        t.request("tools/list", None, opts()).await.unwrap(),
+        json!({"tools": []})
+    );
     let sent: Vec<_> = server
         .requests()
         .iter()
@@ -54,20 +64,27 @@ async fn expire_then_reinitialize(expired: fn() -> Reply) {
 #[tokio::test]
 async fn not_found_404() {
     expire_then_reinitialize(|| {
-        Reply::json(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#)
-            .with_status(404)
+        Reply::json(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#,
+        )
+        .with_status(404)
     })
     .await;
 }
 
 #[tokio::test]
 async fn bad_request_400_saying_session_unknown() {
-    expire_then_reinitialize(|| Reply::status(400).body("Bad Request: No valid session ID provided")).await;
+    expire_then_reinitialize(|| {
+        Reply::status(400).body("Bad Request: No valid session ID provided")
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn not_found_without_session_is_a_plain_error() {
-    let server = FaultServer::start(|_| Reply::status(404).body("no such endpoint")).await.unwrap();
+    let server = FaultServer::start(|_| Reply::status(404).body("no such endpoint"))
+        .await
+        .unwrap();
     let t = streamable(&server.url("/wrong")).await;
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
     assert!(!err.is_session_expired());

@@ -19,7 +19,9 @@ async fn exactly_one_get_and_delete_405_ignored() {
             return Reply::status(405).header("allow", "POST");
         }
         match r.rpc_method().as_deref() {
-            Some("initialize") => Reply::json(init_result(&id, "2025-06-18")).header("Mcp-Session-Id", "s-1"),
+            Some("initialize") => {
+                Reply::json(init_result(&id, "2025-06-18")).header("Mcp-Session-Id", "s-1")
+            }
             Some("tools/list") => Reply::json(tools_result(&id)),
             _ => Reply::status(202),
         }
@@ -38,7 +40,11 @@ async fn exactly_one_get_and_delete_405_ignored() {
     assert!(!t.is_connected());
     assert_eq!(server.count(&Method::GET), 1, "exactly one GET");
     assert_eq!(server.count(&Method::DELETE), 1);
-    let delete = server.requests().into_iter().find(|r| r.method == Method::DELETE).unwrap();
+    let delete = server
+        .requests()
+        .into_iter()
+        .find(|r| r.method == Method::DELETE)
+        .unwrap();
     assert_eq!(delete.header("mcp-session-id"), Some("s-1"));
     assert_eq!(warnings.text(), "", "nothing above debug");
 }

@@ -30,12 +30,20 @@ async fn a_stream_closed_before_the_response_fails_promptly() {
         let t = streamable(&server.url("/mcp")).await;
         let start = Instant::now();
         let err = t
-            .request("tools/call", None, opts().with_timeout(Duration::from_secs(60)))
+            .request(
+                "tools/call",
+                None,
+                opts().with_timeout(Duration::from_secs(60)),
+            )
             .await
             .unwrap_err();
         assert!(start.elapsed() < PROMPT);
         assert!(err.is_closed(), "{err:?}");
-        assert!(err.to_string().contains("No response received for request ID 0"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("No response received for request ID 0"),
+            "{err}"
+        );
         assert_eq!(server.count(&Method::GET), 0, "no id: no resumption");
         assert!(t.is_connected(), "the connection survives");
     }
@@ -46,7 +54,9 @@ async fn b_result_on_a_stream_left_open_is_delivered_at_once() {
     let server = FaultServer::start(|r| {
         let id = r.rpc_id().unwrap_or_default();
         Reply::sse(vec![
-            sse_data(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#)),
+            sse_data(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#
+            )),
             Part::Pause(Duration::from_secs(120)),
         ])
     })
@@ -67,14 +77,21 @@ async fn with_event_ids_the_request_resumes_via_get() {
                 "id: e-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"resumed\":true}}\n\n",
             )]);
         }
-        Reply::sse(vec![Part::bytes("id: e-1\nretry: 1\ndata:\n\n"), Part::Abort])
+        Reply::sse(vec![
+            Part::bytes("id: e-1\nretry: 1\ndata:\n\n"),
+            Part::Abort,
+        ])
     })
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let result = t.request("tools/call", None, opts()).await.unwrap();
     assert_eq!(result, json!({"resumed": true}));
-    let get = server.requests().into_iter().find(|r| r.method == Method::GET).unwrap();
+    let get = server
+        .requests()
+        .into_iter()
+        .find(|r| r.method == Method::GET)
+        .unwrap();
     assert_eq!(get.header("last-event-id"), Some("e-1"));
     assert_eq!(get.header("accept"), Some("text/event-stream"));
 }
@@ -91,6 +108,10 @@ async fn resumption_gives_up_after_the_retry_cap() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let err = t.request("tools/call", None, opts()).await.unwrap_err();
-    assert!(err.to_string().contains("No response received for request ID 0"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("No response received for request ID 0"),
+        "{err}"
+    );
     assert_eq!(server.count(&Method::GET), 3, "max_retries = 3");
 }

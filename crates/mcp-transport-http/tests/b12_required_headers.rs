@@ -42,7 +42,9 @@ async fn strict_server_sees_the_headers_it_requires() {
         .with_header("Accept", "application/json")
         .with_header("Authorization", "Bearer token-1")
         .with_header("X-Custom", "yes");
-    let t = HttpTransport::connect(config, HttpMode::Streamable).await.unwrap();
+    let t = HttpTransport::connect(config, HttpMode::Streamable)
+        .await
+        .unwrap();
     let init = t
         .request("initialize", Some(init_params("2025-11-25")), opts())
         .await
@@ -55,32 +57,56 @@ async fn strict_server_sees_the_headers_it_requires() {
     t.close().await.unwrap();
 
     let requests = server.requests();
-    assert!(requests.iter().all(|r| r.header("authorization") == Some("Bearer token-1")));
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.header("authorization") == Some("Bearer token-1"))
+    );
     assert!(requests.iter().all(|r| r.header("x-custom") == Some("yes")));
     for r in &requests {
         match r.method.as_str() {
             "POST" => {
-                assert_eq!(r.header("accept"), Some("application/json, text/event-stream"));
+                assert_eq!(
+                    r.header("accept"),
+                    Some("application/json, text/event-stream")
+                );
                 assert_eq!(r.header("content-type"), Some("application/json"));
             }
             "GET" => assert_eq!(r.header("accept"), Some("text/event-stream")),
             _ => {}
         }
         if r.rpc_method().as_deref() != Some("initialize") {
-            assert_eq!(r.header("mcp-protocol-version"), Some("2025-06-18"), "{} {:?}", r.method, r.rpc_method());
+            assert_eq!(
+                r.header("mcp-protocol-version"),
+                Some("2025-06-18"),
+                "{} {:?}",
+                r.method,
+                r.rpc_method()
+            );
             assert_eq!(r.header("mcp-session-id"), Some("s-1"));
         }
     }
     // The GET listener runs concurrently: compare counts, not order.
-    let mut methods: Vec<_> = requests.iter().map(|r| r.method.as_str().to_owned()).collect();
+    let mut methods: Vec<_> = requests
+        .iter()
+        .map(|r| r.method.as_str().to_owned())
+        .collect();
     methods.sort();
-    assert_eq!(methods, ["DELETE", "GET", "POST", "POST", "POST"].map(String::from).to_vec());
+    assert_eq!(
+        methods,
+        ["DELETE", "GET", "POST", "POST", "POST"]
+            .map(String::from)
+            .to_vec()
+    );
 }
 
 #[tokio::test]
 async fn a_406_is_an_http_error() {
     let server = FaultServer::start(|_| {
-        Reply::json(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Not Acceptable"}}"#).with_status(406)
+        Reply::json(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Not Acceptable"}}"#,
+        )
+        .with_status(406)
     })
     .await
     .unwrap();

@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use fault_http::{FaultServer, Reply, init_result};
 use http::Method;
-use mcp_transport::Transport;
 use mcp_transport_http::{HttpMode, HttpTransport};
 
 fn redirecting(status: u16) -> impl Fn(&fault_http::Recorded) -> Reply {
@@ -28,9 +27,12 @@ fn redirecting(status: u16) -> impl Fn(&fault_http::Recorded) -> Reply {
 }
 
 async fn connect(url: &str) -> HttpTransport {
-    HttpTransport::connect(config(url).with_header("Authorization", "Bearer t"), HttpMode::Streamable)
-        .await
-        .unwrap()
+    HttpTransport::connect(
+        config(url).with_header("Authorization", "Bearer t"),
+        HttpMode::Streamable,
+    )
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -38,10 +40,22 @@ async fn temporary_and_permanent_redirects_are_followed() {
     for status in [307, 308] {
         let server = FaultServer::start(redirecting(status)).await.unwrap();
         let t = connect(&server.url("/mcp")).await;
-        let result = initialize(&t).await.unwrap_or_else(|e| panic!("{status}: {e}"));
+        let result = initialize(&t)
+            .await
+            .unwrap_or_else(|e| panic!("{status}: {e}"));
         assert_eq!(result["protocolVersion"], "2025-06-18");
-        let paths: Vec<_> = server.requests().iter().map(|r| (r.method.clone(), r.path().to_owned())).collect();
-        assert_eq!(paths, [(Method::POST, "/mcp".into()), (Method::POST, "/mcp/".to_owned())]);
+        let paths: Vec<_> = server
+            .requests()
+            .iter()
+            .map(|r| (r.method.clone(), r.path().to_owned()))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                (Method::POST, "/mcp".into()),
+                (Method::POST, "/mcp/".to_owned())
+            ]
+        );
     }
 }
 
@@ -52,7 +66,10 @@ async fn found_on_post_is_an_error_not_a_get() {
         let t = connect(&server.url("/mcp")).await;
         let err = initialize(&t).await.unwrap_err();
         let text = err.to_string();
-        assert!(text.contains(&status.to_string()) && text.contains("redirect"), "{text}");
+        assert!(
+            text.contains(&status.to_string()) && text.contains("redirect"),
+            "{text}"
+        );
         assert_eq!(server.count(&Method::GET), 0);
         assert_eq!(server.requests().len(), 1);
     }
@@ -67,18 +84,25 @@ async fn cross_origin_redirect_drops_authorization() {
     .await
     .unwrap();
     let target = other.url("/mcp/");
-    let server = FaultServer::start(move |_| Reply::status(307).header("location", &target)).await.unwrap();
+    let server = FaultServer::start(move |_| Reply::status(307).header("location", &target))
+        .await
+        .unwrap();
     let t = connect(&server.url("/mcp")).await;
     initialize(&t).await.unwrap();
     let seen = other.requests();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].header("authorization"), None);
-    assert!(seen[0].rpc_method().as_deref() == Some("initialize"), "body kept");
+    assert!(
+        seen[0].rpc_method().as_deref() == Some("initialize"),
+        "body kept"
+    );
 }
 
 #[tokio::test]
 async fn redirect_loops_stop_after_five_hops() {
-    let server = FaultServer::start(|_| Reply::status(307).header("location", "/mcp")).await.unwrap();
+    let server = FaultServer::start(|_| Reply::status(307).header("location", "/mcp"))
+        .await
+        .unwrap();
     let t = connect(&server.url("/mcp")).await;
     let err = initialize(&t).await.unwrap_err();
     assert!(err.to_string().contains("redirects"), "{err}");

@@ -30,11 +30,19 @@ async fn oversized_events_and_bodies_fail_only_their_request() {
     .await
     .unwrap();
     let config = config(&server.url("/mcp")).with_max_event_bytes(LIMIT);
-    let t = HttpTransport::connect(config, HttpMode::Streamable).await.unwrap();
+    let t = HttpTransport::connect(config, HttpMode::Streamable)
+        .await
+        .unwrap();
     let err = t.request("tools/call", None, opts()).await.unwrap_err();
-    assert!(matches!(err, TransportError::MessageTooLarge { limit: LIMIT }), "{err:?}");
+    assert!(
+        matches!(err, TransportError::MessageTooLarge { limit: LIMIT }),
+        "{err:?}"
+    );
     let err = t.request("resources/read", None, opts()).await.unwrap_err();
-    assert!(matches!(err, TransportError::MessageTooLarge { limit: LIMIT }), "{err:?}");
+    assert!(
+        matches!(err, TransportError::MessageTooLarge { limit: LIMIT }),
+        "{err:?}"
+    );
     assert!(t.is_connected());
     assert!(t.request("tools/list", None, opts()).await.is_ok());
 }
@@ -44,9 +52,17 @@ async fn sixteen_mebibyte_events_pass_by_default() {
     let n = 16 * 1024 * 1024 - 1024;
     let server = FaultServer::start(move |r| {
         let id = r.rpc_id().unwrap_or_default();
-        let json = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{}"}}}}"#, "a".repeat(n));
+        let json = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"text":"{}"}}}}"#,
+            "a".repeat(n)
+        );
         let event = format!("data: {json}\n\n").into_bytes();
-        Reply::sse(event.chunks(256 * 1024).map(|c| Part::bytes(c.to_vec())).collect())
+        Reply::sse(
+            event
+                .chunks(256 * 1024)
+                .map(|c| Part::bytes(c.to_vec()))
+                .collect(),
+        )
     })
     .await
     .unwrap();

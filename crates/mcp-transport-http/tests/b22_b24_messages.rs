@@ -33,7 +33,11 @@ async fn b22_result_and_error_together_is_malformed() {
     assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
     assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
-    assert_eq!(t.request("ping", None, opts()).await.unwrap(), json!({}), "neither is tolerated for ping");
+    assert_eq!(
+        t.request("ping", None, opts()).await.unwrap(),
+        json!({}),
+        "neither is tolerated for ping"
+    );
     assert!(t.is_connected());
 }
 

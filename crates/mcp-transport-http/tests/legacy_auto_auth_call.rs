@@ -25,7 +25,9 @@ fn legacy_server(post_on_sse: u16) -> impl Fn(&fault_http::Recorded) -> Reply {
     move |r| {
         if r.method == Method::GET && r.path() == "/sse" {
             let (reply, tx) = Reply::sse_channel();
-            let _ = tx.send(Part::bytes("event: endpoint\ndata: /messages?session_id=a%2Fb\n\n"));
+            let _ = tx.send(Part::bytes(
+                "event: endpoint\ndata: /messages?session_id=a%2Fb\n\n",
+            ));
             *stream.lock().unwrap() = Some(tx);
             return reply;
         }
@@ -51,14 +53,23 @@ fn legacy_server(post_on_sse: u16) -> impl Fn(&fault_http::Recorded) -> Reply {
 #[tokio::test]
 async fn legacy_mode_posts_to_the_endpoint_and_reads_the_stream() {
     let server = FaultServer::start(legacy_server(405)).await.unwrap();
-    let t = HttpTransport::connect(config(&server.url("/sse")), HttpMode::Legacy).await.unwrap();
+    let t = HttpTransport::connect(config(&server.url("/sse")), HttpMode::Legacy)
+        .await
+        .unwrap();
     assert_eq!(t.mode(), ActiveMode::Legacy);
     let init = initialize(&t).await.unwrap();
     assert_eq!(init["protocolVersion"], "2024-11-05");
     t.notify("notifications/initialized", None).await.unwrap();
-    assert_eq!(t.request("tools/list", None, opts()).await.unwrap(), json!({"tools": []}));
+    assert_eq!(
+        t.request("tools/list", None, opts()).await.unwrap(),
+        json!({"tools": []})
+    );
     t.close().await.unwrap();
-    assert_eq!(server.count(&Method::GET), 1, "no Streamable GET listener in legacy mode");
+    assert_eq!(
+        server.count(&Method::GET),
+        1,
+        "no Streamable GET listener in legacy mode"
+    );
     assert_eq!(server.count(&Method::DELETE), 0);
 }
 
@@ -66,13 +77,22 @@ async fn legacy_mode_posts_to_the_endpoint_and_reads_the_stream() {
 async fn auto_falls_back_on_400_404_405() {
     for status in [400, 404, 405] {
         let server = FaultServer::start(legacy_server(status)).await.unwrap();
-        let t = HttpTransport::connect_auto(config(&server.url("/sse"))).await.unwrap();
+        let t = HttpTransport::connect_auto(config(&server.url("/sse")))
+            .await
+            .unwrap();
         assert_eq!(t.mode(), ActiveMode::Undecided);
         let init = initialize(&t).await.unwrap();
         assert_eq!(init["protocolVersion"], "2024-11-05");
         assert_eq!(t.mode(), ActiveMode::Legacy);
-        assert_eq!(t.request("tools/list", None, opts()).await.unwrap(), json!({"tools": []}));
-        let inits = server.requests().iter().filter(|r| r.is_call("initialize")).count();
+        assert_eq!(
+            t.request("tools/list", None, opts()).await.unwrap(),
+            json!({"tools": []})
+        );
+        let inits = server
+            .requests()
+            .iter()
+            .filter(|r| r.is_call("initialize"))
+            .count();
         assert_eq!(inits, 2, "the same initialize, re-sent over legacy");
         t.close().await.unwrap();
     }
@@ -86,21 +106,33 @@ async fn auto_stays_streamable_on_success_and_401_is_not_a_fallback() {
     })
     .await
     .unwrap();
-    let t = HttpTransport::connect_auto(config(&server.url("/mcp"))).await.unwrap();
+    let t = HttpTransport::connect_auto(config(&server.url("/mcp")))
+        .await
+        .unwrap();
     initialize(&t).await.unwrap();
     assert_eq!(t.mode(), ActiveMode::Streamable);
 
     let server = FaultServer::start(|_| {
         Reply::status(401)
-            .header("www-authenticate", "Bearer resource_metadata=\"http://x/.well-known\"")
+            .header(
+                "www-authenticate",
+                "Bearer resource_metadata=\"http://x/.well-known\"",
+            )
             .header("mcp-auth-server", "http://auth")
     })
     .await
     .unwrap();
-    let t = HttpTransport::connect_auto(config(&server.url("/mcp"))).await.unwrap();
+    let t = HttpTransport::connect_auto(config(&server.url("/mcp")))
+        .await
+        .unwrap();
     let err = initialize(&t).await.unwrap_err();
     match err {
-        mcp_transport::TransportError::Http { status, www_authenticate, auth_server, .. } => {
+        mcp_transport::TransportError::Http {
+            status,
+            www_authenticate,
+            auth_server,
+            ..
+        } => {
             assert_eq!(status, 401);
             assert!(www_authenticate.unwrap().starts_with("Bearer"));
             assert_eq!(auth_server.as_deref(), Some("http://auth"));
@@ -140,7 +172,9 @@ async fn auth_provider_headers_are_retried_and_kept() {
     let config = config(&server.url("/mcp"))
         .with_header("Authorization", "Bearer stale")
         .with_auth_provider(provider.clone());
-    let t = HttpTransport::connect(config, HttpMode::Streamable).await.unwrap();
+    let t = HttpTransport::connect(config, HttpMode::Streamable)
+        .await
+        .unwrap();
     t.request("tools/list", None, opts()).await.unwrap();
     t.request("tools/list", None, opts()).await.unwrap();
     let seen = provider.seen.lock().unwrap();
@@ -166,9 +200,13 @@ async fn one_shot_call_uses_the_same_path() {
     let options = CallOptions::default()
         .with_header("X-Key", "k")
         .with_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
-    let result = call(&server.url("/mcp"), "tools/list", None, options.clone()).await.unwrap();
+    let result = call(&server.url("/mcp"), "tools/list", None, options.clone())
+        .await
+        .unwrap();
     assert_eq!(result, json!({"tools": []}));
-    let err = call(&server.url("/mcp"), "nope", Some(json!({})), options).await.unwrap_err();
+    let err = call(&server.url("/mcp"), "nope", Some(json!({})), options)
+        .await
+        .unwrap_err();
     let rpc = err.as_jsonrpc().expect("JSON-RPC error");
     assert_eq!(rpc.code.0, -32601);
     let r = &server.requests()[0];

@@ -27,7 +27,10 @@ async fn slow_drip_one_byte_at_a_time() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    assert_eq!(t.request("x", None, opts()).await.unwrap(), json!({"ok": "é"}));
+    assert_eq!(
+        t.request("x", None, opts()).await.unwrap(),
+        json!({"ok": "é"})
+    );
 }
 
 #[tokio::test]
@@ -58,8 +61,12 @@ async fn progress_arrives_before_the_result_and_out_of_order_responses_resolve()
     let first = {
         let t = t.clone();
         tokio::spawn(async move {
-            t.request("tools/call", None, opts().with_progress(move |p| sink.lock().unwrap().push(p.progress)))
-                .await
+            t.request(
+                "tools/call",
+                None,
+                opts().with_progress(move |p| sink.lock().unwrap().push(p.progress)),
+            )
+            .await
         })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -72,19 +79,33 @@ async fn progress_arrives_before_the_result_and_out_of_order_responses_resolve()
 
 #[tokio::test]
 async fn sse_idle_timeout_names_its_phase() {
-    let server = FaultServer::start(|_| Reply::sse(vec![Part::bytes(": hi\n\n"), Part::Pause(Duration::from_secs(30))]))
-        .await
-        .unwrap();
+    let server = FaultServer::start(|_| {
+        Reply::sse(vec![
+            Part::bytes(": hi\n\n"),
+            Part::Pause(Duration::from_secs(30)),
+        ])
+    })
+    .await
+    .unwrap();
     let timeouts = HttpTimeouts {
         sse_idle: Some(Duration::from_millis(200)),
         ..HttpTimeouts::default()
     };
-    let t = HttpTransport::connect(config(&server.url("/mcp")).with_timeouts(timeouts), HttpMode::Streamable)
-        .await
-        .unwrap();
+    let t = HttpTransport::connect(
+        config(&server.url("/mcp")).with_timeouts(timeouts),
+        HttpMode::Streamable,
+    )
+    .await
+    .unwrap();
     let err = t.request("tools/call", None, opts()).await.unwrap_err();
     assert!(
-        matches!(err, TransportError::Timeout { phase: TimeoutPhase::SseResponse, .. }),
+        matches!(
+            err,
+            TransportError::Timeout {
+                phase: TimeoutPhase::SseResponse,
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert!(err.to_string().contains("SSE response"), "{err}");
@@ -97,10 +118,23 @@ async fn request_timeout_and_notify_timeout_name_their_phase() {
         .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let err = t
-        .request("tools/call", None, opts().with_timeout(Duration::from_millis(200)))
+        .request(
+            "tools/call",
+            None,
+            opts().with_timeout(Duration::from_millis(200)),
+        )
         .await
         .unwrap_err();
-    assert!(matches!(err, TransportError::Timeout { phase: TimeoutPhase::Request, .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            TransportError::Timeout {
+                phase: TimeoutPhase::Request,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     // A notification whose reply status never comes: a listener that
     // accepts connections and never answers.
     let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -118,7 +152,19 @@ async fn request_timeout_and_notify_timeout_name_their_phase() {
     let t = HttpTransport::connect(config(&url).with_timeouts(timeouts), HttpMode::Streamable)
         .await
         .unwrap();
-    let err = t.notify("notifications/initialized", None).await.unwrap_err();
-    assert!(matches!(err, TransportError::Timeout { phase: TimeoutPhase::Notify, .. }), "{err:?}");
+    let err = t
+        .notify("notifications/initialized", None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TransportError::Timeout {
+                phase: TimeoutPhase::Notify,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     holder.abort();
 }

@@ -16,7 +16,9 @@ pub const PROMPT: Duration = Duration::from_secs(5);
 pub fn config(url: &str) -> HttpConfig {
     HttpConfig::new(url)
         .with_proxy(ProxySetting::None)
-        .with_reconnect(Backoff::new(Duration::from_millis(10), Duration::from_millis(50), 0.5, 3).unwrap())
+        .with_reconnect(
+            Backoff::new(Duration::from_millis(10), Duration::from_millis(50), 0.5, 3).unwrap(),
+        )
 }
 
 pub async fn streamable(url: &str) -> HttpTransport {
@@ -38,7 +40,8 @@ pub fn init_params(version: &str) -> Value {
 }
 
 pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
-    t.request("initialize", Some(init_params("2025-06-18")), opts()).await
+    t.request("initialize", Some(init_params("2025-06-18")), opts())
+        .await
 }
 
 /// Captures WARN and above while alive (current thread only: use the
