@@ -305,7 +305,10 @@ mod tests {
     fn limit_is_inclusive_and_excludes_crlf() {
         assert_eq!(frames(3, &[b"abc\r\n"]), vec![line("abc")]);
         assert!(matches!(frames(3, &[b"abcd\n"])[0], Frame::TooLong { .. }));
-        assert!(matches!(frames(3, &[b"abcd\r\n"])[0], Frame::TooLong { .. }));
+        assert!(matches!(
+            frames(3, &[b"abcd\r\n"])[0],
+            Frame::TooLong { .. }
+        ));
     }
 
     #[test]

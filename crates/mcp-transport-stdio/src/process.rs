@@ -28,7 +28,8 @@ pub fn resolve_command(
     }
     for dir in std::env::split_paths(search_path) {
         let dir = if dir.as_os_str().is_empty() {
-            cwd.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+            cwd.map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."))
         } else {
             dir
         };
@@ -110,8 +111,8 @@ mod tests {
     fn finds_sh_and_names_path_when_missing() {
         let path = std::env::var_os("PATH").unwrap_or_default();
         assert!(resolve_command("sh", &path, None).is_ok());
-        let err = resolve_command("no-such-cmd-xyz", OsStr::new("/nope:/also-nope"), None)
-            .unwrap_err();
+        let err =
+            resolve_command("no-such-cmd-xyz", OsStr::new("/nope:/also-nope"), None).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("no-such-cmd-xyz"), "{text}");
         assert!(text.contains("/nope:/also-nope"), "{text}");

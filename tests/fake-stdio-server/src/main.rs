@@ -116,6 +116,9 @@ fn stderr_flood() {
     err.flush().expect("stderr");
 }
 
+// The grandchild is deliberately never waited for: it must outlive this
+// process, as a real wrapper's server would.
+#[allow(clippy::zombie_processes)]
 fn spawn_grandchild(pid_file: &str) {
     let me = std::env::current_exe().expect("current_exe");
     Command::new("sh")
@@ -171,7 +174,10 @@ fn serve(out: &Out, opts: &Opts) {
             append(path, &line);
         }
         let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
-            eprintln!("fake-stdio-server: not JSON: {}", String::from_utf8_lossy(&line));
+            eprintln!(
+                "fake-stdio-server: not JSON: {}",
+                String::from_utf8_lossy(&line)
+            );
             continue;
         };
         let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))

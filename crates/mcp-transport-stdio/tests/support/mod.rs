@@ -1,0 +1,149 @@
+//! Shared helpers for the stdio integration tests.
+//!
+//! # Finding the fake server
+//! `CARGO_BIN_EXE_*` only exists for binaries of the package under test, and
+//! the fake lives in its own crate (`tests/fake-stdio-server`) to keep this
+//! library clean. So the first test of each test binary builds it once with
+//! the same `cargo` (`env!("CARGO")`), into `<target>/fake-stdio-server/`
+//! — a target dir of its own, because the outer `cargo test` holds the lock
+//! of the main one while tests run. `<target>` is found from the test
+//! executable's path (`<target>/<profile>/deps/<test>`). Set
+//! `FAKE_STDIO_SERVER=/path/to/fake-stdio-server` to use a prebuilt binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use mcp_transport::{RequestOptions, Transport};
+use mcp_transport_stdio::{StdioConfig, StdioTransport};
+use serde_json::{Value, json};
+
+/// The fake server binary, built on first use.
+pub fn fake_server() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        if let Some(p) = std::env::var_os("FAKE_STDIO_SERVER") {
+            return PathBuf::from(p);
+        }
+        let exe = std::env::current_exe().expect("current_exe");
+        // <target>/<profile>/deps/<test-exe>
+        let target = exe
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .expect("test executable is under <target>/<profile>/deps");
+        let own_target = target.join("fake-stdio-server");
+        let manifest =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fake-stdio-server/Cargo.toml");
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "fake-stdio-server",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", &own_target)
+            .status()
+            .expect("run cargo build for fake-stdio-server");
+        assert!(status.success(), "building fake-stdio-server failed");
+        let bin = own_target.join("debug").join("fake-stdio-server");
+        assert!(bin.is_file(), "{} missing after build", bin.display());
+        bin
+    })
+    .clone()
+}
+
+/// A config running the fake with `args`, a short grace period and a label.
+pub fn fake(args: &[&str]) -> StdioConfig {
+    StdioConfig::new(fake_server().display().to_string())
+        .args(args.iter().copied())
+        .shutdown_grace(Duration::from_millis(500))
+        .label("fake")
+}
+
+/// A fresh path in the temp dir (not created).
+pub fn temp_path(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    std::env::temp_dir().join(format!(
+        "mcp-stdio-test-{}-{}-{name}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Options with a timeout in ms.
+pub fn within(ms: u64) -> RequestOptions {
+    RequestOptions::default().with_timeout(Duration::from_millis(ms))
+}
+
+/// Sends a `script` request running `steps`.
+pub async fn script(
+    t: &StdioTransport,
+    steps: Value,
+    options: RequestOptions,
+) -> Result<Value, mcp_transport::TransportError> {
+    t.request("script", Some(json!({ "steps": steps })), options)
+        .await
+}
+
+/// Reads the fake's recorded stdin: one JSON value per line.
+pub fn recorded(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("the client wrote a JSON line"))
+        .collect()
+}
+
+/// The state letter of `pid` from /proc (`R`, `S`, `Z`, …), or `None` when
+/// no such process exists.
+pub fn proc_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // "pid (comm) S ..." — comm may contain spaces: take what follows the last ')'.
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// Waits up to `limit` for `done()`; returns whether it became true.
+pub async fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    done()
+}
+
+/// Reads a pid written by the fake's `--pid-file`/`--grandchild`, waiting for it.
+pub async fn read_pid(path: &Path) -> u32 {
+    let mut pid = None;
+    eventually(Duration::from_secs(10), || {
+        pid = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.lines().next().and_then(|l| l.trim().parse().ok()));
+        pid.is_some()
+    })
+    .await;
+    pid.unwrap_or_else(|| panic!("no pid in {}", path.display()))
+}
+
+/// `initialize` with protocolVersion 2025-06-18.
+pub async fn initialize(t: &StdioTransport) -> Value {
+    t.request(
+        "initialize",
+        Some(json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "stdio-tests", "version": "0"}
+        })),
+        within(10_000),
+    )
+    .await
+    .expect("initialize")
+}
