@@ -82,8 +82,14 @@ impl Shared {
         let revision = conn.client.protocol_version();
         let lists = conn.lists.clone();
         let mut tools_changed = false;
+        // Lists and namespace first, then the status and client: whoever
+        // sees `Connected` (or gets the client) also sees the new names.
         slot.state.send_modify(|s| {
             tools_changed = s.lists.tools != lists.tools || s.lists.tools_cached;
+            s.lists = lists.clone();
+        });
+        self.rebuild();
+        slot.state.send_modify(|s| {
             s.status = ServerStatus::Connected {
                 revision,
                 tools: lists.tools.len(),
@@ -94,9 +100,7 @@ impl Shared {
             s.transport = Some(conn.transport.clone());
             s.signals = Some(conn.signals.clone());
             s.pid = conn.pid;
-            s.lists = lists.clone();
         });
-        self.rebuild();
         self.store_cache(slot, &lists.tools);
         tracing::info!(server = %slot.config.name, %revision, tools = lists.tools.len(), "server connected");
         self.emit(ManagerEvent::Connected {
@@ -186,6 +190,19 @@ impl Shared {
             server: slot.config.name.clone(),
         });
     }
+}
+
+/// The client of `s` if its connection is open; when it has closed, tells
+/// the supervisor (in case its close event is still on the way).
+fn usable(s: &SlotState) -> Option<Client> {
+    let client = s.client.as_ref()?;
+    if client.is_connected() {
+        return Some(client.clone());
+    }
+    if let Some(signals) = &s.signals {
+        signals.set_closed("connection closed".to_owned());
+    }
+    None
 }
 
 /// Owns every configured server: starts them in parallel, keeps one
@@ -441,16 +458,18 @@ impl Manager {
         let mut rx = slot.state.subscribe();
         let status = {
             let s = rx.borrow_and_update();
-            if let Some(c) = &s.client {
-                return Ok(c.clone());
+            match usable(&s) {
+                Some(c) => return Ok(c),
+                None => s.status.clone(),
             }
-            s.status.clone()
         };
         let unavailable = |status| ManagerError::Unavailable {
             server: server.to_owned(),
             status,
         };
-        if !status.is_pending() {
+        // A connection lost but not yet handled by the supervisor counts as
+        // reconnecting.
+        if !(status.is_pending() || status.is_connected()) {
             return Err(unavailable(status));
         }
         let UnavailablePolicy::Wait(limit) = policy else {
@@ -458,12 +477,14 @@ impl Manager {
         };
         let waited = tokio::time::timeout(
             limit,
-            rx.wait_for(|s| s.client.is_some() || !s.status.is_pending()),
+            rx.wait_for(|s| {
+                usable(s).is_some() || !(s.status.is_pending() || s.status.is_connected())
+            }),
         )
         .await;
         match waited {
-            Ok(Ok(s)) => match &s.client {
-                Some(c) => Ok(c.clone()),
+            Ok(Ok(s)) => match usable(&s) {
+                Some(c) => Ok(c),
                 None => Err(unavailable(s.status.clone())),
             },
             Ok(Err(_)) => Err(ManagerError::ShutDown),
