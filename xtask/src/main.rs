@@ -6,6 +6,7 @@
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
 
+mod conformance;
 mod util;
 
 use std::process::ExitCode;
@@ -14,11 +15,14 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
+        Some("conformance") => conformance::conformance(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("usage: cargo xtask <test|conformance|bench>");
             Ok(())
         }
-        Some(other) => Err(format!("unknown xtask command {other:?}; try `cargo xtask help`")),
+        Some(other) => Err(format!(
+            "unknown xtask command {other:?}; try `cargo xtask help`"
+        )),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -29,7 +33,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// `cargo xtask test [--no-lint]`.
+/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, workspace tests, then
+/// `cargo xtask conformance` (suites + catalogue; writes docs/conformance.md).
 fn test(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
     let lint = !args.iter().any(|a| a == "--no-lint");
@@ -61,5 +66,5 @@ fn test(args: &[String]) -> Result<(), String> {
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
-    Ok(())
+    conformance::conformance(&[])
 }

@@ -1,0 +1,288 @@
+//! Our own fault catalogue (`../shared/cases/catalogue.md`, headings `## B01: …`): each case
+//! is covered by tests whose function names start with the case id (`b01_…`, or several ids
+//! `b02_b03_…`). We find those tests in the workspace sources, run them with `cargo test`
+//! filtered by the ids, and map each case id to its tests' libtest results.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::report::{Outcome, Row};
+
+/// A catalogue case: `B01` and its heading text.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `B01`.
+    pub id: String,
+    /// Heading after the id.
+    pub title: String,
+}
+
+/// Case headings (`## B01: title`) of the catalogue text, in order.
+pub fn parse_cases(text: &str) -> Vec<Case> {
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("## ")?;
+            let (id, title) = rest.split_once(':')?;
+            let id = id.trim();
+            let ok =
+                id.len() == 3 && id.starts_with('B') && id[1..].bytes().all(|b| b.is_ascii_digit());
+            ok.then(|| Case {
+                id: id.to_string(),
+                title: title.trim().to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The case ids a test name covers: leading `bNN_` groups of its last path segment
+/// (`sse::b02_b03_x` → `[B02, B03]`).
+pub fn case_ids_of(test_name: &str) -> Vec<String> {
+    let last = test_name.rsplit("::").next().unwrap_or(test_name);
+    let mut ids = Vec::new();
+    for part in last.split('_') {
+        let b = part.as_bytes();
+        if b.len() == 3 && (b[0] == b'b' || b[0] == b'B') && b[1..].iter().all(u8::is_ascii_digit) {
+            ids.push(format!("B{}", &part[1..]));
+        } else {
+            break;
+        }
+    }
+    ids
+}
+
+/// libtest result of one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestStatus {
+    /// `ok`
+    Ok,
+    /// `FAILED`
+    Failed,
+    /// `ignored`
+    Ignored,
+}
+
+/// `test <name> ... ok|FAILED|ignored` lines of libtest output.
+pub fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
+    output
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("test ")?;
+            let (name, status) = rest.rsplit_once(" ... ")?;
+            let status = match status.trim() {
+                "ok" => TestStatus::Ok,
+                "FAILED" => TestStatus::Failed,
+                s if s.starts_with("ignored") => TestStatus::Ignored,
+                _ => return None,
+            };
+            // Doc tests print `src/lib.rs - item (line N)`; they carry no case ids anyway.
+            Some((name.trim().to_string(), status))
+        })
+        .collect()
+}
+
+/// Packages whose sources define a `fn bNN_…` test: scans `crates/*/{src,tests}` and
+/// `tests/{src,tests}` (skipping node_modules and target dirs).
+pub fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String> {
+    let mut dirs = Vec::new();
+    for top in ["crates", "tests"] {
+        let top = root.join(top);
+        let Ok(entries) = std::fs::read_dir(&top) else {
+            continue;
+        };
+        dirs.push(top.clone());
+        for e in entries.flatten() {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            }
+        }
+    }
+    let mut packages = BTreeSet::new();
+    for dir in dirs {
+        let manifest = dir.join("Cargo.toml");
+        let Some(name) = package_name(&manifest) else {
+            continue;
+        };
+        let mut files = Vec::new();
+        for sub in ["src", "tests"] {
+            rust_files(&dir.join(sub), &mut files);
+        }
+        let has = files.iter().any(|f| {
+            std::fs::read_to_string(f)
+                .map(|t| defines_case_test(&t))
+                .unwrap_or(false)
+        });
+        if has {
+            packages.insert(name);
+        }
+    }
+    Ok(packages)
+}
+
+fn defines_case_test(text: &str) -> bool {
+    text.match_indices("fn ").any(|(i, _)| {
+        let rest = &text[i + 3..];
+        !case_ids_of(rest.split('(').next().unwrap_or("")).is_empty()
+    })
+}
+
+fn package_name(manifest: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let pkg = text.split("[package]").nth(1)?;
+    pkg.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == "name").then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        if p.is_dir() {
+            if name != "node_modules" && name != "target" && name != "peers" {
+                rust_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The catalogue part of the run.
+#[derive(Debug)]
+pub struct CatalogueRun {
+    /// One row per case.
+    pub rows: Vec<Row>,
+    /// Errors that fail the run.
+    pub errors: Vec<String>,
+}
+
+/// Runs the catalogue tests and maps them to the cases.
+pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
+    let packages = packages_with_case_tests(root)?;
+    let mut errors = Vec::new();
+    let mut results: Vec<(String, TestStatus)> = Vec::new();
+    if packages.is_empty() {
+        errors.push("no package defines a catalogue test (fn bNN_…)".to_string());
+    } else {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(root)
+            .args(["test", "--locked", "--no-fail-fast"]);
+        for p in &packages {
+            cmd.args(["-p", p]);
+        }
+        cmd.arg("--");
+        for c in cases {
+            cmd.arg(format!("{}_", c.id.to_ascii_lowercase()));
+        }
+        eprintln!(
+            "==> catalogue tests: cargo test -p {} -- <case ids>",
+            packages.iter().cloned().collect::<Vec<_>>().join(" -p ")
+        );
+        let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        results = parse_libtest(&stdout);
+        if !out.status.success() && results.iter().all(|(_, s)| *s != TestStatus::Failed) {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(25).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            errors.push(format!(
+                "catalogue `cargo test` failed without a failing test (build error?):\n{}",
+                tail.join("\n")
+            ));
+        }
+    }
+    let mut by_case: BTreeMap<String, Vec<(String, TestStatus)>> = BTreeMap::new();
+    for (name, status) in &results {
+        for id in case_ids_of(name) {
+            by_case.entry(id).or_default().push((name.clone(), *status));
+        }
+    }
+    let mut rows = Vec::new();
+    for case in cases {
+        let tests = by_case.get(&case.id).map(Vec::as_slice).unwrap_or(&[]);
+        let count = |s| tests.iter().filter(|(_, t)| *t == s).count();
+        let (passed, failed, ignored) = (
+            count(TestStatus::Ok),
+            count(TestStatus::Failed),
+            count(TestStatus::Ignored),
+        );
+        let outcome = if tests.is_empty() {
+            errors.push(format!(
+                "[catalogue] {}: no test named b{}_…",
+                case.id,
+                &case.id[1..]
+            ));
+            Outcome::Missing
+        } else if failed > 0 || ignored > 0 {
+            let bad: Vec<&str> = tests
+                .iter()
+                .filter(|(_, s)| *s != TestStatus::Ok)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            let why = format!("not passing: {}", bad.join(", "));
+            errors.push(format!("[catalogue] {}: {why}", case.id));
+            Outcome::Fail(why)
+        } else {
+            Outcome::Pass
+        };
+        rows.push(Row {
+            name: format!("{}: {}", case.id, case.title),
+            passed,
+            failed,
+            warned: ignored,
+            outcome,
+        });
+    }
+    Ok(CatalogueRun { rows, errors })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_case_headings_only() {
+        let cases = parse_cases(
+            "# Catalogue\n## Conventions\n## B01: SSE line endings\ntext\n## B29: Tool results\n## Not backed: x\n",
+        );
+        let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["B01", "B29"]);
+        assert_eq!(cases[0].title, "SSE line endings");
+    }
+
+    #[test]
+    fn maps_test_names_to_case_ids() {
+        assert_eq!(case_ids_of("b01_crlf"), ["B01"]);
+        assert_eq!(case_ids_of("sse::tests::b02_b03_events"), ["B02", "B03"]);
+        assert!(case_ids_of("tests::rb01_x").is_empty());
+        assert!(case_ids_of("parses_b01").is_empty());
+    }
+
+    #[test]
+    fn parses_libtest_lines() {
+        let out = "running 3 tests\ntest a::b01_x ... ok\ntest b02_y ... FAILED\n\
+                   test b03_z ... ignored, needs net\ntest result: ok. 1 passed\n";
+        let r = parse_libtest(out);
+        assert_eq!(
+            r,
+            vec![
+                ("a::b01_x".to_string(), TestStatus::Ok),
+                ("b02_y".to_string(), TestStatus::Failed),
+                ("b03_z".to_string(), TestStatus::Ignored),
+            ]
+        );
+    }
+
+    #[test]
+    fn detects_case_test_definitions() {
+        assert!(defines_case_test("#[test]\nfn b05_utf8_split() {}"));
+        assert!(defines_case_test("async fn b02_b03_x() {}"));
+        assert!(!defines_case_test("fn helper_b01() {}"));
+    }
+}

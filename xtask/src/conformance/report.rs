@@ -1,0 +1,190 @@
+//! The table `cargo xtask conformance` prints and writes to docs/conformance.md.
+
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A scenario's (or catalogue case's) verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// All checks passed, none failed or warned.
+    Pass,
+    /// Failed and not in the baseline (fails the run); the first problem.
+    Fail(String),
+    /// Failed and listed in the baseline with this reason.
+    ExpectedFail(String),
+    /// Passed although the baseline lists it (fails the run: shrink the baseline).
+    Stale,
+    /// A catalogue case without any test (fails the run).
+    Missing,
+}
+
+impl Outcome {
+    /// The short word for the result column.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "PASS",
+            Outcome::Fail(_) => "FAIL",
+            Outcome::ExpectedFail(_) => "expected fail",
+            Outcome::Stale => "STALE (passes; remove from baseline)",
+            Outcome::Missing => "MISSING",
+        }
+    }
+
+    fn note(&self) -> &str {
+        match self {
+            Outcome::Fail(n) | Outcome::ExpectedFail(n) => n,
+            _ => "",
+        }
+    }
+}
+
+/// One table row.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Scenario or case.
+    pub name: String,
+    /// Checks (or tests) passed.
+    pub passed: usize,
+    /// Checks (or tests) failed.
+    pub failed: usize,
+    /// Checks warned (catalogue: tests ignored); count as failures.
+    pub warned: usize,
+    /// Verdict.
+    pub outcome: Outcome,
+}
+
+/// A titled group of rows.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// Heading, e.g. `@modelcontextprotocol/conformance 0.1.16 (--suite all)`.
+    pub title: String,
+    /// Rows.
+    pub rows: Vec<Row>,
+}
+
+fn escape(s: &str) -> String {
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = one_line.replace('|', "\\|");
+    if out.chars().count() > 160 {
+        out = out.chars().take(157).collect::<String>() + "...";
+    }
+    out
+}
+
+/// Renders sections as Markdown tables, each with a total line.
+pub fn render(sections: &[Section]) -> String {
+    let mut s = String::new();
+    let (mut gp, mut gf, mut gw, mut gpass, mut gn) = (0, 0, 0, 0, 0);
+    for section in sections {
+        let _ = writeln!(s, "## {}\n", section.title);
+        let _ = writeln!(s, "| Scenario | Passed | Failed | Warned | Result | Note |");
+        let _ = writeln!(s, "|---|---:|---:|---:|---|---|");
+        let (mut p, mut f, mut w, mut ok) = (0, 0, 0, 0);
+        for r in &section.rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                escape(&r.name),
+                r.passed,
+                r.failed,
+                r.warned,
+                r.outcome.word(),
+                escape(r.outcome.note())
+            );
+            p += r.passed;
+            f += r.failed;
+            w += r.warned;
+            ok += usize::from(r.outcome == Outcome::Pass);
+        }
+        let expected = section
+            .rows
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::ExpectedFail(_)))
+            .count();
+        let _ = writeln!(
+            s,
+            "| **Total** ({} rows: {ok} pass, {expected} expected fail, {} other) | {p} | {f} | {w} | | |\n",
+            section.rows.len(),
+            section.rows.len() - ok - expected
+        );
+        gp += p;
+        gf += f;
+        gw += w;
+        gpass += ok;
+        gn += section.rows.len();
+    }
+    let _ = writeln!(
+        s,
+        "**Grand total:** {gn} rows, {gpass} pass; checks/tests {gp} passed, {gf} failed, {gw} warned.\n"
+    );
+    s
+}
+
+/// Now as `YYYY-MM-DD HH:MM:SS UTC`.
+pub fn now_utc() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format_utc(secs)
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian).
+pub fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil-from-days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_dates() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(format_utc(1_798_594_281), "2026-12-30 01:31:21 UTC");
+    }
+
+    #[test]
+    fn renders_rows_and_totals() {
+        let t = render(&[Section {
+            title: "suite".into(),
+            rows: vec![
+                Row {
+                    name: "a".into(),
+                    passed: 2,
+                    failed: 0,
+                    warned: 0,
+                    outcome: Outcome::Pass,
+                },
+                Row {
+                    name: "auth/b".into(),
+                    passed: 0,
+                    failed: 1,
+                    warned: 1,
+                    outcome: Outcome::ExpectedFail("OAuth | not built".into()),
+                },
+            ],
+        }]);
+        assert!(t.contains("| a | 2 | 0 | 0 | PASS |  |"));
+        assert!(t.contains("expected fail | OAuth \\| not built |"));
+        assert!(t.contains("(2 rows: 1 pass, 1 expected fail, 0 other) | 2 | 1 | 1 |"));
+    }
+}
