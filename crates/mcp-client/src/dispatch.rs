@@ -177,6 +177,7 @@ fn check_tool_pairing(p: &CreateMessageRequestParams) -> Result<(), JsonRpcError
 }
 
 async fn answer(inner: &Inner, request: IncomingRequest, cancel: CancellationToken) {
+    let cancelled_by_server = cancel.clone();
     let ctx = RequestContext {
         id: request.id.clone(),
         method: request.method.clone(),
@@ -199,6 +200,13 @@ async fn answer(inner: &Inner, request: IncomingRequest, cancel: CancellationTok
     .await;
     if let Err(e) = &outcome {
         tracing::debug!(method = %request.method, id = %request.id, error = %e, "answering a server request with an error");
+    }
+    if cancelled_by_server.is_cancelled() {
+        // The server cancelled this request: it SHOULD NOT get an answer
+        // (spec `basic/utilities/cancellation`).
+        tracing::debug!(method = %request.method, id = %request.id, "server cancelled its request; no answer sent");
+        request.discard();
+        return;
     }
     let method = request.method.clone();
     if let Err(e) = request.respond(outcome).await {

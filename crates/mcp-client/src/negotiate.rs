@@ -373,7 +373,11 @@ async fn discover(
         .request(
             "server/discover",
             Some(params),
-            RequestOptions::default().with_timeout(options.discover_timeout),
+            // A legacy server must see nothing before `initialize`, so a
+            // probe that times out is not followed by notifications/cancelled.
+            RequestOptions::default()
+                .with_timeout(options.discover_timeout)
+                .without_cancel_notification(),
         )
         .await;
     let legacy_fallback = |why: String| {

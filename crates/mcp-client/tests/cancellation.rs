@@ -91,11 +91,11 @@ async fn client_default_timeout_applies_to_typed_methods() {
 }
 
 #[tokio::test]
-async fn server_cancellation_reaches_the_handler_context() {
+async fn server_cancellation_reaches_the_handler_and_gets_no_answer() {
     use async_trait::async_trait;
     use mcp_client::{ClientHandler, RequestContext};
     use mcp_types::roots::ListRootsResult;
-    struct WaitsForCancel;
+    struct WaitsForCancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
     #[async_trait]
     impl ClientHandler for WaitsForCancel {
         async fn list_roots(
@@ -103,14 +103,16 @@ async fn server_cancellation_reaches_the_handler_context() {
             ctx: RequestContext,
         ) -> Result<ListRootsResult, mcp_types::JsonRpcError> {
             ctx.cancel.cancelled().await;
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
             Err(mcp_types::JsonRpcError::new(
                 mcp_types::ErrorCode::INTERNAL_ERROR,
                 "cancelled",
             ))
         }
     }
+    let saw_cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let options = legacy_options()
-        .with_handler(std::sync::Arc::new(WaitsForCancel))
+        .with_handler(std::sync::Arc::new(WaitsForCancel(saw_cancel.clone())))
         .with_roots(false);
     let (_client, mut peer) = connect_with(options, "2025-11-25", json!({})).await;
     peer.request(7, "roots/list", None).await;
@@ -120,8 +122,20 @@ async fn server_cancellation_reaches_the_handler_context() {
         Some(json!({"requestId": 7, "reason": "changed my mind"})),
     )
     .await;
+    assert!(
+        eventually(|| saw_cancel.load(std::sync::atomic::Ordering::SeqCst)).await,
+        "the handler's context was cancelled"
+    );
+    // The spec says the receiver SHOULD NOT answer a cancelled request.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        peer.try_next().is_none(),
+        "no answer to a request the server cancelled"
+    );
+    // The connection still works.
+    peer.request(8, "ping", None).await;
     match peer.next().await {
-        Some(JsonRpcMessage::Response(r)) => assert!(r.outcome.is_err()),
+        Some(JsonRpcMessage::Response(r)) => assert_eq!(r.outcome, Ok(json!({}))),
         other => panic!("{other:?}"),
     }
 }

@@ -213,10 +213,11 @@ impl Dispatcher {
             })
             .to_vec(),
         );
+        let notify_peer = options.cancel_notification && method != "initialize";
         let mut guard = CancelOnDrop {
             dispatcher: self.clone(),
             id: id.clone(),
-            method: method.to_owned(),
+            notify_peer,
             armed: true,
         };
         let outgoing = Outgoing {
@@ -278,23 +279,23 @@ impl Dispatcher {
                         TimeoutPhase::Request
                     };
                     let ms = start.elapsed().as_millis() as u64;
-                    self.abandon(&id, method, "timeout").await;
+                    self.abandon(&id, notify_peer, "timeout").await;
                     return Err(TransportError::Timeout { ms, phase });
                 }
                 _ = cancel.cancelled() => {
                     guard.armed = false;
-                    self.abandon(&id, method, "cancelled by the client").await;
+                    self.abandon(&id, notify_peer, "cancelled by the client").await;
                     return Err(TransportError::Cancelled);
                 }
             }
         }
     }
 
-    /// Forgets request `id` and tells the peer (spec:
-    /// `basic/utilities/cancellation`), except for `initialize`.
-    async fn abandon(self: &Arc<Self>, id: &RequestId, method: &str, reason: &str) {
+    /// Forgets request `id` and, when `notify_peer`, tells the peer (spec:
+    /// `basic/utilities/cancellation`; never for `initialize`).
+    async fn abandon(self: &Arc<Self>, id: &RequestId, notify_peer: bool, reason: &str) {
         self.pending.remove(id);
-        if method == "initialize" || !self.is_open() {
+        if !notify_peer || !self.is_open() {
             return;
         }
         let params = serde_json::json!({ "requestId": id, "reason": reason });
@@ -528,7 +529,7 @@ impl Dispatcher {
 struct CancelOnDrop {
     dispatcher: Arc<Dispatcher>,
     id: RequestId,
-    method: String,
+    notify_peer: bool,
     armed: bool,
 }
 
@@ -538,7 +539,7 @@ impl Drop for CancelOnDrop {
             return;
         }
         self.dispatcher.pending.remove(&self.id);
-        if self.method == "initialize" || !self.dispatcher.is_open() {
+        if !self.notify_peer || !self.dispatcher.is_open() {
             return;
         }
         let dispatcher = self.dispatcher.clone();

@@ -91,6 +91,15 @@ impl IncomingRequest {
     }
 }
 
+impl IncomingRequest {
+    /// Consumes the request without answering it. Only for a request the
+    /// server itself cancelled (`notifications/cancelled`): the spec says the
+    /// receiver SHOULD NOT answer those (`basic/utilities/cancellation`).
+    pub fn discard(mut self) {
+        self.responder = None;
+    }
+}
+
 /// The answer a transport gives to a server request nobody handles.
 pub(crate) fn default_answer(method: &str) -> Result<Value, JsonRpcError> {
     if method == "ping" {

@@ -52,6 +52,12 @@ pub struct RequestOptions {
     /// Receives progress. When set, the request carries
     /// `params._meta.progressToken` (the request id).
     pub progress: Option<ProgressSink>,
+    /// Whether abandoning the request (timeout, cancel, drop) tells the peer
+    /// with `notifications/cancelled`. Default `true`; `initialize` never does,
+    /// whatever this says. The client turns it off for a probe sent before
+    /// the peer's revision is known (`server/discover` to a possibly legacy
+    /// server, which must see nothing before `initialize`).
+    pub cancel_notification: bool,
 }
 
 impl Default for RequestOptions {
@@ -62,6 +68,7 @@ impl Default for RequestOptions {
             max_total_timeout: None,
             cancel: None,
             progress: None,
+            cancel_notification: true,
         }
     }
 }
@@ -74,6 +81,7 @@ impl fmt::Debug for RequestOptions {
             .field("max_total_timeout", &self.max_total_timeout)
             .field("cancel", &self.cancel.is_some())
             .field("progress", &self.progress.is_some())
+            .field("cancel_notification", &self.cancel_notification)
             .finish()
     }
 }
@@ -100,6 +108,12 @@ impl RequestOptions {
     /// Sets the progress callback (and so asks for progress).
     pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Abandoning this request will not send `notifications/cancelled`.
+    pub fn without_cancel_notification(mut self) -> Self {
+        self.cancel_notification = false;
         self
     }
 

@@ -422,3 +422,42 @@ async fn batch_only_under_2025_03_26() {
     d.handle_incoming(batch).await;
     assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn probe_without_cancel_notification_sends_nothing_on_timeout() {
+    let (d, mut out) = setup();
+    let err = d
+        .request(
+            "server/discover",
+            None,
+            RequestOptions::default()
+                .with_timeout(Duration::from_secs(3))
+                .without_cancel_notification(),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout());
+    assert_eq!(
+        out.recv().await.unwrap().method.as_deref(),
+        Some("server/discover")
+    );
+    tokio::task::yield_now().await;
+    assert!(
+        out.try_recv().is_err(),
+        "no notifications/cancelled for the probe"
+    );
+}
+
+#[tokio::test]
+async fn discarded_server_request_gets_no_answer() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{}}"#)
+        .await;
+    match events.recv().await.unwrap() {
+        TransportEvent::Request(r) => r.discard(),
+        other => panic!("{other:?}"),
+    }
+    tokio::task::yield_now().await;
+    assert!(out.try_recv().is_err());
+}
