@@ -48,9 +48,9 @@ pub enum ManagerError {
     Client {
         /// Server name.
         server: String,
-        /// The client error.
+        /// The client error (boxed: it is large).
         #[source]
-        source: ClientError,
+        source: Box<ClientError>,
     },
     /// The manager was shut down.
     #[error("the manager is shut down")]
@@ -72,7 +72,7 @@ impl ManagerError {
     /// The client error, for `Client`.
     pub fn client_error(&self) -> Option<&ClientError> {
         match self {
-            ManagerError::Client { source, .. } => Some(source),
+            ManagerError::Client { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

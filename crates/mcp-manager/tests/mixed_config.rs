@@ -200,10 +200,13 @@ async fn mixed_config_statuses_namespace_and_shutdown() {
 
     // Shutdown: every process ends, including the one still starting.
     let mut pids: Vec<u32> = connected.iter().filter_map(|s| manager.pid(s)).collect();
-    assert!(
-        pids.len() >= 1 + usize::from(everything.is_some()),
+    // stdio servers have a pid (fixture, everything), HTTP ones none
+    assert_eq!(
+        pids.len(),
+        1 + usize::from(everything.is_some()),
         "{pids:?}"
     );
+    assert_eq!(manager.pid("py"), None);
     pids.extend(read_pids(&hang_pids));
     assert_eq!(
         read_pids(&hang_pids).len(),

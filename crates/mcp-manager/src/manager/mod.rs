@@ -585,7 +585,7 @@ impl Manager {
             }
             ManagerError::Client {
                 server: server.to_owned(),
-                source,
+                source: Box::new(source),
             }
         })
     }

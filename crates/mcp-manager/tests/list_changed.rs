@@ -1,0 +1,72 @@
+//! `notifications/tools/list_changed` refreshes that server's part of the
+//! namespace (and its cache), and a `ToolsChanged` event is broadcast.
+
+mod support;
+
+use std::time::Duration;
+
+use mcp_manager::{CallOptions, Manager, ManagerEvent, ServerStatus};
+use serde_json::json;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_refreshes_the_namespace() {
+    let Some(python) = python3() else { return };
+    let dir = temp_dir("listchanged");
+    let config = config(json!({
+        "dyn": fixture_entry(&python, json!({}), &[]),
+        "other": fixture_entry(&python, json!({}), &[]),
+    }));
+    let manager = Manager::start(config, options().with_cache_dir(Some(dir.clone()))).await;
+    assert!(manager.wait_started(Duration::from_secs(20)).await);
+    let before = manager.tools().len();
+    assert!(manager.resolve_tool("dyn__brand_new").is_none());
+    let mut events = manager.events();
+
+    let r = manager
+        .call_tool(
+            "dyn__add_tool",
+            json!({"text": "brand.new"}).as_object().cloned(),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "added");
+    let mut seen = Vec::new();
+    expect_event(
+        &mut events,
+        Duration::from_secs(10),
+        &mut seen,
+        |e| matches!(e, ManagerEvent::ToolsChanged { server } if server == "dyn"),
+    )
+    .await;
+    assert_eq!(manager.tools().len(), before + 1);
+    // sanitized name, mapping back to the server's own name
+    assert_eq!(
+        manager.resolve_tool("dyn__brand_new"),
+        Some(("dyn".to_owned(), "brand.new".to_owned()))
+    );
+    match manager.server_status("dyn").unwrap() {
+        ServerStatus::Connected { tools, .. } => assert_eq!(tools, 5),
+        other => panic!("{other}"),
+    }
+    let r = manager
+        .call_tool(
+            "dyn__brand_new",
+            json!({"text": "y"}).as_object().cloned(),
+            CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(first_text(&r), "fixture:y");
+    // the other server's part is untouched
+    assert!(manager.resolve_tool("other__brand_new").is_none());
+    manager.shutdown().await;
+
+    // the refreshed list was cached
+    let cache = mcp_manager::cache::ToolCache::new(&dir);
+    let cfg = manager.server_config("dyn").unwrap();
+    let cached = cache.load(cfg).unwrap();
+    assert!(cached.iter().any(|t| t.name == "brand.new"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,73 @@
+//! One namespace over several servers: colliding names get distinct,
+//! valid, deterministic qualified names that route to the right server.
+
+mod support;
+
+use std::time::Duration;
+
+use mcp_manager::naming::is_valid_name;
+use mcp_manager::{CallOptions, Manager};
+use serde_json::json;
+use support::*;
+
+async fn qualified_names(python: &str) -> Vec<(String, String, String)> {
+    // "a.b" and "a_b" both sanitize to "a_b"; each has "echo" and "x.y" / "x_y".
+    let config = config(json!({
+        "a.b": fixture_entry(python, json!({"FIXTURE_LABEL": "dot", "FIXTURE_TOOLS": "x.y"}), &[]),
+        "a_b": fixture_entry(python, json!({"FIXTURE_LABEL": "underscore", "FIXTURE_TOOLS": "x_y"}), &[]),
+    }));
+    let manager = Manager::start(config, options()).await;
+    assert!(manager.wait_started(Duration::from_secs(20)).await);
+    let names = manager
+        .tools()
+        .into_iter()
+        .map(|t| (t.qualified_name, t.server, t.tool.name))
+        .collect::<Vec<_>>();
+
+    for (q, server, tool) in &names {
+        assert!(is_valid_name(q), "{q}");
+        assert_eq!(
+            manager.resolve_tool(q),
+            Some((server.clone(), tool.clone()))
+        );
+    }
+    let unique: std::collections::BTreeSet<_> = names.iter().map(|n| &n.0).collect();
+    assert_eq!(unique.len(), names.len(), "{names:#?}");
+    assert_eq!(names.len(), 10, "5 tools per server: {names:#?}");
+
+    // the verbatim name keeps the plain form
+    assert_eq!(
+        manager.resolve_tool("a_b__echo"),
+        Some(("a_b".into(), "echo".into()))
+    );
+    assert_eq!(
+        manager.resolve_tool("a_b__x_y"),
+        Some(("a_b".into(), "x_y".into()))
+    );
+    // each routes to its own server
+    for (q, server, tool) in &names {
+        if tool == "echo" || tool.starts_with('x') {
+            let r = manager
+                .call_tool(
+                    q,
+                    json!({"text": "t"}).as_object().cloned(),
+                    CallOptions::default(),
+                )
+                .await
+                .unwrap();
+            let label = if server == "a.b" { "dot" } else { "underscore" };
+            assert_eq!(first_text(&r), format!("{label}:t"), "{q}");
+        }
+    }
+    manager.shutdown().await;
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn collisions_are_disambiguated_deterministically() {
+    let Some(python) = python3() else { return };
+    let first = qualified_names(&python).await;
+    // A second run (servers connecting in another order) gives the same names.
+    let second = qualified_names(&python).await;
+    assert_eq!(first, second);
+}

@@ -1,0 +1,88 @@
+//! `shutdown()` closes every server concurrently within its bound and
+//! leaves no process behind: connected servers, a server that ignores
+//! stdin EOF and SIGTERM, and a server still starting. Dropping the
+//! manager without `shutdown()` kills them too.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use mcp_manager::{Manager, ServerStatus};
+use serde_json::json;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_leaves_no_process_behind() {
+    let Some(python) = python3() else { return };
+    let dir = temp_dir("shutdown");
+    let pid_file = dir.join("pids");
+    let pid_env = pid_file.display().to_string();
+    let stubborn_cmd = format!("trap '' TERM; exec {python} {} ", fixture_script());
+    let hang_cmd = format!("echo $$ >> {pid_env}; exec sleep 1000");
+    let config = config(json!({
+        "a": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
+        "b": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
+        "stubborn": {"command": "sh", "args": ["-c", stubborn_cmd],
+                     "env": {"FIXTURE_PID_FILE": pid_env, "FIXTURE_IGNORE_EOF": "1"}},
+        "starting": {"command": "sh", "args": ["-c", hang_cmd], "startupTimeout": 60000},
+    }));
+    let manager = Manager::start(
+        config,
+        options()
+            .with_stdio_shutdown_grace(Duration::from_millis(500))
+            .with_shutdown_timeout(Duration::from_secs(5)),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !["a", "b", "stubborn"]
+        .iter()
+        .all(|s| manager.server_status(s).is_some_and(|st| st.is_connected()))
+    {
+        assert!(Instant::now() < deadline, "{:#?}", manager.status());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        manager.server_status("starting"),
+        Some(ServerStatus::Starting)
+    );
+    let pids = read_pids(&pid_file);
+    assert_eq!(pids.len(), 4, "{pids:?}");
+    assert!(pids.iter().all(|p| alive(*p)));
+
+    let t = Instant::now();
+    manager.shutdown().await;
+    let took = t.elapsed();
+    // Concurrent: one grace (500 ms) + SIGTERM grace (1 s) for the stubborn
+    // one, not the sum over servers; generous bound.
+    assert!(took < Duration::from_secs(8), "shutdown took {took:?}");
+    let left = wait_gone(&pids, Duration::from_secs(3)).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(
+        manager
+            .status()
+            .values()
+            .all(|s| *s == ServerStatus::Stopped)
+    );
+    // twice is harmless
+    manager.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_manager_kills_its_servers() {
+    let Some(python) = python3() else { return };
+    let dir = temp_dir("drop");
+    let pid_file = dir.join("pids");
+    let config = config(json!({
+        "a": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_file.display().to_string()}), &[]),
+    }));
+    let manager = Manager::start(config, options()).await;
+    assert!(manager.wait_started(Duration::from_secs(20)).await);
+    let pids = read_pids(&pid_file);
+    assert_eq!(pids.len(), 1);
+    assert!(alive(pids[0]));
+    drop(manager);
+    let left = wait_gone(&pids, Duration::from_secs(5)).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
