@@ -31,7 +31,8 @@
 //! flushed pieces), `{"sleep_ms": N}`, `{"stderr": TEXT}`, `{"exit": CODE}`,
 //! `{"progress": {"count": N, "every_ms": MS, "total": T, "token": JSON?}}`
 //! (notifications/progress with progress 1..=N; `token` overrides the
-//! request's token).
+//! request's token). Consecutive writes of one script hold stdout, so other
+//! output never lands inside them; `sleep_ms` and `progress` release it.
 
 use std::fs::OpenOptions;
 use std::io::{BufRead, Write};
@@ -232,30 +233,43 @@ fn serve(out: &Out, opts: &Opts) {
     }
 }
 
+type Held<'a> = Option<std::sync::MutexGuard<'a, std::io::Stdout>>;
+
+fn put_held<'a>(out: &'a Out, held: &mut Held<'a>, bytes: &[u8]) {
+    let o = held.get_or_insert_with(|| out.lock().unwrap_or_else(|p| p.into_inner()));
+    if o.write_all(bytes).and_then(|_| o.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
 fn run_steps(out: &Out, steps: &Value, raw_id: &str, token: &str) {
     let Some(steps) = steps.as_array() else {
         return;
     };
+    // Consecutive writes of one script hold stdout, so that a message written
+    // in pieces is never interleaved with another thread's; a sleep releases it.
+    let mut held: Held<'_> = None;
     for step in steps {
         if let Some(text) = step.get("write").and_then(Value::as_str) {
             let text = text.replace("<ID>", raw_id).replace("<TOKEN>", token);
-            write_out(out, text.as_bytes());
+            put_held(out, &mut held, text.as_bytes());
         } else if let Some(bytes) = step.get("bytes").and_then(Value::as_array) {
             let bytes: Vec<u8> = bytes
                 .iter()
                 .filter_map(Value::as_u64)
                 .map(|b| b as u8)
                 .collect();
-            write_out(out, &bytes);
+            put_held(out, &mut held, &bytes);
         } else if let Some(rep) = step.get("repeat") {
             let text = rep.get("text").and_then(Value::as_str).unwrap_or("a");
             let count = rep.get("count").and_then(Value::as_u64).unwrap_or(0) as usize;
             let chunk = rep.get("chunk").and_then(Value::as_u64).unwrap_or(4096) as usize;
             let all = text.repeat(count).into_bytes();
             for piece in all.chunks(chunk.max(1)) {
-                write_out(out, piece);
+                put_held(out, &mut held, piece);
             }
         } else if let Some(ms) = step.get("sleep_ms").and_then(Value::as_u64) {
+            held = None;
             thread::sleep(Duration::from_millis(ms));
         } else if let Some(text) = step.get("stderr").and_then(Value::as_str) {
             let mut err = std::io::stderr().lock();
@@ -264,6 +278,7 @@ fn run_steps(out: &Out, steps: &Value, raw_id: &str, token: &str) {
         } else if let Some(code) = step.get("exit").and_then(Value::as_i64) {
             std::process::exit(code as i32);
         } else if let Some(p) = step.get("progress") {
+            held = None;
             let count = p.get("count").and_then(Value::as_u64).unwrap_or(1);
             let every = p.get("every_ms").and_then(Value::as_u64).unwrap_or(100);
             let total = p.get("total").cloned().unwrap_or(Value::Null);
