@@ -1,0 +1,262 @@
+//! The floor: what any client must at least spend. Requests are serialized
+//! once, up front; responses are framed (newline search, or the HTTP body)
+//! but never parsed.
+//!
+//! - stdio: one pipe; the bench server answers in order, so responses are
+//!   matched to waiters first-in first-out (no ids read).
+//! - HTTP: hyper's HTTP/1.1 connection API, one request at a time on each
+//!   connection; N calls in flight use N connections (as the pooled
+//!   clients do).
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::oneshot;
+
+use crate::suite::{BenchClient, Connector, payloads};
+
+fn request_bytes(method: &str, params: serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": method, "params": params
+    }))
+    .expect("JSON")
+}
+
+/// Pre-serialized messages.
+#[derive(Clone)]
+struct Wire {
+    small: Bytes,
+    large: Bytes,
+    list: Bytes,
+    init: Bytes,
+    initialized: Bytes,
+    small_len: usize,
+}
+
+impl Wire {
+    fn new() -> Self {
+        let (small, large) = payloads();
+        let call = |t: &str| {
+            Bytes::from(request_bytes(
+                "tools/call",
+                serde_json::json!({"name": "echo", "arguments": {"text": t}}),
+            ))
+        };
+        Wire {
+            small: call(&small),
+            large: call(&large),
+            list: Bytes::from(request_bytes("tools/list", serde_json::json!({}))),
+            init: Bytes::from(request_bytes(
+                "initialize",
+                serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "floor", "version": "0"}}),
+            )),
+            initialized: Bytes::from_static(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            ),
+            small_len: small.len(),
+        }
+    }
+
+    fn call_for(&self, text: &str) -> &Bytes {
+        if text.len() == self.small_len {
+            &self.small
+        } else {
+            &self.large
+        }
+    }
+}
+
+// ---------------------------------------------------------------- stdio
+
+type Queue = Mutex<(
+    tokio::sync::mpsc::UnboundedSender<Bytes>,
+    VecDeque<oneshot::Sender<usize>>,
+)>;
+
+pub struct StdioFloor {
+    wire: Wire,
+    /// The writer task's channel and the waiters, in request order.
+    queue: Arc<Queue>,
+    _child: Child,
+}
+
+pub struct StdioFloorConnector {
+    pub server: String,
+}
+
+impl Connector for StdioFloorConnector {
+    type Client = StdioFloor;
+    async fn connect(&self) -> anyhow::Result<StdioFloor> {
+        let mut child = Command::new(&self.server)
+            .arg("stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdin = child.stdin.take().expect("piped");
+        let mut stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(write_loop(stdin, rx));
+        let queue: Arc<Queue> = Arc::new(Mutex::new((tx, VecDeque::new())));
+        let reader_queue = queue.clone();
+        // Ends at EOF: dropping the client kills the server.
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 256 * 1024];
+            let mut line_len = 0usize;
+            loop {
+                let n = match stdout.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                let mut rest = &buf[..n];
+                while let Some(i) = memchr::memchr(b'\n', rest) {
+                    line_len += i;
+                    let waiter = reader_queue.lock().expect("lock").1.pop_front();
+                    if let Some(w) = waiter {
+                        let _ = w.send(line_len);
+                    }
+                    line_len = 0;
+                    rest = &rest[i + 1..];
+                }
+                line_len += rest.len();
+            }
+        });
+        let floor = StdioFloor {
+            wire: Wire::new(),
+            queue,
+            _child: child,
+        };
+        floor.roundtrip(floor.wire.init.clone()).await?;
+        let _ = floor.queue.lock().expect("lock").0.send(floor.wire.initialized.clone());
+        Ok(floor)
+    }
+}
+
+async fn write_loop(mut stdin: ChildStdin, mut rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>) {
+    let mut batch = Vec::with_capacity(64 * 1024);
+    while let Some(first) = rx.recv().await {
+        batch.clear();
+        batch.extend_from_slice(&first);
+        batch.push(b'\n');
+        while let Ok(more) = rx.try_recv() {
+            batch.extend_from_slice(&more);
+            batch.push(b'\n');
+        }
+        if stdin.write_all(&batch).await.is_err() {
+            return;
+        }
+    }
+}
+
+impl StdioFloor {
+    async fn roundtrip(&self, bytes: Bytes) -> anyhow::Result<usize> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut g = self.queue.lock().expect("lock");
+            g.1.push_back(tx);
+            g.0.send(bytes)
+                .map_err(|_| anyhow::anyhow!("server gone"))?;
+        }
+        Ok(rx.await?)
+    }
+}
+
+impl BenchClient for StdioFloor {
+    async fn call(&self, text: Arc<str>) -> anyhow::Result<()> {
+        let len = self.roundtrip(self.wire.call_for(&text).clone()).await?;
+        anyhow::ensure!(len > text.len(), "short response");
+        Ok(())
+    }
+    async fn list(&self) -> anyhow::Result<usize> {
+        let len = self.roundtrip(self.wire.list.clone()).await?;
+        anyhow::ensure!(len > 100_000, "short tools/list");
+        Ok(1000)
+    }
+}
+
+// ----------------------------------------------------------------- HTTP
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+pub struct HttpFloor {
+    wire: Wire,
+    authority: String,
+    path: String,
+    addr: String,
+    idle: Mutex<Vec<Sender>>,
+}
+
+pub struct HttpFloorConnector {
+    pub url: String,
+}
+
+impl Connector for HttpFloorConnector {
+    type Client = HttpFloor;
+    async fn connect(&self) -> anyhow::Result<HttpFloor> {
+        let uri: http::Uri = self.url.parse()?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| anyhow::anyhow!("no authority"))?
+            .to_string();
+        let floor = HttpFloor {
+            wire: Wire::new(),
+            addr: authority.clone(),
+            authority,
+            path: uri.path().to_string(),
+            idle: Mutex::new(Vec::new()),
+        };
+        floor.post(floor.wire.init.clone()).await?;
+        floor.post(floor.wire.initialized.clone()).await?;
+        Ok(floor)
+    }
+}
+
+impl HttpFloor {
+    async fn conn(&self) -> anyhow::Result<Sender> {
+        if let Some(s) = self.idle.lock().expect("lock").pop() {
+            return Ok(s);
+        }
+        let stream = tokio::net::TcpStream::connect(&self.addr).await?;
+        stream.set_nodelay(true)?;
+        let (sender, conn) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+        tokio::spawn(conn);
+        Ok(sender)
+    }
+
+    async fn post(&self, body: Bytes) -> anyhow::Result<usize> {
+        let mut sender = self.conn().await?;
+        sender.ready().await?;
+        let req = http::Request::post(&self.path)
+            .header(http::header::HOST, &self.authority)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(Full::new(body))?;
+        let resp = sender.send_request(req).await?;
+        anyhow::ensure!(resp.status().is_success(), "HTTP {}", resp.status());
+        let body = resp.into_body().collect().await?.to_bytes();
+        self.idle.lock().expect("lock").push(sender);
+        Ok(body.len())
+    }
+}
+
+impl BenchClient for HttpFloor {
+    async fn call(&self, text: Arc<str>) -> anyhow::Result<()> {
+        let len = self.post(self.wire.call_for(&text).clone()).await?;
+        anyhow::ensure!(len > text.len(), "short response");
+        Ok(())
+    }
+    async fn list(&self) -> anyhow::Result<usize> {
+        let len = self.post(self.wire.list.clone()).await?;
+        anyhow::ensure!(len > 100_000, "short tools/list");
+        Ok(1000)
+    }
+}

@@ -1,0 +1,108 @@
+//! `mcp-bench`: the benchmark drivers and the orchestrator behind
+//! `cargo xtask bench` (issue 9).
+//!
+//! ```text
+//! mcp-bench client --impl floor|ours|rmcp --transport stdio|http-json|http-sse
+//!                  --server PATH [--url URL] [--quick]     # one suite, prints RESULT <json>
+//! mcp-bench sse [--mib 100]                                 # SSE parsers, prints RESULT <json>
+//! mcp-bench manager --server PATH [--count 50]              # 50 stdio servers via mcp-manager
+//! mcp-bench run --root DIR --server PATH [--repeats 3] [--quick] [--out FILE]
+//! ```
+
+mod floor;
+mod ours;
+mod report;
+mod rmcp_client;
+mod sse;
+mod suite;
+
+use std::process::ExitCode;
+
+pub struct Args(Vec<String>);
+
+impl Args {
+    pub fn flag(&self, name: &str) -> bool {
+        self.0.iter().any(|a| a == name)
+    }
+    pub fn value(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .position(|a| a == name)
+            .and_then(|i| self.0.get(i + 1))
+            .cloned()
+    }
+    pub fn required(&self, name: &str) -> anyhow::Result<String> {
+        self.value(name)
+            .ok_or_else(|| anyhow::anyhow!("missing {name}"))
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn client(args: &Args) -> anyhow::Result<()> {
+    let imp = args.required("--impl")?;
+    let transport = args.required("--transport")?;
+    let server = args.value("--server").unwrap_or_default();
+    let url = args.value("--url").unwrap_or_default();
+    let budget = suite::Budget::new(args.flag("--quick"));
+    let stdio = transport == "stdio";
+    let rt = runtime();
+    let result = rt.block_on(async {
+        match (imp.as_str(), stdio) {
+            ("floor", true) => {
+                suite::run(&floor::StdioFloorConnector { server }, &imp, &transport, budget).await
+            }
+            ("floor", false) => {
+                suite::run(&floor::HttpFloorConnector { url }, &imp, &transport, budget).await
+            }
+            ("rmcp", true) => {
+                let c = rmcp_client::RmcpConnector::Stdio { server };
+                suite::run(&c, &imp, &transport, budget).await
+            }
+            ("rmcp", false) => {
+                let c = rmcp_client::RmcpConnector::Http { url };
+                suite::run(&c, &imp, &transport, budget).await
+            }
+            ("ours", true) => {
+                let c = ours::OursConnector::Stdio { server };
+                suite::run(&c, &imp, &transport, budget).await
+            }
+            ("ours", false) => {
+                let c = ours::OursConnector::Http { url };
+                suite::run(&c, &imp, &transport, budget).await
+            }
+            (other, _) => Err(anyhow::anyhow!("unknown client {other}")),
+        }
+    })?;
+    println!("RESULT {}", serde_json::to_string(&result)?);
+    // Do not wait for connection tasks to wind down.
+    rt.shutdown_background();
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    let cmd = all.first().cloned().unwrap_or_default();
+    let args = Args(all.into_iter().skip(1).collect());
+    let outcome = match cmd.as_str() {
+        "client" => client(&args),
+        "sse" => sse::main(&args),
+        "manager" => ours::manager_main(&args),
+        "run" => report::main(&args),
+        _ => Err(anyhow::anyhow!(
+            "usage: mcp-bench client|sse|manager|run ... (see the crate docs)"
+        )),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
