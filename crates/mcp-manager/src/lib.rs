@@ -45,14 +45,19 @@
 //! # Health and recovery
 //! A server whose **first** start fails (command not found, startup
 //! timeout, refused handshake) is `Failed` and not retried. A server that
-//! was connected and then closes or errors (noticed through the client's
-//! close event, a liveness check every second, or a request failing with a
-//! closed error) is reconnected with [`Backoff`] and re-listed; its last
-//! tools stay listed, marked `cached`. Requests in flight fail with a closed
-//! error (a tool call is never retried: it may not be idempotent); new calls
-//! wait or fail fast per [`UnavailablePolicy`]. After `max_attempts` failed
-//! reconnections the server is `Failed`. A connection that lasted at least
-//! the backoff cap resets the attempt count.
+//! was connected and then closes is noticed through the client's close
+//! event (the transport's `Closed`), a liveness check of `is_connected`
+//! every second, or a request failing with a closed error; a request that
+//! fails at the transport level otherwise (I/O, HTTP status, lost session —
+//! e.g. a remote server gone) triggers a health check (`tools/list` or
+//! `ping`, 10 000 ms), and no answer counts as a disconnect. The server is
+//! then reconnected with [`Backoff`] and re-listed; meanwhile its last tools
+//! stay listed, marked `cached`. Requests in flight fail with the
+//! transport's error (a tool call is never retried: it may not be
+//! idempotent); new calls wait or fail fast per [`UnavailablePolicy`].
+//! After `max_attempts` failed reconnections the server is `Failed` and its
+//! tools, prompts and resources leave the namespace. A connection that
+//! lasted at least the backoff cap resets the attempt count.
 //!
 //! # Cancel safety
 //! Dropping a [`Manager::call_tool`] future while it waits for a server
@@ -80,7 +85,7 @@ pub use config::{
 };
 pub use error::ManagerError;
 pub use manager::Manager;
-pub use mcp_client::CallOptions;
+pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 pub use options::{ManagerOptions, UnavailablePolicy};
 pub use status::{ManagerEvent, ServerStatus};

@@ -27,7 +27,8 @@ pub enum ServerStatus {
     },
     /// Gave up: the first start failed (command not found, startup timeout,
     /// handshake refused, …) or reconnection ran out of attempts. Not
-    /// retried.
+    /// retried; the server's tools, prompts and resources (cached ones
+    /// included) are not in the namespace.
     Failed {
         /// Why, in one line (no secrets: URLs are redacted, env/header
         /// values never appear).

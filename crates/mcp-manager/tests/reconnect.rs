@@ -195,10 +195,18 @@ async fn gives_up_after_max_attempts_with_growing_capped_delays() {
         ),
         other => panic!("{other}"),
     }
-    // Its tools stay listed as cached; a call fails at once.
-    assert!(manager.tools().iter().all(|t| t.cached));
+    // Its tools leave the namespace; its client is unavailable at once.
+    assert!(manager.tools().is_empty(), "{:?}", manager.tools());
     let e = manager
         .call_tool("fragile__echo", None, CallOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, mcp_manager::ManagerError::UnknownName { .. }),
+        "{e}"
+    );
+    let e = manager
+        .wait_for_client("fragile", mcp_manager::UnavailablePolicy::default())
         .await
         .unwrap_err();
     assert!(e.is_unavailable(), "{e}");

@@ -31,6 +31,9 @@ pub(crate) struct Signals {
     pub(crate) tools: AtomicBool,
     pub(crate) prompts: AtomicBool,
     pub(crate) resources: AtomicBool,
+    /// A request failed at the transport level (I/O, HTTP, session lost):
+    /// the supervisor runs a health check.
+    pub(crate) suspect: AtomicBool,
     pub(crate) notify: Notify,
 }
 
@@ -51,6 +54,11 @@ impl Signals {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Asks the supervisor for a health check.
+    pub(crate) fn raise_suspect(&self) {
+        self.raise(&self.suspect);
     }
 
     fn raise(&self, flag: &AtomicBool) {

@@ -115,26 +115,30 @@ impl Shared {
     }
 
     /// After a runtime disconnect: the last lists stay, marked cached.
-    pub(crate) fn set_disconnected(&self, slot: &Slot) {
+    pub(crate) fn set_disconnected(&self, slot: &Slot, attempt: u32) {
         slot.state.send_modify(|s| {
             s.client = None;
             s.transport = None;
             s.signals = None;
             s.pid = None;
             s.lists.tools_cached = true;
-            s.status = ServerStatus::Reconnecting { attempt: 1 };
+            s.status = ServerStatus::Reconnecting { attempt };
         });
         self.rebuild();
     }
 
+    /// The server is given up: its tools, prompts and resources leave the
+    /// namespace (nothing an agent is offered should be uncallable).
     pub(crate) fn set_failed(&self, slot: &Slot, why: String) {
         slot.state.send_modify(|s| {
             s.client = None;
             s.transport = None;
             s.signals = None;
             s.pid = None;
+            s.lists = ServerLists::default();
             s.status = ServerStatus::Failed { why: why.clone() };
         });
+        self.rebuild();
         self.emit(ManagerEvent::Failed {
             server: slot.config.name.clone(),
             why,
@@ -575,11 +579,15 @@ impl Manager {
         result: Result<T, mcp_client::ClientError>,
     ) -> Result<T, ManagerError> {
         result.map_err(|source| {
-            if source.is_closed() {
-                // In case the close event has not reached the supervisor yet.
-                if let Ok(slot) = self.slot(server) {
-                    if let Some(signals) = &slot.state.borrow().signals {
+            if let (Some(transport_error), Ok(slot)) = (source.transport_error(), self.slot(server))
+            {
+                if let Some(signals) = &slot.state.borrow().signals {
+                    if transport_error.is_closed() {
+                        // In case the close event has not reached the supervisor yet.
                         signals.set_closed(connect::error_chain(&source));
+                    } else if !transport_error.is_timeout() && !transport_error.is_cancelled() {
+                        // I/O, HTTP, session lost…: is the server still there?
+                        signals.raise_suspect();
                     }
                 }
             }

@@ -14,6 +14,9 @@ use crate::status::{ManagerEvent, ServerStatus};
 /// event never reached the handler: 1 000 ms.
 const LIVENESS_POLL: Duration = Duration::from_millis(1_000);
 
+/// Bound on a health check after a transport-level request failure: 10 000 ms.
+const HEALTH_CHECK_TIMEOUT: Duration = Duration::from_millis(10_000);
+
 pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
     let name = slot.config.name.clone();
     let backoff = shared.options.backoff;
@@ -38,19 +41,19 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
                     return; // closed by shutdown()
                 }
                 tracing::warn!(server = %name, %reason, "server disconnected");
-                shared.set_disconnected(&slot);
-                shared.emit(ManagerEvent::Disconnected {
-                    server: name.clone(),
-                    reason: reason.clone(),
-                });
-                // reap what is left of it (stdio: the process group)
-                close_bounded(&conn.transport, shared.options.shutdown_timeout).await;
                 // A connection that lasted at least the backoff cap resets the count.
                 attempt = if since.elapsed() >= backoff.cap() {
                     1
                 } else {
                     attempt + 1
                 };
+                shared.set_disconnected(&slot, attempt);
+                shared.emit(ManagerEvent::Disconnected {
+                    server: name.clone(),
+                    reason: reason.clone(),
+                });
+                // reap what is left of it (stdio: the process group)
+                close_bounded(&conn.transport, shared.options.shutdown_timeout).await;
                 reason
             }
             Err(why) if attempt == 0 => {
@@ -122,6 +125,11 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
                 }
             }
         }
+        if signals.suspect.swap(false, Ordering::SeqCst) {
+            if let Err(why) = health_check(&conn.client).await {
+                return format!("health check failed: {why}");
+            }
+        }
         if signals.resources.swap(false, Ordering::SeqCst) {
             match conn.client.list_all_resources().await {
                 Ok(resources) => shared.set_resources(slot, resources),
@@ -130,5 +138,26 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
                 }
             }
         }
+    }
+}
+
+/// After a request failed at the transport level: is the server still
+/// there? Any answer (even a JSON-RPC error) says yes; a transport error or
+/// no answer within [`HEALTH_CHECK_TIMEOUT`] says no.
+async fn health_check(client: &mcp_client::Client) -> Result<(), String> {
+    let probe = async {
+        if client.server_capabilities().tools.is_some() {
+            client.list_tools(None).await.map(drop)
+        } else {
+            client.ping().await
+        }
+    };
+    match tokio::time::timeout(HEALTH_CHECK_TIMEOUT, probe).await {
+        Err(_) => Err(format!(
+            "no answer within {} ms",
+            HEALTH_CHECK_TIMEOUT.as_millis()
+        )),
+        Ok(Err(e)) if e.transport_error().is_some() => Err(error_chain(&e)),
+        Ok(_) => Ok(()),
     }
 }
