@@ -50,11 +50,38 @@ function rewrite(args) {
   return args;
 }
 
+// Given a host, Node resolves it with dns.lookup, which answers even an IP literal on a
+// later tick, so `server.address()` right after `listen(0)` would be null (the conformance
+// suite's scenarios read `listen(0).address().port` synchronously). While our own listen
+// call runs, an IP-literal lookup answers synchronously, keeping listen(port) without a
+// host as synchronous as it is unpatched.
+const dns = require("node:dns");
+
+function withSyncLiteralLookup(fn) {
+  const lookup = dns.lookup;
+  dns.lookup = function lookupLiteral(host, options, callback) {
+    const cb = typeof options === "function" ? options : callback;
+    const family = net.isIP(host);
+    if (family !== 0 && typeof cb === "function") {
+      // Node 22 asks with { all: true } (an array of addresses); Node 20 for one.
+      if (options && typeof options === "object" && options.all) cb(null, [{ address: host, family }]);
+      else cb(null, host, family);
+      return {};
+    }
+    return lookup.apply(this, arguments);
+  };
+  try {
+    return fn();
+  } finally {
+    dns.lookup = lookup;
+  }
+}
+
 net.Server.prototype.listen = function listenOnLoopback(...args) {
   const patched = rewrite(args);
   if (debug) {
     const shown = patched.filter((a) => typeof a !== "function");
     process.stderr.write(`[loopback.cjs] listen(${JSON.stringify(shown)})\n`);
   }
-  return original.apply(this, patched);
+  return withSyncLiteralLookup(() => original.apply(this, patched));
 };

@@ -1,0 +1,320 @@
+//! The client that the official MCP conformance suite (`@modelcontextprotocol/conformance`)
+//! drives, run by `cargo xtask conformance`.
+//!
+//! Invocation (by the suite): `conformance-client <server-url>` (the URL is the **last**
+//! argument) with env `MCP_CONFORMANCE_SCENARIO=<scenario>`, optionally
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>` (0.2 suites) and, for some scenarios,
+//! `MCP_CONFORMANCE_CONTEXT=<json>`.
+//!
+//! This binary only **picks what to call** for a scenario; all protocol behaviour
+//! (negotiation, Streamable HTTP, SSE resumption with `retry`/`Last-Event-ID`, answering
+//! server requests) is the libraries' (`mcp-client`, `mcp-transport-http`), which have no
+//! scenario special cases. The one piece of host behaviour here is the elicitation
+//! handler: like a user who accepts a form without editing it, it answers `accept` with
+//! each field's schema `default` (SEP-1034).
+//!
+//! Output: logs on stderr (`RUST_LOG`, default `info`), then a last stderr line
+//! `conformance-client: ok` (exit 0) or `conformance-client: error: <error chain>`
+//! (exit 1), which `cargo xtask conformance` reads from the suite's `stderr.txt`.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_client::{
+    CallOptions, Client, ClientError, ClientHandler, ClientOptions, RequestContext,
+    VersionPreference,
+};
+use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
+use mcp_types::{JsonRpcError, ProtocolVersion};
+use serde_json::{Map, Value, json};
+
+/// Whole-run limit, below the suite's 30 s per-scenario timeout so a hang reports an
+/// error line instead of being killed silently.
+const RUN_LIMIT: Duration = Duration::from_secs(25);
+
+/// What to call after connecting, chosen from the scenario name and context.
+#[derive(Debug, Clone, PartialEq)]
+enum Plan {
+    /// `tools/list` when the server advertises tools, nothing else.
+    ListTools,
+    /// `tools/list`, then these `tools/call`s in order.
+    CallTools(Vec<(String, Value)>),
+    /// `tools/list`, then call `echo_tool` passing `focal_tool`'s `inputSchema`, as
+    /// received, as the `schema` argument (schema round-trip scenarios).
+    EchoSchema { focal: String, echo: String },
+    /// Everything a server offers: tools (list, call the first), resources (list, read
+    /// the first), prompts (list, get the first), each only if advertised.
+    Exercise,
+}
+
+/// The plan for `scenario`; `context` is `MCP_CONFORMANCE_CONTEXT` when given.
+fn plan_for(scenario: &str, context: Option<&Value>) -> Plan {
+    // A context listing tool calls says exactly what to call.
+    if let Some(calls) = context
+        .and_then(|c| c.get("toolCalls"))
+        .and_then(Value::as_array)
+    {
+        let calls: Vec<(String, Value)> = calls
+            .iter()
+            .filter_map(|c| {
+                let name = c.get("name")?.as_str()?.to_string();
+                let args = c.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                Some((name, args))
+            })
+            .collect();
+        if !calls.is_empty() {
+            return Plan::CallTools(calls);
+        }
+    }
+    let call = |name: &str, args: Value| Plan::CallTools(vec![(name.to_string(), args)]);
+    match scenario {
+        "initialize" => Plan::ListTools,
+        "tools_call" => call("add_numbers", json!({"a": 5, "b": 3})),
+        "elicitation-sep1034-client-defaults" => {
+            call("test_client_elicitation_defaults", json!({}))
+        }
+        "sse-retry" => call("test_reconnection", json!({})),
+        "json-schema-2020-12-preservation" => Plan::EchoSchema {
+            focal: "json_schema_2020_12_tool".into(),
+            echo: "json_schema_echo".into(),
+        },
+        "http-invalid-tool-headers" => call("valid_tool", json!({"region": "us-west1"})),
+        s if s.starts_with("auth/") => Plan::ListTools,
+        _ => Plan::Exercise,
+    }
+}
+
+/// Accepts every form elicitation with the schema's defaults filled in (a user who
+/// submits the form unchanged); declines URL-mode elicitations (nothing to open here).
+#[derive(Debug, Default)]
+struct AcceptDefaults;
+
+/// `{field: default}` for each property of a flat `requestedSchema` that has a `default`.
+fn schema_defaults(schema: &Value) -> Map<String, Value> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(k, p)| Some((k.clone(), p.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[async_trait]
+impl ClientHandler for AcceptDefaults {
+    async fn elicit(
+        &self,
+        params: ElicitRequestParams,
+        _ctx: RequestContext,
+    ) -> Result<ElicitResult, JsonRpcError> {
+        match params {
+            ElicitRequestParams::Form(form) => {
+                let content = schema_defaults(&form.requested_schema);
+                tracing::info!(fields = ?content.keys().collect::<Vec<_>>(), "elicitation: accept with defaults");
+                let mut result = ElicitResult::new(ElicitAction::Accept);
+                result.content = Some(content);
+                Ok(result)
+            }
+            other => {
+                tracing::info!(message = ?other.message(), "elicitation: decline (not a form)");
+                Ok(ElicitResult::new(ElicitAction::Decline))
+            }
+        }
+    }
+}
+
+fn options() -> ClientOptions {
+    let version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION")
+        .ok()
+        .as_deref()
+        .and_then(ProtocolVersion::parse)
+    {
+        // A stateless revision must be spoken as asked; for handshake revisions we offer
+        // the newest and accept the server's choice, as any host would.
+        Some(v) if v.is_stateless() => VersionPreference::Only(v),
+        _ => VersionPreference::Legacy,
+    };
+    ClientOptions::new("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
+        .with_handler(Arc::new(AcceptDefaults))
+        .with_elicitation(true, false)
+        .with_version_preference(version)
+        .with_request_timeout(Duration::from_secs(20))
+        .with_initialize_timeout(Duration::from_secs(20))
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> Result<(), ClientError> {
+    let args = match args {
+        Value::Object(m) => Some(m),
+        Value::Null => None,
+        other => Some(Map::from_iter([("value".to_string(), other)])),
+    };
+    let result = client.call_tool(name, args, CallOptions::default()).await?;
+    tracing::info!(tool = name, is_error = ?result.is_error, content = ?result.content, "tools/call result");
+    Ok(())
+}
+
+/// `Ok(None)` when the server did not advertise the capability (strict capabilities).
+fn optional<T>(r: Result<T, ClientError>) -> Result<Option<T>, ClientError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(ClientError::CapabilityNotSupported { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), ClientError> {
+    let plan = plan_for(scenario, context.as_ref());
+    tracing::info!(%url, scenario, ?plan, "connecting");
+    let transport = HttpTransport::connect(HttpConfig::new(url), HttpMode::Streamable).await?;
+    let client = Client::connect(transport, options()).await?;
+    tracing::info!(version = %client.protocol_version(), server = ?client.server_info(), "connected");
+    let outcome = async {
+        match &plan {
+            Plan::ListTools => {
+                optional(client.list_all_tools().await)?;
+            }
+            Plan::CallTools(calls) => {
+                client.list_all_tools().await?;
+                for (name, args) in calls {
+                    call(&client, name, args.clone()).await?;
+                }
+            }
+            Plan::EchoSchema { focal, echo } => {
+                let tools = client.list_all_tools().await?;
+                let schema = tools
+                    .iter()
+                    .find(|t| &t.name == focal)
+                    .map(|t| t.input_schema.clone())
+                    .ok_or_else(|| ClientError::Protocol {
+                        method: "tools/list".into(),
+                        message: format!("the server did not list tool {focal:?}"),
+                    })?;
+                call(&client, echo, json!({ "schema": schema })).await?;
+            }
+            Plan::Exercise => {
+                if let Some(tools) = optional(client.list_all_tools().await)? {
+                    if let Some(t) = tools.first() {
+                        call(&client, &t.name, json!({})).await?;
+                    }
+                }
+                if let Some(resources) = optional(client.list_all_resources().await)? {
+                    if let Some(r) = resources.first() {
+                        client.read_resource(r.uri.clone()).await?;
+                    }
+                }
+                if let Some(prompts) = optional(client.list_all_prompts().await)? {
+                    if let Some(p) = prompts.first() {
+                        client.get_prompt(p.name.clone(), None).await?;
+                    }
+                }
+            }
+        }
+        Ok::<(), ClientError>(())
+    }
+    .await;
+    let closed = client.close().await;
+    outcome?;
+    closed
+}
+
+/// Prints an error with its `source()` chain on one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("conformance-client: error: usage: conformance-client <server-url>");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                eprintln!("conformance-client: error: MCP_CONFORMANCE_CONTEXT is not JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Err(_) => None,
+    };
+    match tokio::time::timeout(RUN_LIMIT, run(url, &scenario, context)).await {
+        Ok(Ok(())) => {
+            eprintln!("conformance-client: ok");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            eprintln!("conformance-client: error: {}", chain(&e));
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            eprintln!(
+                "conformance-client: error: scenario {scenario:?} did not finish within {} s",
+                RUN_LIMIT.as_secs()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_follow_the_scenario() {
+        assert_eq!(plan_for("initialize", None), Plan::ListTools);
+        assert_eq!(
+            plan_for("tools_call", None),
+            Plan::CallTools(vec![("add_numbers".into(), json!({"a": 5, "b": 3}))])
+        );
+        assert_eq!(plan_for("auth/metadata-default", None), Plan::ListTools);
+        assert_eq!(plan_for("something-new", None), Plan::Exercise);
+    }
+
+    #[test]
+    fn context_tool_calls_win() {
+        let ctx = json!({"toolCalls": [{"name": "t", "arguments": {"x": 1}}, {"name": "u"}]});
+        assert_eq!(
+            plan_for("http-custom-headers", Some(&ctx)),
+            Plan::CallTools(vec![("t".into(), json!({"x": 1})), ("u".into(), json!({}))])
+        );
+    }
+
+    #[test]
+    fn defaults_come_from_the_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "nodefault": {"type": "string"}
+        }});
+        let d = schema_defaults(&schema);
+        assert_eq!(d.get("name"), Some(&json!("John Doe")));
+        assert_eq!(d.get("age"), Some(&json!(30)));
+        assert!(!d.contains_key("nodefault"));
+        assert!(schema_defaults(&json!({})).is_empty());
+    }
+}
