@@ -27,8 +27,12 @@ impl Outbound for Shared {
             ModeState::Legacy(link) => self.send_legacy(&link, message).await,
             ModeState::Streamable => self.send_streamable(message, dispatcher, false).await,
             ModeState::Probing => {
-                let probe = message.kind == OutgoingKind::Request;
-                self.send_streamable(message, dispatcher, probe).await
+                // Only a refused `initialize` means "a server from before
+                // Streamable HTTP" (spec 2025-03-26 `basic/transports` §
+                // Backwards Compatibility). A refused `server/discover` probe
+                // (2026-07-28) is the client layer's business: it falls back
+                // to `initialize`, which then decides the transport.
+                self.send_streamable(message, dispatcher, true).await
             }
         }
     }
@@ -43,7 +47,7 @@ impl Shared {
         &self,
         message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
-        probe: bool,
+        undecided: bool,
     ) -> Result<(), TransportError> {
         let is_initialize = message.method.as_deref() == Some("initialize");
         let kind = Kind::Post {
@@ -60,8 +64,8 @@ impl Shared {
                 .map_err(|_| timeout(limit, TimeoutPhase::Notify))??
         };
         let status = reply.response.status();
-        if probe {
-            if matches!(status.as_u16(), 400 | 404 | 405) {
+        if undecided {
+            if is_initialize && matches!(status.as_u16(), 400 | 404 | 405) {
                 tracing::debug!(connection = %self.label(), status = status.as_u16(), "POST refused: falling back to the legacy HTTP+SSE transport");
                 drop(reply);
                 return self.fall_back_to_legacy(message, dispatcher).await;
