@@ -1,5 +1,6 @@
-//! `notifications/tools/list_changed` refreshes that server's part of the
-//! namespace (and its cache), and a `ToolsChanged` event is broadcast.
+//! `notifications/{tools,prompts,resources}/list_changed` refresh that
+//! server's part of the namespace (tools: and its cache), with a
+//! `ToolsChanged` / `PromptsChanged` / `ResourcesChanged` event.
 
 mod support;
 
@@ -47,7 +48,7 @@ async fn list_changed_refreshes_the_namespace() {
         Some(("dyn".to_owned(), "brand.new".to_owned()))
     );
     match manager.server_status("dyn").unwrap() {
-        ServerStatus::Connected { tools, .. } => assert_eq!(tools, 5),
+        ServerStatus::Connected { tools, .. } => assert_eq!(tools, 7),
         other => panic!("{other}"),
     }
     let r = manager
@@ -61,6 +62,57 @@ async fn list_changed_refreshes_the_namespace() {
     assert_eq!(first_text(&r), "fixture:y");
     // the other server's part is untouched
     assert!(manager.resolve_tool("other__brand_new").is_none());
+
+    // prompts and resources likewise
+    let arg = |t: &str| json!({ "text": t }).as_object().cloned();
+    manager
+        .call_tool("dyn__add_prompt", arg("later"), CallOptions::default())
+        .await
+        .unwrap();
+    expect_event(
+        &mut events,
+        Duration::from_secs(10),
+        &mut seen,
+        |e| matches!(e, ManagerEvent::PromptsChanged { server } if server == "dyn"),
+    )
+    .await;
+    assert!(
+        manager
+            .prompts()
+            .iter()
+            .any(|p| p.qualified_name == "dyn__later")
+    );
+    let p = manager.get_prompt("dyn__later", None).await.unwrap();
+    assert_eq!(p.messages.len(), 1);
+    manager
+        .call_tool("dyn__add_resource", arg("b"), CallOptions::default())
+        .await
+        .unwrap();
+    expect_event(
+        &mut events,
+        Duration::from_secs(10),
+        &mut seen,
+        |e| matches!(e, ManagerEvent::ResourcesChanged { server } if server == "dyn"),
+    )
+    .await;
+    let entry = manager
+        .resource("dyn", "fixture://b")
+        .expect("new resource listed");
+    assert_eq!(entry.qualified_name, "dyn__b");
+    let r = manager.read_resource("dyn", "fixture://b").await.unwrap();
+    assert_eq!(r.contents.len(), 1);
+    assert!(manager.resource("other", "fixture://b").is_none());
+    match manager.server_status("dyn").unwrap() {
+        ServerStatus::Connected {
+            tools,
+            prompts,
+            resources,
+            ..
+        } => {
+            assert_eq!((tools, prompts, resources), (7, 2, 2));
+        }
+        other => panic!("{other}"),
+    }
     manager.shutdown().await;
 
     // the refreshed list was cached

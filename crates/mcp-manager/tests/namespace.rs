@@ -33,7 +33,7 @@ async fn qualified_names(python: &str) -> Vec<(String, String, String)> {
     }
     let unique: std::collections::BTreeSet<_> = names.iter().map(|n| &n.0).collect();
     assert_eq!(unique.len(), names.len(), "{names:#?}");
-    assert_eq!(names.len(), 10, "5 tools per server: {names:#?}");
+    assert_eq!(names.len(), 14, "7 tools per server: {names:#?}");
 
     // the verbatim name keeps the plain form
     assert_eq!(

@@ -4,7 +4,7 @@ mod connect;
 mod handler;
 mod supervisor;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -207,6 +207,22 @@ fn usable(s: &SlotState) -> Option<Client> {
         signals.set_closed("connection closed".to_owned());
     }
     None
+}
+
+/// Marks `slot` stopped (unless disabled) and takes its transport.
+fn stop(slot: &Slot) -> Option<Arc<dyn Transport>> {
+    let mut transport = None;
+    slot.state.send_modify(|s| {
+        transport = s.transport.take();
+        s.client = None;
+        s.signals = None;
+        s.pid = None;
+        s.lists.tools_cached = true;
+        if !matches!(s.status, ServerStatus::Disabled) {
+            s.status = ServerStatus::Stopped;
+        }
+    });
+    transport
 }
 
 /// Owns every configured server: starts them in parallel, keeps one
@@ -607,7 +623,7 @@ impl Manager {
         let shared = self.handle.shared.clone();
         shared.shutdown.cancel();
         let bound = shared.options.shutdown_timeout;
-        let tasks: Vec<JoinHandle<()>> = self
+        let mut tasks: Vec<JoinHandle<()>> = self
             .handle
             .tasks
             .lock()
@@ -615,21 +631,8 @@ impl Manager {
             .drain(..)
             .collect();
         let mut closing = tokio::task::JoinSet::new();
-        let mut stopped = BTreeSet::new();
-        for (name, slot) in &shared.slots {
-            let mut transport = None;
-            slot.state.send_modify(|s| {
-                transport = s.transport.take();
-                s.client = None;
-                s.signals = None;
-                s.pid = None;
-                s.lists.tools_cached = true;
-                if !matches!(s.status, ServerStatus::Disabled) {
-                    s.status = ServerStatus::Stopped;
-                }
-            });
-            if let Some(t) = transport {
-                stopped.insert(name.clone());
+        for slot in shared.slots.values() {
+            if let Some(t) = stop(slot) {
                 closing.spawn(async move {
                     if let Err(e) = t.close().await {
                         tracing::debug!(error = %e, "close during shutdown failed");
@@ -639,11 +642,11 @@ impl Manager {
         }
         let all = async {
             while closing.join_next().await.is_some() {}
-            for t in &tasks {
-                // supervisors return at their next await point
-                while !t.is_finished() {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
+            // Supervisors return at their next await point.
+            // (a finished handle is removed: it must not be polled again)
+            while let Some(t) = tasks.last_mut() {
+                let _ = t.await;
+                tasks.pop();
             }
         };
         if tokio::time::timeout(bound, all).await.is_err() {
@@ -652,29 +655,18 @@ impl Manager {
                 "shutdown bound reached; killing what is left"
             );
         }
+        // Aborted tasks drop their transports (stdio: SIGKILL on drop).
         closing.abort_all();
-        for t in &tasks {
-            t.abort();
-        }
-        // Let aborted tasks drop their transports (stdio: SIGKILL on drop).
+        while closing.join_next().await.is_some() {}
         for t in tasks {
+            t.abort();
             let _ = t.await;
         }
-        while closing.join_next().await.is_some() {}
         // Supervisors have ended: make the final state definitive.
         for slot in shared.slots.values() {
-            slot.state.send_modify(|s| {
-                s.client = None;
-                s.transport = None;
-                s.signals = None;
-                s.pid = None;
-                s.lists.tools_cached = true;
-                if !matches!(s.status, ServerStatus::Disabled) {
-                    s.status = ServerStatus::Stopped;
-                }
-            });
+            drop(stop(slot));
         }
         shared.rebuild();
-        tracing::debug!(servers = ?stopped, "manager shut down");
+        tracing::debug!("manager shut down");
     }
 }
