@@ -10,8 +10,8 @@ use http::HeaderMap;
 use crate::backoff::Backoff;
 use crate::redact::redact_url;
 
-/// The default bound on one SSE event or JSON response body: 16 MiB.
-pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+/// The default bound on one SSE event or JSON response body: 64 MiB.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// The default number of redirect hops followed (307/308 only).
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
@@ -129,7 +129,7 @@ pub struct HttpConfig {
     /// Timeouts.
     pub timeouts: HttpTimeouts,
     /// The largest SSE event or JSON response body accepted, in bytes
-    /// (default [`DEFAULT_MAX_EVENT_BYTES`], 16 MiB). Past it the request
+    /// (default [`DEFAULT_MAX_EVENT_BYTES`], 64 MiB). Past it the request
     /// fails with `MessageTooLarge`; the connection survives.
     pub max_event_bytes: usize,
     /// Reconnection policy of resumed SSE streams and of the GET listener.

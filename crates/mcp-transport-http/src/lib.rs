@@ -39,7 +39,7 @@
 //! - [`call`]: one JSON-RPC call, on the same code path.
 //!
 //! Every buffer the server can grow is bounded: an SSE event or a JSON body
-//! by [`HttpConfig::max_event_bytes`] (16 MiB default; past it the request
+//! by [`HttpConfig::max_event_bytes`] (64 MiB default; past it the request
 //! fails with `MessageTooLarge` and the connection survives), an error body
 //! by 4 KiB.
 //!

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Default maximum length of one line (message) from the server: 16 MiB
-/// (16 777 216 bytes, excluding the line end).
-pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Default maximum length of one line (message) from the server: 64 MiB
+/// (67 108 864 bytes, excluding the line end), above the 16 MiB lines real
+/// servers send (case B15) with room for their JSON.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Default time the server gets to exit after its stdin is closed, before
 /// SIGTERM: 2 000 ms.
@@ -48,7 +49,7 @@ pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
 ///     .env("API_KEY", "x")
 ///     .shutdown_grace(Duration::from_millis(500))
 ///     .label("everything");
-/// assert_eq!(config.max_line_bytes, 16 * 1024 * 1024);
+/// assert_eq!(config.max_line_bytes, 64 * 1024 * 1024);
 /// ```
 #[derive(Clone)]
 pub struct StdioConfig {
@@ -64,7 +65,7 @@ pub struct StdioConfig {
     /// The working directory; default: the parent's.
     pub cwd: Option<PathBuf>,
     /// Maximum length of one line from the server, in bytes (default
-    /// [`DEFAULT_MAX_LINE_BYTES`], 16 MiB).
+    /// [`DEFAULT_MAX_LINE_BYTES`], 64 MiB).
     pub max_line_bytes: usize,
     /// Time the server gets to exit after stdin is closed, before SIGTERM
     /// (default [`DEFAULT_SHUTDOWN_GRACE`], 2 000 ms).

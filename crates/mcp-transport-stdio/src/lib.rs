@@ -24,7 +24,7 @@
 //! # Defaults and units
 //! | setting | default | |
 //! |---|---|---|
-//! | [`StdioConfig::max_line_bytes`] | 16 MiB (16 777 216 bytes) | longest message line from the server |
+//! | [`StdioConfig::max_line_bytes`] | 64 MiB (67 108 864 bytes) | longest message line from the server |
 //! | [`StdioConfig::shutdown_grace`] | 2 000 ms | stdin closed → SIGTERM |
 //! | [`SIGTERM_GRACE`] | 1 000 ms | SIGTERM → SIGKILL |
 //! | [`StdioConfig::stderr_tail_bytes`] | 8 KiB | stderr kept for the close reason |

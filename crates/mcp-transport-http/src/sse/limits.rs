@@ -10,14 +10,14 @@ pub struct SseLimits {
     /// (values plus one `\n` per `data` line) plus the raw bytes of the line
     /// being read (without its line end). This also bounds any single line
     /// (comments, `event`, `id`, unknown fields). Default
-    /// [`SseLimits::DEFAULT_MAX_EVENT_SIZE`] (16 MiB). Past it the parser
+    /// [`SseLimits::DEFAULT_MAX_EVENT_SIZE`] (64 MiB). Past it the parser
     /// yields [`SseError::EventTooLarge`](super::SseError::EventTooLarge).
     pub max_event_size: usize,
 }
 
 impl SseLimits {
-    /// Default for [`SseLimits::max_event_size`]: 16 MiB (16 × 1024 × 1024 bytes).
-    pub const DEFAULT_MAX_EVENT_SIZE: usize = 16 * 1024 * 1024;
+    /// Default for [`SseLimits::max_event_size`]: 64 MiB (64 × 1024 × 1024 bytes).
+    pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
 
     /// Returns these limits with `max_event_size` set to `bytes`.
     #[must_use]

@@ -30,7 +30,7 @@
 //!   says whether that happened ([`SseEnd`]).
 //!
 //! Bounded: an event (its accumulated data plus the line being read) may not
-//! exceed [`SseLimits::max_event_size`] bytes (default 16 MiB). Past that the
+//! exceed [`SseLimits::max_event_size`] bytes (default 64 MiB). Past that the
 //! parser yields [`SseError::EventTooLarge`] once, discards the event, skips to
 //! the next blank line and then carries on.
 //!

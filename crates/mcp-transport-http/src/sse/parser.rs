@@ -468,10 +468,10 @@ mod tests {
     }
 
     #[test]
-    fn default_limit_is_16_mib() {
+    fn default_limit_is_64_mib() {
         assert_eq!(
             SseParser::default().limits().max_event_size,
-            16 * 1024 * 1024
+            64 * 1024 * 1024
         );
     }
 }
