@@ -16,6 +16,9 @@ pub enum Outcome {
     Stale,
     /// A catalogue case without any test (fails the run).
     Missing,
+    /// The suite marked every check SKIPPED (not exercised); not a failure by the suite's
+    /// rules, not a pass either. The first skip message.
+    Skipped(String),
 }
 
 impl Outcome {
@@ -27,12 +30,13 @@ impl Outcome {
             Outcome::ExpectedFail(_) => "expected fail",
             Outcome::Stale => "STALE (passes; remove from baseline)",
             Outcome::Missing => "MISSING",
+            Outcome::Skipped(_) => "skipped (not exercised)",
         }
     }
 
     fn note(&self) -> &str {
         match self {
-            Outcome::Fail(n) | Outcome::ExpectedFail(n) => n,
+            Outcome::Fail(n) | Outcome::ExpectedFail(n) | Outcome::Skipped(n) => n,
             _ => "",
         }
     }
@@ -101,11 +105,16 @@ pub fn render(sections: &[Section]) -> String {
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::ExpectedFail(_)))
             .count();
+        let skipped = section
+            .rows
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Skipped(_)))
+            .count();
         let _ = writeln!(
             s,
-            "| **Total** ({} rows: {ok} pass, {expected} expected fail, {} other) | {p} | {f} | {w} | | |\n",
+            "| **Total** ({} rows: {ok} pass, {expected} expected fail, {skipped} skipped, {} failing) | {p} | {f} | {w} | | |\n",
             section.rows.len(),
-            section.rows.len() - ok - expected
+            section.rows.len() - ok - expected - skipped
         );
         gp += p;
         gf += f;
@@ -185,6 +194,8 @@ mod tests {
         }]);
         assert!(t.contains("| a | 2 | 0 | 0 | PASS |  |"));
         assert!(t.contains("expected fail | OAuth \\| not built |"));
-        assert!(t.contains("(2 rows: 1 pass, 1 expected fail, 0 other) | 2 | 1 | 1 |"));
+        assert!(
+            t.contains("(2 rows: 1 pass, 1 expected fail, 0 skipped, 0 failing) | 2 | 1 | 1 |")
+        );
     }
 }

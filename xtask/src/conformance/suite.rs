@@ -39,6 +39,8 @@ pub struct Counts {
     pub failed: usize,
     /// `WARNING` checks (count as failures).
     pub warned: usize,
+    /// `SKIPPED` checks (the suite could not exercise them; 0.2 suites).
+    pub skipped: usize,
 }
 
 /// One scenario's parsed result directory.
@@ -48,6 +50,8 @@ pub struct ScenarioResult {
     pub counts: Counts,
     /// `name: message` of each failed or warned check.
     pub problems: Vec<String>,
+    /// `name: message` of each skipped check.
+    pub skips: Vec<String>,
     /// The conformance-client's own verdict from stderr.txt: `Ok(())` when it printed
     /// `conformance-client: ok`, else the error line it printed (or a note it printed none).
     pub client: Result<(), String>,
@@ -58,6 +62,7 @@ impl Default for ScenarioResult {
         Self {
             counts: Counts::default(),
             problems: Vec::new(),
+            skips: Vec::new(),
             client: Err("not run".into()),
         }
     }
@@ -171,22 +176,26 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
     let mut errors = Vec::new();
     for scenario in &ran {
         let result = results.get(scenario);
-        let (counts, outcome_problem) = match result {
-            None => (Counts::default(), Some("no results directory".to_string())),
-            Some(r) => (r.counts.clone(), problem_of(r)),
+        let (counts, verdict) = match result {
+            None => (
+                Counts::default(),
+                Verdict::Fail("no results directory".to_string()),
+            ),
+            Some(r) => (r.counts.clone(), verdict_of(scenario, r)),
         };
         let expected = baseline.get(scenario);
-        let outcome = match (&outcome_problem, expected) {
-            (None, None) => Outcome::Pass,
-            (Some(p), None) => {
+        let outcome = match (&verdict, expected) {
+            (Verdict::Pass, None) => Outcome::Pass,
+            (Verdict::Skipped(why), None) => Outcome::Skipped(why.clone()),
+            (Verdict::Fail(p), None) => {
                 errors.push(format!(
                     "[{}] {scenario}: unexpected failure: {p}",
                     suite.key
                 ));
                 Outcome::Fail(p.clone())
             }
-            (Some(_), Some(e)) => Outcome::ExpectedFail(e.reason.clone()),
-            (None, Some(_)) => {
+            (Verdict::Fail(_), Some(e)) => Outcome::ExpectedFail(e.reason.clone()),
+            (Verdict::Pass | Verdict::Skipped(_), Some(_)) => {
                 errors.push(format!(
                     "[{}] {scenario} passes but is in the baseline: remove it from {}",
                     suite.key,
@@ -228,8 +237,33 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
     })
 }
 
-/// Why a scenario counts as failed, or `None` when it passed.
-fn problem_of(r: &ScenarioResult) -> Option<String> {
+/// What a scenario's result means, before the baseline is consulted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Pass,
+    /// Only `SKIPPED` checks: the suite could not exercise it (its own verdict: not failed).
+    Skipped(String),
+    Fail(String),
+}
+
+fn verdict_of(scenario: &str, r: &ScenarioResult) -> Verdict {
+    if let Some(p) = problem_of(scenario, r) {
+        if r.counts.failed == 0
+            && r.counts.warned == 0
+            && r.counts.passed == 0
+            && r.counts.skipped > 0
+        {
+            return Verdict::Skipped(r.skips.first().cloned().unwrap_or_default());
+        }
+        return Verdict::Fail(p);
+    }
+    Verdict::Pass
+}
+
+/// Why a scenario counts as failed, or `None` when it passed. The client must exit with
+/// its ok line, except in `auth/*` scenarios: without OAuth the client correctly stops at
+/// the 401 (the checks then decide).
+fn problem_of(scenario: &str, r: &ScenarioResult) -> Option<String> {
     if r.counts.failed > 0 || r.counts.warned > 0 {
         return Some(
             r.problems
@@ -239,7 +273,9 @@ fn problem_of(r: &ScenarioResult) -> Option<String> {
         );
     }
     if let Err(e) = &r.client {
-        return Some(format!("client: {e}"));
+        if !scenario.starts_with("auth/") {
+            return Some(format!("client: {e}"));
+        }
     }
     if r.counts.passed == 0 {
         return Some("no check passed (the scenario asserted nothing)".into());
@@ -341,6 +377,10 @@ pub fn parse_checks(text: &str) -> Result<ScenarioResult, String> {
                 r.counts.warned += 1;
                 r.problems.push(describe());
             }
+            "SKIPPED" => {
+                r.counts.skipped += 1;
+                r.skips.push(describe());
+            }
             _ => {}
         }
     }
@@ -390,7 +430,8 @@ mod tests {
             Counts {
                 passed: 1,
                 failed: 1,
-                warned: 1
+                warned: 1,
+                skipped: 0
             }
         );
         assert_eq!(r.problems[0], "FAILURE b: bad");
@@ -421,7 +462,7 @@ mod tests {
             client: Ok(()),
             ..Default::default()
         };
-        assert!(problem_of(&r).is_some());
+        assert!(problem_of("x", &r).is_some());
         let ok = ScenarioResult {
             counts: Counts {
                 passed: 2,
@@ -430,6 +471,28 @@ mod tests {
             client: Ok(()),
             ..Default::default()
         };
-        assert!(problem_of(&ok).is_none());
+        assert!(problem_of("x", &ok).is_none());
+        let auth_401 = ScenarioResult {
+            client: Err("error: HTTP 401".into()),
+            ..ok.clone()
+        };
+        assert!(problem_of("auth/x", &auth_401).is_none());
+        assert!(problem_of("initialize", &auth_401).is_some());
+    }
+
+    #[test]
+    fn only_skipped_checks_is_skipped_not_pass() {
+        let r = parse_checks(r#"[{"status":"SKIPPED","name":"s","errorMessage":"never called"}]"#)
+            .map(|mut r| {
+                r.client = Ok(());
+                r
+            })
+            .unwrap();
+        assert!(matches!(verdict_of("x", &r), Verdict::Skipped(_)));
+        let empty = ScenarioResult {
+            client: Ok(()),
+            ..Default::default()
+        };
+        assert!(matches!(verdict_of("x", &empty), Verdict::Fail(_)));
     }
 }
