@@ -24,6 +24,10 @@ use crate::ui::Ui;
 /// The longest a tool call may run while it keeps sending progress: one hour.
 const MAX_CALL_TIME: Duration = Duration::from_secs(3600);
 
+/// After Ctrl-C, how long the cancelled requests' notifications/cancelled
+/// get to be sent before the connections close: 200 ms.
+const CANCEL_FLUSH: Duration = Duration::from_millis(200);
+
 /// Everything a command needs.
 struct Session {
     servers: Vec<Server>,
@@ -61,6 +65,11 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
     let outcome = until_cancelled(&cancel, session.dispatch(cli.command)).await;
     let outcome = outcome.and_then(|r| r);
     ui.finish();
+    if matches!(&outcome, Err(f) if f.code == crate::exit::INTERRUPTED) {
+        // The transport sends notifications/cancelled from a task of its own;
+        // let it go out before the connections close.
+        tokio::time::sleep(CANCEL_FLUSH).await;
+    }
     close_all(&session.servers).await;
     outcome
 }
