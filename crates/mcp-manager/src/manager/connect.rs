@@ -82,7 +82,17 @@ pub(crate) async fn open(
     let handshake = async {
         let client = Client::connect_shared(transport.clone(), client_options)
             .await
-            .map_err(|e| format!("handshake failed: {}", error_chain(&e)))?;
+            .map_err(|e| {
+                if e.is_timeout() {
+                    // the client's own initialize timeout (= the startup timeout)
+                    format!(
+                        "startup timed out after {} ms (no answer to the handshake)",
+                        limit.as_millis()
+                    )
+                } else {
+                    format!("handshake failed: {}", error_chain(&e))
+                }
+            })?;
         let lists = list_everything(&client)
             .await
             .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
