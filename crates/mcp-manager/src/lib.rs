@@ -10,7 +10,7 @@
 //! use mcp_manager::{Manager, ManagerEvent, ManagerOptions, McpConfig};
 //!
 //! // user file first, project file last: the project wins
-//! let config = McpConfig::load(&["/home/me/.config/agent/mcp.json", ".mcp.json"])?;
+//! let config = McpConfig::load_existing(&["/home/me/.config/agent/mcp.json", ".mcp.json"])?;
 //! for e in &config.errors {
 //!     eprintln!("skipped: {e}"); // e.g. `mcpServers.foo.url: bad URL: …`
 //! }

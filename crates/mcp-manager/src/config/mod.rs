@@ -409,6 +409,27 @@ impl McpConfig {
         Ok(merged)
     }
 
+    /// [`load`](Self::load), skipping files that do not exist (e.g. no user
+    /// file yet). Other read errors still fail.
+    ///
+    /// Errors: as [`load`](Self::load), except a missing file.
+    pub fn load_existing<P: AsRef<Path>>(paths: &[P]) -> Result<McpConfig, ConfigError> {
+        let mut merged = McpConfig::default();
+        for p in paths {
+            match McpConfig::from_file(p) {
+                Ok(c) => merged = merged.merged_with(c),
+                Err(ConfigError {
+                    kind: ConfigErrorKind::Read(e),
+                    ..
+                }) if e.kind() == std::io::ErrorKind::NotFound => {
+                    tracing::debug!(path = %p.as_ref().display(), "no configuration file; skipped");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(merged)
+    }
+
     /// `self` overridden by `higher`, entry by entry.
     pub fn merged_with(mut self, higher: McpConfig) -> McpConfig {
         let shadowed = |name: &str| {

@@ -285,6 +285,12 @@ fn load_reads_files_and_records_sources() {
     let e = McpConfig::load(&[&user, &missing]).unwrap_err();
     assert!(matches!(e.kind, ConfigErrorKind::Read(_)));
     assert!(e.to_string().contains("missing.json"), "{e}");
+    let c = McpConfig::load_existing(&[&missing, &user]).unwrap();
+    assert_eq!(c.servers.len(), 2);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{").unwrap();
+    let e = McpConfig::load_existing(&[&user, &bad]).unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::Json(_)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -237,7 +237,7 @@ fn stop(slot: &Slot) -> Option<Arc<dyn Transport>> {
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use mcp_manager::{Manager, ManagerOptions, McpConfig};
-/// let config = McpConfig::load(&["~/.config/agent/mcp.json", ".mcp.json"])?;
+/// let config = McpConfig::load_existing(&["/home/me/.config/agent/mcp.json", ".mcp.json"])?;
 /// for e in &config.errors { eprintln!("skipped: {e}"); }
 /// let manager = Manager::start(config, ManagerOptions::new("agent", "1.0")).await;
 /// manager.wait_started(std::time::Duration::from_secs(60)).await;
