@@ -45,7 +45,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
                 attempt = if since.elapsed() >= backoff.cap() {
                     1
                 } else {
-                    attempt + 1
+                    attempt.saturating_add(1)
                 };
                 shared.set_disconnected(&slot, attempt);
                 shared.emit(ManagerEvent::Disconnected {
@@ -63,14 +63,14 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
             }
             Err(why) => {
                 tracing::warn!(server = %name, attempt, %why, "reconnection failed");
-                attempt += 1;
+                attempt = attempt.saturating_add(1);
                 why
             }
         };
         if !backoff.allows(attempt) {
             let why = format!(
                 "gave up after {} reconnection attempts; last error: {last_why}",
-                attempt - 1
+                attempt.saturating_sub(1)
             );
             shared.set_failed(&slot, why);
             return;
