@@ -6,6 +6,7 @@
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
 
+mod bench;
 mod conformance;
 mod util;
 
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
+        Some("bench") => bench::bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("usage: cargo xtask <test|conformance|bench>");
             Ok(())

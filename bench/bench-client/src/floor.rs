@@ -90,11 +90,17 @@ pub struct StdioFloorConnector {
     pub server: String,
 }
 
-impl Connector for StdioFloorConnector {
-    type Client = StdioFloor;
-    async fn connect(&self) -> anyhow::Result<StdioFloor> {
+impl StdioFloorConnector {
+    /// Spawns a server listing `tools` tools, initializes and lists them.
+    pub async fn connect_listing(&self, tools: usize) -> anyhow::Result<StdioFloor> {
+        let floor = self.spawn(tools).await?;
+        floor.roundtrip(floor.wire.list.clone()).await?;
+        Ok(floor)
+    }
+
+    async fn spawn(&self, tools: usize) -> anyhow::Result<StdioFloor> {
         let mut child = Command::new(&self.server)
-            .arg("stdio")
+            .args(["stdio", "--tools", &tools.to_string()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -136,6 +142,13 @@ impl Connector for StdioFloorConnector {
         floor.roundtrip(floor.wire.init.clone()).await?;
         let _ = floor.queue.lock().expect("lock").0.send(floor.wire.initialized.clone());
         Ok(floor)
+    }
+}
+
+impl Connector for StdioFloorConnector {
+    type Client = StdioFloor;
+    async fn connect(&self) -> anyhow::Result<StdioFloor> {
+        self.spawn(1000).await
     }
 }
 

@@ -3,14 +3,19 @@
 //! revision 2025-06-18 like every client here.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_manager::{Manager, ManagerOptions, McpConfig, ServerStatus};
 
 use mcp_client::{CallOptions, Client, ClientOptions, VersionPreference};
+use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::ProtocolVersion;
 use mcp_types::content::ContentBlock;
 
 use crate::Args;
 use crate::suite::{BenchClient, Connector};
+
 
 pub struct OursClient(Client);
 
@@ -34,7 +39,10 @@ impl Connector for OursConnector {
                 Ok(OursClient(Client::connect(transport, options()).await?))
             }
             OursConnector::Http { url } => {
-                anyhow::bail!("our Streamable HTTP transport has not landed yet ({url})")
+                let transport =
+                    HttpTransport::connect(HttpConfig::new(url.as_str()), HttpMode::Streamable)
+                        .await?;
+                Ok(OursClient(Client::connect(transport, options()).await?))
             }
         }
     }
@@ -61,7 +69,65 @@ impl BenchClient for OursClient {
     }
 }
 
-/// `mcp-bench manager`: time to connect N stdio servers through mcp-manager.
-pub fn manager_main(_args: &Args) -> anyhow::Result<()> {
-    anyhow::bail!("mcp-manager has not landed yet")
+/// What `mcp-bench manager` measured.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize, Clone)]
+pub struct ManagerResult {
+    pub servers: usize,
+    /// `Manager::start` until every server is connected and listed, ms.
+    pub manager_ms: f64,
+    /// The floor: spawn + initialize + tools/list of the same servers, all
+    /// at once, with the raw client, ms.
+    pub floor_ms: f64,
+}
+
+/// `mcp-bench manager`: time to connect N stdio servers through mcp-manager
+/// (each lists 20 tools), against the floor doing the same.
+pub fn manager_main(args: &Args) -> anyhow::Result<()> {
+    let server = args.required("--server")?;
+    let count: usize = args
+        .value("--count")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50);
+    let rt = crate::runtime();
+    let result = rt.block_on(async {
+        let servers: serde_json::Map<String, serde_json::Value> = (0..count)
+            .map(|i| {
+                (
+                    format!("s{i:02}"),
+                    serde_json::json!({"command": server, "args": ["stdio", "--tools", "20"]}),
+                )
+            })
+            .collect();
+        let config = McpConfig::from_json(&serde_json::json!({ "mcpServers": servers }).to_string())?;
+        let start = Instant::now();
+        let manager = Manager::start(
+            config,
+            ManagerOptions::with_client(options()).with_cache_dir(None),
+        )
+        .await;
+        anyhow::ensure!(
+            manager.wait_started(Duration::from_secs(120)).await,
+            "servers did not start in 120 s"
+        );
+        let manager_ms = start.elapsed().as_secs_f64() * 1e3;
+        let connected = manager
+            .status()
+            .values()
+            .filter(|s| matches!(s, ServerStatus::Connected { tools: 20, .. }))
+            .count();
+        anyhow::ensure!(connected == count, "{connected} of {count} servers connected");
+        manager.shutdown().await;
+
+        let floor = crate::floor::StdioFloorConnector { server: server.clone() };
+        let start = Instant::now();
+        let clients = futures::future::join_all((0..count).map(|_| floor.connect_listing(20))).await;
+        let floor_ms = start.elapsed().as_secs_f64() * 1e3;
+        for c in clients {
+            c?;
+        }
+        anyhow::Ok(ManagerResult { servers: count, manager_ms, floor_ms })
+    })?;
+    println!("RESULT {}", serde_json::to_string(&result)?);
+    rt.shutdown_background();
+    Ok(())
 }

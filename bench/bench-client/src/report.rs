@@ -1,3 +1,488 @@
-//! The orchestrator: runs every client and writes the markdown report.
+//! The orchestrator behind `cargo xtask bench`: starts the bench server's
+//! HTTP endpoints, runs each client's suite `--repeats` times in its own
+//! process (so its RSS is its own), the SSE parsers and the manager
+//! benchmark, and writes the markdown report.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
 use crate::Args;
-pub fn main(_args: &Args) -> anyhow::Result<()> { anyhow::bail!("todo") }
+use crate::ours::ManagerResult;
+use crate::sse::SseResult;
+use crate::suite::SuiteResult;
+
+const TRANSPORTS: [&str; 3] = ["stdio", "http-json", "http-sse"];
+const CLIENTS: [&str; 5] = ["floor", "ours", "rmcp", "typescript", "python"];
+
+/// Kills the child on drop.
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+fn start_http(server: &Path, sse: bool) -> anyhow::Result<(Guard, String)> {
+    let port = free_port()?;
+    let mut cmd = Command::new(server);
+    cmd.args(["http", "--port", &port.to_string()]);
+    if sse {
+        cmd.arg("--sse");
+    }
+    let guard = Guard(cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn()?);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        anyhow::ensure!(Instant::now() < deadline, "bench-server did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok((guard, format!("http://127.0.0.1:{port}/mcp")))
+}
+
+/// Runs `cmd`, returns the JSON after `RESULT `.
+fn run_result<T: serde::de::DeserializeOwned>(cmd: &mut Command, timeout: Duration) -> anyhow::Result<T> {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if child.try_wait()?.is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!("timed out after {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match stdout.lines().find_map(|l| l.strip_prefix("RESULT ")) {
+        Some(json) => Ok(serde_json::from_str(json)?),
+        None => {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" / ");
+            anyhow::bail!("no result ({}): {tail}", out.status)
+        }
+    }
+}
+
+struct Env {
+    root: PathBuf,
+    me: PathBuf,
+    server: PathBuf,
+    quick: bool,
+}
+
+impl Env {
+    fn client_cmd(&self, client: &str, transport: &str, url: &str) -> Option<Command> {
+        let mut cmd;
+        match client {
+            "floor" | "ours" | "rmcp" => {
+                cmd = Command::new(&self.me);
+                cmd.args(["client", "--impl", client]);
+            }
+            "typescript" => {
+                let peers = self.root.join("tests/peers");
+                if !peers.join("node_modules/@modelcontextprotocol/sdk").exists() {
+                    return None;
+                }
+                cmd = Command::new(std::env::var("MCP_TEST_NODE").unwrap_or_else(|_| "node".into()));
+                cmd.arg(self.root.join("bench/clients/ts-client.mjs"))
+                    .arg("--peers")
+                    .arg(peers);
+            }
+            "python" => {
+                let py = self.root.join("tests/peers/.venv/bin/python");
+                if !py.exists() {
+                    return None;
+                }
+                cmd = Command::new(py);
+                cmd.arg(self.root.join("bench/clients/py-client.py"));
+            }
+            _ => return None,
+        }
+        cmd.args(["--transport", transport])
+            .arg("--server")
+            .arg(&self.server)
+            .args(["--url", url]);
+        if self.quick {
+            cmd.arg("--quick");
+        }
+        Some(cmd)
+    }
+}
+
+/// Median and spread ((max − min) / median, %) of one metric over repeats.
+#[derive(Clone, Copy, Default)]
+struct Stat {
+    median: f64,
+    spread: f64,
+}
+
+fn stat(values: &[f64]) -> Option<Stat> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let median = if v.len() % 2 == 1 {
+        v[v.len() / 2]
+    } else {
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    };
+    let spread = if median > 0.0 {
+        (v[v.len() - 1] - v[0]) / median * 100.0
+    } else {
+        0.0
+    };
+    Some(Stat { median, spread })
+}
+
+/// A metric: its name, unit, direction and accessor.
+struct Metric {
+    name: &'static str,
+    unit: &'static str,
+    higher_is_better: bool,
+    get: fn(&SuiteResult) -> f64,
+}
+
+const METRICS: [Metric; 11] = [
+    Metric { name: "tools/call latency p50, 100 B", unit: "µs", higher_is_better: false, get: |r| r.lat_small_p50_us },
+    Metric { name: "tools/call latency p99, 100 B", unit: "µs", higher_is_better: false, get: |r| r.lat_small_p99_us },
+    Metric { name: "tools/call latency p50, 100 KiB", unit: "µs", higher_is_better: false, get: |r| r.lat_large_p50_us },
+    Metric { name: "tools/call latency p99, 100 KiB", unit: "µs", higher_is_better: false, get: |r| r.lat_large_p99_us },
+    Metric { name: "throughput, 1 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_1 },
+    Metric { name: "throughput, 16 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_16 },
+    Metric { name: "throughput, 256 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_256 },
+    Metric { name: "tools/list of 1000 tools, p50", unit: "ms", higher_is_better: false, get: |r| r.list_ms },
+    Metric { name: "connect + initialize", unit: "ms", higher_is_better: false, get: |r| r.connect_ms },
+    Metric { name: "memory per idle connection", unit: "KiB", higher_is_better: false, get: |r| r.idle_kib_per_conn },
+    Metric { name: "peak RSS (VmHWM) over the suite", unit: "KiB", higher_is_better: false, get: |r| r.peak_rss_kib },
+];
+
+/// The workloads the speed targets are judged on (indexes into METRICS).
+const SPEED: [usize; 6] = [0, 2, 4, 5, 6, 7];
+
+fn fmt_num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// How many times better `a` is than `b` on a metric (> 1: a is better).
+fn advantage(m: &Metric, a: f64, b: f64) -> f64 {
+    if m.higher_is_better { a / b } else { b / a }
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map(str::trim)
+        .unwrap_or("unknown")
+        .to_string();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem_kib: f64 = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let version = |cmd: &str, arg: &str| {
+        Command::new(cmd)
+            .arg(arg)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "not found".into())
+    };
+    format!(
+        "- CPU: {model}, nproc {nproc}\n- memory: {:.1} GiB\n- kernel: {}\n- rustc: {}\n- node: {}\n",
+        mem_kib / 1024.0 / 1024.0,
+        version("uname", "-r"),
+        version("rustc", "--version"),
+        version("node", "--version"),
+    )
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn main(args: &Args) -> anyhow::Result<()> {
+    let root = PathBuf::from(args.required("--root")?);
+    let server = PathBuf::from(args.required("--server")?);
+    let repeats: usize = args.value("--repeats").and_then(|v| v.parse().ok()).unwrap_or(3);
+    let quick = args.flag("--quick");
+    let out = args
+        .value("--out")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("docs/benchmarks.md"));
+    let only: Option<Vec<String>> = args
+        .value("--only")
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let env = Env {
+        root,
+        me: std::env::current_exe()?,
+        server,
+        quick,
+    };
+    let load_start = loadavg();
+    let started = Instant::now();
+
+    let (_json_guard, json_url) = start_http(&env.server, false)?;
+    let (_sse_guard, sse_url) = start_http(&env.server, true)?;
+    // results[transport][client] = runs
+    let mut results: BTreeMap<(&str, &str), Vec<SuiteResult>> = BTreeMap::new();
+    let mut notes: Vec<String> = Vec::new();
+    let timeout = Duration::from_secs(if quick { 60 } else { 120 });
+    for round in 0..repeats {
+        // Rounds interleave the clients, so a burst of load from elsewhere
+        // on the machine hits all of them rather than one.
+        for transport in TRANSPORTS {
+            let url = match transport {
+                "http-json" => json_url.as_str(),
+                "http-sse" => sse_url.as_str(),
+                _ => "",
+            };
+            for client in CLIENTS {
+                if only.as_ref().is_some_and(|o| !o.iter().any(|c| c == client)) {
+                    continue;
+                }
+                let Some(mut cmd) = env.client_cmd(client, transport, url) else {
+                    if round == 0 {
+                        notes.push(format!("{client}: not installed (run tests/peers/setup.sh)"));
+                    }
+                    continue;
+                };
+                eprintln!("[{}/{repeats}] {client} over {transport}", round + 1);
+                match run_result::<SuiteResult>(&mut cmd, timeout) {
+                    Ok(r) => results.entry((transport, client)).or_default().push(r),
+                    Err(e) => {
+                        eprintln!("  failed: {e:#}");
+                        notes.push(format!("{client} over {transport}, run {}: {e:#}", round + 1));
+                    }
+                }
+            }
+        }
+    }
+
+    eprintln!("SSE parsers");
+    let sse = crate::sse::run(if quick { 20 } else { 100 }, if quick { 3 } else { 5 });
+    eprintln!("manager: 50 stdio servers");
+    let mut managers: Vec<ManagerResult> = Vec::new();
+    for _ in 0..repeats {
+        let mut cmd = Command::new(&env.me);
+        cmd.arg("manager").arg("--server").arg(&env.server).args(["--count", "50"]);
+        match run_result::<ManagerResult>(&mut cmd, Duration::from_secs(180)) {
+            Ok(m) => managers.push(m),
+            Err(e) => notes.push(format!("manager: {e:#}")),
+        }
+    }
+
+    let md = render(&env, &results, sse, &managers, &notes, repeats, &load_start, started.elapsed());
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&out, md)?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render(
+    env: &Env,
+    results: &BTreeMap<(&str, &str), Vec<SuiteResult>>,
+    sse: anyhow::Result<SseResult>,
+    managers: &[ManagerResult],
+    notes: &[String],
+    repeats: usize,
+    load_start: &str,
+    took: Duration,
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Benchmarks\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo xtask bench`{} (issue 9). Do not edit by hand.\n",
+        if env.quick { " --quick" } else { "" }
+    );
+    let _ = writeln!(
+        md,
+        "Every client talks to the same minimal Rust server (`bench/bench-server`: stdio, and \
+         Streamable HTTP on 127.0.0.1 answering with JSON or with an SSE stream), whose `echo` \
+         tool returns its input and whose `tools/list` has 1000 tools. Each client's suite runs \
+         in its own process, {repeats} times (rounds interleave the clients); a cell is the \
+         median of the runs and `±` is their spread, (max − min) / median. Clients are pinned \
+         to protocol revision 2025-06-18 where the SDK allows it (the TypeScript and Python SDKs \
+         send their latest handshake revision, 2025-11-25, which the server accepts).\n"
+    );
+    let _ = writeln!(md, "## Machine\n\n{}- load average at start: {load_start}; the run took {:.0} s\n", machine(), took.as_secs_f64());
+    let _ = writeln!(
+        md,
+        "The machine has 2 cores shared with other work, so absolute figures move from run to \
+         run; compare columns within one table, and read the `±` before trusting a ratio under \
+         about 1.2×.\n"
+    );
+
+    let cell = |transport: &str, client: &str, m: &Metric| -> Option<Stat> {
+        let runs = results.get(&(transport, client))?;
+        stat(&runs.iter().map(m.get).collect::<Vec<_>>())
+    };
+    let mut verdicts = String::new();
+    for transport in TRANSPORTS {
+        let _ = writeln!(md, "## {transport}\n");
+        let present: Vec<&str> = CLIENTS
+            .iter()
+            .copied()
+            .filter(|c| results.contains_key(&(transport, *c)))
+            .collect();
+        let _ = write!(md, "| workload | unit |");
+        for c in &present {
+            let _ = write!(md, " {c} |");
+        }
+        let _ = writeln!(md, " floor / ours | rmcp / ours | typescript / ours | python / ours |");
+        let _ = write!(md, "|---|---|");
+        for _ in &present {
+            let _ = write!(md, "---:|");
+        }
+        let _ = writeln!(md, "---:|---:|---:|---:|");
+        for m in &METRICS {
+            let _ = write!(md, "| {} {} | {} |", m.name, if m.higher_is_better { "↑" } else { "↓" }, m.unit);
+            for c in &present {
+                match cell(transport, c, m) {
+                    Some(s) => {
+                        let _ = write!(md, " {} ±{:.0}% |", fmt_num(s.median), s.spread);
+                    }
+                    None => md.push_str(" – |"),
+                }
+            }
+            let ours = cell(transport, "ours", m);
+            for peer in ["floor", "rmcp", "typescript", "python"] {
+                match (cell(transport, peer, m), ours) {
+                    (Some(p), Some(o)) if o.median > 0.0 => {
+                        let _ = write!(md, " {:.2}× |", p.median / o.median);
+                    }
+                    _ => md.push_str(" – |"),
+                }
+            }
+            md.push('\n');
+        }
+        md.push('\n');
+        // Targets.
+        for &i in &SPEED {
+            let m = &METRICS[i];
+            if let (Some(o), Some(r)) = (cell(transport, "ours", m), cell(transport, "rmcp", m)) {
+                let adv = advantage(m, o.median, r.median);
+                let _ = writeln!(
+                    verdicts,
+                    "| ours vs rmcp ≥ 1.5× | {transport} | {} | {adv:.2}× | {} |",
+                    m.name,
+                    if adv >= 1.5 { "met" } else { "**not met**" }
+                );
+            }
+        }
+        for i in [0, 2] {
+            let m = &METRICS[i];
+            if let (Some(o), Some(f)) = (cell(transport, "ours", m), cell(transport, "floor", m)) {
+                let ratio = o.median / f.median;
+                let _ = writeln!(
+                    verdicts,
+                    "| ours latency ≤ 1.3× floor | {transport} | {} | {ratio:.2}× | {} |",
+                    m.name,
+                    if ratio <= 1.3 { "met" } else { "**not met**" }
+                );
+            }
+        }
+    }
+    md.push_str("Ratios are peer / ours of the medians: for ↓ rows a ratio above 1 means ours is faster; for ↑ rows, below 1.\n");
+    md.push_str("The floor writes pre-serialized requests and frames responses without parsing them (stdio: one pipe, answers matched in order; HTTP: hyper's HTTP/1.1 connection API, one connection per call in flight). Memory per idle connection is the client's RSS growth per extra connected, initialized client (stdio: each has its own server process, not counted).\n\n");
+
+    let _ = writeln!(md, "## SSE parsing\n");
+    match &sse {
+        Ok(s) => {
+            let _ = writeln!(
+                md,
+                "{} MiB of `message` events with ids (~{} B each, {} events), 16 KiB chunks, in memory; median of the runs.\n\n\
+                 | parser | MB/s | ± | ours / parser |\n|---|---:|---:|---:|\n\
+                 | ours (`mcp_transport_http::sse::SseParser`) | {:.0} | {:.0}% | 1.00× |\n\
+                 | `sse-stream` 0.3.0 | {:.0} | {:.0}% | {:.2}× |\n\
+                 | `eventsource-stream` 0.2.3 | {:.0} | {:.0}% | {:.2}× |\n",
+                s.mib,
+                (s.mib << 20) / s.events.max(1),
+                s.events,
+                s.ours_mbps,
+                s.ours_spread_pct,
+                s.sse_stream_mbps,
+                s.sse_stream_spread_pct,
+                s.ours_mbps / s.sse_stream_mbps,
+                s.eventsource_stream_mbps,
+                s.eventsource_stream_spread_pct,
+                s.ours_mbps / s.eventsource_stream_mbps,
+            );
+            let adv = s.ours_mbps / s.sse_stream_mbps;
+            let _ = writeln!(
+                verdicts,
+                "| SSE parsing ≥ 2× sse-stream | – | 100 MiB stream | {adv:.2}× | {} |",
+                if adv >= 2.0 { "met" } else { "**not met**" }
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(md, "failed: {e:#}\n");
+        }
+    }
+
+    let _ = writeln!(md, "## Connecting 50 stdio servers through `mcp-manager`\n");
+    if let (Some(m), Some(f)) = (
+        stat(&managers.iter().map(|m| m.manager_ms).collect::<Vec<_>>()),
+        stat(&managers.iter().map(|m| m.floor_ms).collect::<Vec<_>>()),
+    ) {
+        let _ = writeln!(
+            md,
+            "Each server lists 20 tools. `Manager::start` until all 50 are connected and listed, \
+             against the floor spawning, initializing and listing the same 50 servers at once.\n\n\
+             | | ms | ± |\n|---|---:|---:|\n| mcp-manager | {:.0} | {:.0}% |\n| floor | {:.0} | {:.0}% |\n| manager / floor | {:.2}× | |\n",
+            m.median,
+            m.spread,
+            f.median,
+            f.spread,
+            m.median / f.median
+        );
+    } else {
+        md.push_str("not measured (see notes)\n\n");
+    }
+
+    let _ = writeln!(md, "## Targets\n\n| target | transport | workload | ours | verdict |\n|---|---|---|---:|---|\n{verdicts}");
+    md.push_str("\"ours\" is how many times better ours is (rmcp's time / ours, or ours' rate / rmcp's; ours / floor for latency).\n\n");
+    if !notes.is_empty() {
+        md.push_str("## Notes\n\n");
+        for n in notes {
+            let _ = writeln!(md, "- {n}");
+        }
+        md.push('\n');
+    }
+    md.push_str("## Reproduce\n\n```sh\ntests/peers/setup.sh         # the TypeScript and Python SDKs\ncargo xtask bench            # release build, all clients, writes this file (~15 min)\ncargo xtask bench --quick    # shorter workloads, fewer runs\ncargo xtask bench --criterion  # also the in-process criterion micro-benchmarks\n```\n");
+    md
+}

@@ -1,0 +1,82 @@
+//! `cargo xtask bench [--quick] [--repeats N] [--only c1,c2] [--criterion]`:
+//! the side-by-side benchmarks of issue 9.
+//!
+//! Builds the separate `bench/` workspace in release (our client, rmcp, the
+//! raw floor, the bench server; never built by `cargo xtask test`), installs
+//! the TypeScript and Python SDK peers (tests/peers/setup.sh; a missing one
+//! is skipped and noted), runs every client against the same server and
+//! writes `docs/benchmarks.md`. `--criterion` also runs the in-process
+//! criterion micro-benchmarks (`cargo bench` of mcp-types, mcp-transport,
+//! mcp-transport-stdio, mcp-transport-http; reports under the target dir's
+//! `criterion/`). The bench build uses `$CARGO_TARGET_DIR` when set, else
+//! `bench/target`.
+
+use std::path::PathBuf;
+
+use crate::util;
+
+/// Runs the benchmarks; see the module docs.
+pub fn bench(args: &[String]) -> Result<(), String> {
+    let root = util::workspace_root()?;
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if flag("--criterion") {
+        util::run(
+            util::cargo(&root).args([
+                "bench",
+                "-p",
+                "mcp-types",
+                "-p",
+                "mcp-transport",
+                "-p",
+                "mcp-transport-stdio",
+                "-p",
+                "mcp-transport-http",
+            ]),
+            "criterion micro-benchmarks",
+        )?;
+    }
+    if let Err(e) = util::run(
+        util::cmd("bash", &root)
+            .arg(root.join("tests/peers/setup.sh"))
+            .arg("--quiet"),
+        "install the test peers",
+    ) {
+        eprintln!("xtask: {e}; the TypeScript/Python clients may be skipped");
+    }
+    let manifest = root.join("bench/Cargo.toml");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("bench/target"));
+    util::run(
+        util::cargo(&root)
+            .args(["build", "--release", "--locked", "--manifest-path"])
+            .arg(&manifest)
+            .env("CARGO_TARGET_DIR", &target),
+        "build the bench workspace (release)",
+    )?;
+    let bin = target.join("release");
+    let mut run = util::cmd(bin.join("mcp-bench").to_str().unwrap_or("mcp-bench"), &root);
+    run.arg("run")
+        .arg("--root")
+        .arg(&root)
+        .arg("--server")
+        .arg(bin.join("bench-server"))
+        .arg("--out")
+        .arg(root.join("docs/benchmarks.md"));
+    if flag("--quick") {
+        run.args(["--quick", "--repeats", "2"]);
+    }
+    if let Some(n) = value("--repeats") {
+        run.args(["--repeats", &n]);
+    }
+    if let Some(only) = value("--only") {
+        run.args(["--only", &only]);
+    }
+    util::run(&mut run, "run the benchmarks (writes docs/benchmarks.md)")
+}
