@@ -108,9 +108,13 @@ pub fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String>
             rust_files(&dir.join(sub), &mut files);
         }
         let has = files.iter().any(|f| {
-            std::fs::read_to_string(f)
-                .map(|t| defines_case_test(&t))
-                .unwrap_or(false)
+            let named = f
+                .file_stem()
+                .is_some_and(|s| !case_ids_of(&s.to_string_lossy()).is_empty());
+            named
+                || std::fs::read_to_string(f)
+                    .map(|t| defines_case_test(&t))
+                    .unwrap_or(false)
         });
         if has {
             packages.insert(name);
@@ -161,47 +165,113 @@ pub struct CatalogueRun {
     pub errors: Vec<String>,
 }
 
-/// Runs the catalogue tests and maps them to the cases.
+/// A built test executable (`cargo test --no-run --message-format=json`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestBinary {
+    /// Target name: the integration-test file stem (`b05_utf8_split`) or the crate name.
+    pub target: String,
+    /// The executable.
+    pub executable: PathBuf,
+    /// The package directory (cargo runs tests from there).
+    pub package_dir: PathBuf,
+}
+
+/// Test executables from cargo's JSON messages (`compiler-artifact` with `profile.test`).
+pub fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
+    json_lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v.get("reason").and_then(|r| r.as_str()) == Some("compiler-artifact"))
+        .filter(|v| v.pointer("/profile/test").and_then(|t| t.as_bool()) == Some(true))
+        .filter_map(|v| {
+            let executable = PathBuf::from(v.get("executable")?.as_str()?);
+            let target = v.pointer("/target/name")?.as_str()?.to_string();
+            let manifest = PathBuf::from(v.get("manifest_path")?.as_str()?);
+            Some(TestBinary {
+                target,
+                executable,
+                package_dir: manifest.parent()?.to_path_buf(),
+            })
+        })
+        .collect()
+}
+
+/// Runs the catalogue tests and maps them to the cases. A test covers the case ids
+/// leading its function name (`b05_…`) and, in an integration-test file named for cases
+/// (`tests/b02_b03_b04_sse_events.rs`), those of the file.
 pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
     let packages = packages_with_case_tests(root)?;
     let mut errors = Vec::new();
-    let mut results: Vec<(String, TestStatus)> = Vec::new();
+    // (case id, test label, status)
+    let mut results: Vec<(String, String, TestStatus)> = Vec::new();
     if packages.is_empty() {
-        errors.push("no package defines a catalogue test (fn bNN_…)".to_string());
+        errors.push("no package names a test or test file for a case (bNN_…)".to_string());
     } else {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(root)
-            .args(["test", "--locked", "--no-fail-fast"]);
+        let mut build = Command::new(cargo);
+        build.current_dir(root).args([
+            "test",
+            "--locked",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ]);
         for p in &packages {
-            cmd.args(["-p", p]);
-        }
-        cmd.arg("--");
-        for c in cases {
-            cmd.arg(format!("{}_", c.id.to_ascii_lowercase()));
+            build.args(["-p", p]);
         }
         eprintln!(
-            "==> catalogue tests: cargo test -p {} -- <case ids>",
+            "==> catalogue tests: build cargo test -p {}",
             packages.iter().cloned().collect::<Vec<_>>().join(" -p ")
         );
-        let out = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        results = parse_libtest(&stdout);
-        if !out.status.success() && results.iter().all(|(_, s)| *s != TestStatus::Failed) {
+        let out = build
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let tail: Vec<&str> = stderr.lines().rev().take(25).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             errors.push(format!(
-                "catalogue `cargo test` failed without a failing test (build error?):\n{}",
+                "catalogue tests do not build:\n{}",
                 tail.join("\n")
             ));
         }
+        let filters: Vec<String> = cases
+            .iter()
+            .map(|c| format!("{}_", c.id.to_ascii_lowercase()))
+            .collect();
+        for bin in parse_test_binaries(&String::from_utf8_lossy(&out.stdout)) {
+            let file_ids = case_ids_of(&bin.target);
+            let mut cmd = Command::new(&bin.executable);
+            cmd.current_dir(&bin.package_dir);
+            if file_ids.is_empty() {
+                cmd.args(&filters);
+            }
+            let run = cmd
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", bin.executable.display()))?;
+            let stdout = String::from_utf8_lossy(&run.stdout);
+            let parsed = parse_libtest(&stdout);
+            if !run.status.success() && parsed.iter().all(|(_, s)| *s != TestStatus::Failed) {
+                errors.push(format!(
+                    "catalogue test binary {} failed without a failing test ({})",
+                    bin.target, run.status
+                ));
+            }
+            for (name, status) in parsed {
+                let mut ids = file_ids.clone();
+                for id in case_ids_of(&name) {
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                for id in ids {
+                    results.push((id, format!("{}::{name}", bin.target), status));
+                }
+            }
+        }
     }
     let mut by_case: BTreeMap<String, Vec<(String, TestStatus)>> = BTreeMap::new();
-    for (name, status) in &results {
-        for id in case_ids_of(name) {
-            by_case.entry(id).or_default().push((name.clone(), *status));
-        }
+    for (id, label, status) in results {
+        by_case.entry(id).or_default().push((label, status));
     }
     let mut rows = Vec::new();
     for case in cases {
@@ -214,7 +284,7 @@ pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
         );
         let outcome = if tests.is_empty() {
             errors.push(format!(
-                "[catalogue] {}: no test named b{}_…",
+                "[catalogue] {}: no test named b{}_… (function or tests/ file)",
                 case.id,
                 &case.id[1..]
             ));
@@ -277,6 +347,18 @@ mod tests {
                 ("b03_z".to_string(), TestStatus::Ignored),
             ]
         );
+    }
+
+    #[test]
+    fn reads_test_executables_from_cargo_json() {
+        let json = r#"{"reason":"compiler-artifact","manifest_path":"/w/crates/h/Cargo.toml","target":{"name":"b05_utf8_split","kind":["test"]},"profile":{"test":true},"executable":"/t/debug/deps/b05_utf8_split-1"}
+{"reason":"compiler-artifact","manifest_path":"/w/crates/h/Cargo.toml","target":{"name":"h","kind":["lib"]},"profile":{"test":false},"executable":null}
+{"reason":"build-finished","success":true}"#;
+        let bins = parse_test_binaries(json);
+        assert_eq!(bins.len(), 1);
+        assert_eq!(bins[0].target, "b05_utf8_split");
+        assert_eq!(bins[0].package_dir, PathBuf::from("/w/crates/h"));
+        assert_eq!(case_ids_of(&bins[0].target), ["B05"]);
     }
 
     #[test]
