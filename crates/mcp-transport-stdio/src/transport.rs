@@ -106,6 +106,14 @@ impl Outbound for StdioOutbound {
             }
         }
     }
+
+    /// Queues the message when the writer queue has room (never waits).
+    fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
+        match self.tx.try_send(message.body.clone()) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(message),
+        }
+    }
 }
 
 impl StdioTransport {

@@ -107,3 +107,26 @@ async fn initialize_is_never_cancelled() {
     );
     let _ = std::fs::remove_file(record);
 }
+
+#[tokio::test]
+async fn a_request_dropped_right_before_close_still_sends_cancelled() {
+    // Found by the CLI's Ctrl-C path: a drop followed at once by close() must
+    // not lose the notification (it is queued synchronously, ahead of EOF).
+    let record = temp_path("stdin");
+    let t = StdioTransport::spawn(fake(&["--record", record.to_str().unwrap()]))
+        .await
+        .unwrap();
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(200),
+        script(&t, late_answer(), within(30_000)),
+    )
+    .await;
+    assert!(dropped.is_err(), "the future was dropped while pending");
+    t.close().await.unwrap();
+
+    let sent = recorded(&record);
+    let cancelled = cancels(&sent);
+    assert_eq!(cancelled.len(), 1, "{sent:?}");
+    assert_eq!(cancelled[0]["params"]["requestId"], sent[0]["id"]);
+    let _ = std::fs::remove_file(record);
+}

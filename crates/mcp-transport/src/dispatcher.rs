@@ -54,6 +54,11 @@ pub struct Outgoing {
     pub id: Option<RequestId>,
     /// The compact JSON, without a trailing newline; serialized once.
     pub body: Bytes,
+    /// HTTP request-metadata headers of a request (from
+    /// [`RequestOptions::metadata_headers`]: `Mcp-Name`, `Mcp-Param-*`, raw
+    /// values); empty for notifications and responses. Transports without
+    /// headers ignore them.
+    pub metadata_headers: Vec<(String, String)>,
 }
 
 /// How a transport delivers bytes to the peer.
@@ -71,6 +76,16 @@ pub trait Outbound: Send + Sync + 'static {
         message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError>;
+
+    /// Delivers a notification without waiting, when the transport can (e.g.
+    /// a write queue with room), or hands it back. Used from `Drop`, where
+    /// nothing can be awaited: a request future dropped just before
+    /// `close()` still gets its `notifications/cancelled` queued ahead of
+    /// the close. The default hands every message back (the dispatcher then
+    /// sends it from a spawned task).
+    fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
+        Err(message)
+    }
 }
 
 /// The shared engine. Create with [`Dispatcher::new`]; always held in an `Arc`.
@@ -225,6 +240,7 @@ impl Dispatcher {
             method: Some(method.to_owned()),
             id: Some(id.clone()),
             body,
+            metadata_headers: options.metadata_headers.clone(),
         };
         let start = Instant::now();
         let total_deadline = options.max_total_timeout.map(|t| start + t);
@@ -315,23 +331,8 @@ impl Dispatcher {
         if !self.is_open() {
             return Err(self.closed_error());
         }
-        let body = Bytes::from(
-            JsonRpcMessage::Notification(JsonRpcNotification {
-                method: method.to_owned(),
-                params,
-            })
-            .to_vec(),
-        );
         self.outbound
-            .send(
-                Outgoing {
-                    kind: OutgoingKind::Notification,
-                    method: Some(method.to_owned()),
-                    id: None,
-                    body,
-                },
-                self,
-            )
+            .send(notification_message(method, params), self)
             .await
     }
 
@@ -358,6 +359,7 @@ impl Dispatcher {
                     method: None,
                     id: Some(id),
                     body,
+                    metadata_headers: Vec::new(),
                 },
                 self,
             )
@@ -542,13 +544,19 @@ impl Drop for CancelOnDrop {
         if !self.notify_peer || !self.dispatcher.is_open() {
             return;
         }
+        let params =
+            serde_json::json!({ "requestId": self.id, "reason": "request dropped by the client" });
+        let message = notification_message("notifications/cancelled", Some(params));
+        // Queue it now where the transport can, so a close() that follows
+        // the drop cannot overtake it; otherwise send it from a task.
+        let Err(message) = self.dispatcher.outbound.try_send_now(message) else {
+            return;
+        };
         let dispatcher = self.dispatcher.clone();
-        let id = self.id.clone();
         match tokio::runtime::Handle::try_current() {
             Ok(handle) => {
                 handle.spawn(async move {
-                    let params = serde_json::json!({ "requestId": id, "reason": "request dropped by the client" });
-                    if let Err(e) = dispatcher.notify("notifications/cancelled", Some(params)).await {
+                    if let Err(e) = dispatcher.outbound.send(message, &dispatcher).await {
                         tracing::debug!(error = %e, "could not send notifications/cancelled");
                     }
                 });
@@ -557,6 +565,24 @@ impl Drop for CancelOnDrop {
                 tracing::warn!(%self.id, "request dropped outside a tokio runtime; notifications/cancelled not sent")
             }
         }
+    }
+}
+
+/// A notification, serialized once, ready for [`Outbound::send`].
+fn notification_message(method: &str, params: Option<Value>) -> Outgoing {
+    let body = Bytes::from(
+        JsonRpcMessage::Notification(JsonRpcNotification {
+            method: method.to_owned(),
+            params,
+        })
+        .to_vec(),
+    );
+    Outgoing {
+        kind: OutgoingKind::Notification,
+        method: Some(method.to_owned()),
+        id: None,
+        body,
+        metadata_headers: Vec::new(),
     }
 }
 
