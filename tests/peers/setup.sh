@@ -107,5 +107,22 @@ setup_python() {
   say "python peer installed: $(.venv/bin/python -m pip show mcp 2>/dev/null | sed -n 's/^Version: /mcp /p')"
 }
 
+# ---- tmux (the CLI's interactive elicitation-form test drives a real terminal) ----------
+setup_tmux() {
+  if command -v tmux >/dev/null 2>&1; then
+    info "tmux present: $(tmux -V)"
+    return 0
+  fi
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    say "installing tmux (Debian package)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; } \
+      || missing "tmux could not be installed with apt-get"
+    return 0
+  fi
+  missing "tmux is needed for the CLI's interactive form test (apt-get install tmux)"
+}
+
 setup_node
 setup_python
+setup_tmux
