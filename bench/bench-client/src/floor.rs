@@ -140,7 +140,12 @@ impl StdioFloorConnector {
             _child: child,
         };
         floor.roundtrip(floor.wire.init.clone()).await?;
-        let _ = floor.queue.lock().expect("lock").0.send(floor.wire.initialized.clone());
+        let _ = floor
+            .queue
+            .lock()
+            .expect("lock")
+            .0
+            .send(floor.wire.initialized.clone());
         Ok(floor)
     }
 }

@@ -55,7 +55,13 @@ fn client(args: &Args) -> anyhow::Result<()> {
     let result = rt.block_on(async {
         match (imp.as_str(), stdio) {
             ("floor", true) => {
-                suite::run(&floor::StdioFloorConnector { server }, &imp, &transport, budget).await
+                suite::run(
+                    &floor::StdioFloorConnector { server },
+                    &imp,
+                    &transport,
+                    budget,
+                )
+                .await
             }
             ("floor", false) => {
                 suite::run(&floor::HttpFloorConnector { url }, &imp, &transport, budget).await

@@ -16,7 +16,6 @@ use mcp_types::content::ContentBlock;
 use crate::Args;
 use crate::suite::{BenchClient, Connector};
 
-
 pub struct OursClient(Client);
 
 pub enum OursConnector {
@@ -98,7 +97,8 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
                 )
             })
             .collect();
-        let config = McpConfig::from_json(&serde_json::json!({ "mcpServers": servers }).to_string())?;
+        let config =
+            McpConfig::from_json(&serde_json::json!({ "mcpServers": servers }).to_string())?;
         let start = Instant::now();
         let manager = Manager::start(
             config,
@@ -115,17 +115,27 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
             .values()
             .filter(|s| matches!(s, ServerStatus::Connected { tools: 20, .. }))
             .count();
-        anyhow::ensure!(connected == count, "{connected} of {count} servers connected");
+        anyhow::ensure!(
+            connected == count,
+            "{connected} of {count} servers connected"
+        );
         manager.shutdown().await;
 
-        let floor = crate::floor::StdioFloorConnector { server: server.clone() };
+        let floor = crate::floor::StdioFloorConnector {
+            server: server.clone(),
+        };
         let start = Instant::now();
-        let clients = futures::future::join_all((0..count).map(|_| floor.connect_listing(20))).await;
+        let clients =
+            futures::future::join_all((0..count).map(|_| floor.connect_listing(20))).await;
         let floor_ms = start.elapsed().as_secs_f64() * 1e3;
         for c in clients {
             c?;
         }
-        anyhow::Ok(ManagerResult { servers: count, manager_ms, floor_ms })
+        anyhow::Ok(ManagerResult {
+            servers: count,
+            manager_ms,
+            floor_ms,
+        })
     })?;
     println!("RESULT {}", serde_json::to_string(&result)?);
     rt.shutdown_background();

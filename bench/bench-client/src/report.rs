@@ -43,14 +43,20 @@ fn start_http(server: &Path, sse: bool) -> anyhow::Result<(Guard, String)> {
     let guard = Guard(cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn()?);
     let deadline = Instant::now() + Duration::from_secs(10);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        anyhow::ensure!(Instant::now() < deadline, "bench-server did not listen on {port}");
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "bench-server did not listen on {port}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok((guard, format!("http://127.0.0.1:{port}/mcp")))
 }
 
 /// Runs `cmd`, returns the JSON after `RESULT `.
-fn run_result<T: serde::de::DeserializeOwned>(cmd: &mut Command, timeout: Duration) -> anyhow::Result<T> {
+fn run_result<T: serde::de::DeserializeOwned>(
+    cmd: &mut Command,
+    timeout: Duration,
+) -> anyhow::Result<T> {
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     let deadline = Instant::now() + timeout;
     loop {
@@ -93,10 +99,14 @@ impl Env {
             }
             "typescript" => {
                 let peers = self.root.join("tests/peers");
-                if !peers.join("node_modules/@modelcontextprotocol/sdk").exists() {
+                if !peers
+                    .join("node_modules/@modelcontextprotocol/sdk")
+                    .exists()
+                {
                     return None;
                 }
-                cmd = Command::new(std::env::var("MCP_TEST_NODE").unwrap_or_else(|_| "node".into()));
+                cmd =
+                    Command::new(std::env::var("MCP_TEST_NODE").unwrap_or_else(|_| "node".into()));
                 cmd.arg(self.root.join("bench/clients/ts-client.mjs"))
                     .arg("--peers")
                     .arg(peers);
@@ -157,17 +167,72 @@ struct Metric {
 }
 
 const METRICS: [Metric; 11] = [
-    Metric { name: "tools/call latency p50, 100 B", unit: "µs", higher_is_better: false, get: |r| r.lat_small_p50_us },
-    Metric { name: "tools/call latency p99, 100 B", unit: "µs", higher_is_better: false, get: |r| r.lat_small_p99_us },
-    Metric { name: "tools/call latency p50, 100 KiB", unit: "µs", higher_is_better: false, get: |r| r.lat_large_p50_us },
-    Metric { name: "tools/call latency p99, 100 KiB", unit: "µs", higher_is_better: false, get: |r| r.lat_large_p99_us },
-    Metric { name: "throughput, 1 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_1 },
-    Metric { name: "throughput, 16 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_16 },
-    Metric { name: "throughput, 256 in flight", unit: "calls/s", higher_is_better: true, get: |r| r.tput_256 },
-    Metric { name: "tools/list of 1000 tools, p50", unit: "ms", higher_is_better: false, get: |r| r.list_ms },
-    Metric { name: "connect + initialize", unit: "ms", higher_is_better: false, get: |r| r.connect_ms },
-    Metric { name: "memory per idle connection", unit: "KiB", higher_is_better: false, get: |r| r.idle_kib_per_conn },
-    Metric { name: "peak RSS (VmHWM) over the suite", unit: "KiB", higher_is_better: false, get: |r| r.peak_rss_kib },
+    Metric {
+        name: "tools/call latency p50, 100 B",
+        unit: "µs",
+        higher_is_better: false,
+        get: |r| r.lat_small_p50_us,
+    },
+    Metric {
+        name: "tools/call latency p99, 100 B",
+        unit: "µs",
+        higher_is_better: false,
+        get: |r| r.lat_small_p99_us,
+    },
+    Metric {
+        name: "tools/call latency p50, 100 KiB",
+        unit: "µs",
+        higher_is_better: false,
+        get: |r| r.lat_large_p50_us,
+    },
+    Metric {
+        name: "tools/call latency p99, 100 KiB",
+        unit: "µs",
+        higher_is_better: false,
+        get: |r| r.lat_large_p99_us,
+    },
+    Metric {
+        name: "throughput, 1 in flight",
+        unit: "calls/s",
+        higher_is_better: true,
+        get: |r| r.tput_1,
+    },
+    Metric {
+        name: "throughput, 16 in flight",
+        unit: "calls/s",
+        higher_is_better: true,
+        get: |r| r.tput_16,
+    },
+    Metric {
+        name: "throughput, 256 in flight",
+        unit: "calls/s",
+        higher_is_better: true,
+        get: |r| r.tput_256,
+    },
+    Metric {
+        name: "tools/list of 1000 tools, p50",
+        unit: "ms",
+        higher_is_better: false,
+        get: |r| r.list_ms,
+    },
+    Metric {
+        name: "connect + initialize",
+        unit: "ms",
+        higher_is_better: false,
+        get: |r| r.connect_ms,
+    },
+    Metric {
+        name: "memory per idle connection",
+        unit: "KiB",
+        higher_is_better: false,
+        get: |r| r.idle_kib_per_conn,
+    },
+    Metric {
+        name: "peak RSS (VmHWM) over the suite",
+        unit: "KiB",
+        higher_is_better: false,
+        get: |r| r.peak_rss_kib,
+    },
 ];
 
 /// The workloads the speed targets are judged on (indexes into METRICS).
@@ -234,7 +299,10 @@ fn loadavg() -> String {
 pub fn main(args: &Args) -> anyhow::Result<()> {
     let root = PathBuf::from(args.required("--root")?);
     let server = PathBuf::from(args.required("--server")?);
-    let repeats: usize = args.value("--repeats").and_then(|v| v.parse().ok()).unwrap_or(3);
+    let repeats: usize = args
+        .value("--repeats")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let quick = args.flag("--quick");
     let out = args
         .value("--out")
@@ -268,12 +336,17 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
                 _ => "",
             };
             for client in CLIENTS {
-                if only.as_ref().is_some_and(|o| !o.iter().any(|c| c == client)) {
+                if only
+                    .as_ref()
+                    .is_some_and(|o| !o.iter().any(|c| c == client))
+                {
                     continue;
                 }
                 let Some(mut cmd) = env.client_cmd(client, transport, url) else {
                     if round == 0 {
-                        notes.push(format!("{client}: not installed (run tests/peers/setup.sh)"));
+                        notes.push(format!(
+                            "{client}: not installed (run tests/peers/setup.sh)"
+                        ));
                     }
                     continue;
                 };
@@ -282,7 +355,10 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
                     Ok(r) => results.entry((transport, client)).or_default().push(r),
                     Err(e) => {
                         eprintln!("  failed: {e:#}");
-                        notes.push(format!("{client} over {transport}, run {}: {e:#}", round + 1));
+                        notes.push(format!(
+                            "{client} over {transport}, run {}: {e:#}",
+                            round + 1
+                        ));
                     }
                 }
             }
@@ -295,14 +371,26 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
     let mut managers: Vec<ManagerResult> = Vec::new();
     for _ in 0..repeats {
         let mut cmd = Command::new(&env.me);
-        cmd.arg("manager").arg("--server").arg(&env.server).args(["--count", "50"]);
+        cmd.arg("manager")
+            .arg("--server")
+            .arg(&env.server)
+            .args(["--count", "50"]);
         match run_result::<ManagerResult>(&mut cmd, Duration::from_secs(180)) {
             Ok(m) => managers.push(m),
             Err(e) => notes.push(format!("manager: {e:#}")),
         }
     }
 
-    let md = render(&env, &results, sse, &managers, &notes, repeats, &load_start, started.elapsed());
+    let md = render(
+        &env,
+        &results,
+        sse,
+        &managers,
+        &notes,
+        repeats,
+        &load_start,
+        started.elapsed(),
+    );
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -339,7 +427,12 @@ fn render(
          to protocol revision 2025-06-18 where the SDK allows it (the TypeScript and Python SDKs \
          send their latest handshake revision, 2025-11-25, which the server accepts).\n"
     );
-    let _ = writeln!(md, "## Machine\n\n{}- load average at start: {load_start}; the run took {:.0} s\n", machine(), took.as_secs_f64());
+    let _ = writeln!(
+        md,
+        "## Machine\n\n{}- load average at start: {load_start}; the run took {:.0} s\n",
+        machine(),
+        took.as_secs_f64()
+    );
     let _ = writeln!(
         md,
         "The machine has 2 cores shared with other work, so absolute figures move from run to \
@@ -363,14 +456,23 @@ fn render(
         for c in &present {
             let _ = write!(md, " {c} |");
         }
-        let _ = writeln!(md, " floor / ours | rmcp / ours | typescript / ours | python / ours |");
+        let _ = writeln!(
+            md,
+            " floor / ours | rmcp / ours | typescript / ours | python / ours |"
+        );
         let _ = write!(md, "|---|---|");
         for _ in &present {
             let _ = write!(md, "---:|");
         }
         let _ = writeln!(md, "---:|---:|---:|---:|");
         for m in &METRICS {
-            let _ = write!(md, "| {} {} | {} |", m.name, if m.higher_is_better { "↑" } else { "↓" }, m.unit);
+            let _ = write!(
+                md,
+                "| {} {} | {} |",
+                m.name,
+                if m.higher_is_better { "↑" } else { "↓" },
+                m.unit
+            );
             for c in &present {
                 match cell(transport, c, m) {
                     Some(s) => {
@@ -474,7 +576,10 @@ fn render(
         md.push_str("not measured (see notes)\n\n");
     }
 
-    let _ = writeln!(md, "## Targets\n\n| target | transport | workload | ours | verdict |\n|---|---|---|---:|---|\n{verdicts}");
+    let _ = writeln!(
+        md,
+        "## Targets\n\n| target | transport | workload | ours | verdict |\n|---|---|---|---:|---|\n{verdicts}"
+    );
     md.push_str("\"ours\" is how many times better ours is (rmcp's time / ours, or ours' rate / rmcp's; ours / floor for latency).\n\n");
     if !notes.is_empty() {
         md.push_str("## Notes\n\n");

@@ -106,8 +106,13 @@ pub fn run(mib: usize, runs: usize) -> anyhow::Result<SseResult> {
     let (ours_mbps, ours_spread_pct) = measure("ours", ours, &chunks, events, runs)?;
     let (sse_stream_mbps, sse_stream_spread_pct) =
         measure("sse-stream", sse_stream, &chunks, events, runs)?;
-    let (eventsource_stream_mbps, eventsource_stream_spread_pct) =
-        measure("eventsource-stream", eventsource_stream, &chunks, events, runs)?;
+    let (eventsource_stream_mbps, eventsource_stream_spread_pct) = measure(
+        "eventsource-stream",
+        eventsource_stream,
+        &chunks,
+        events,
+        runs,
+    )?;
     Ok(SseResult {
         mib,
         events,
@@ -121,8 +126,14 @@ pub fn run(mib: usize, runs: usize) -> anyhow::Result<SseResult> {
 }
 
 pub fn main(args: &Args) -> anyhow::Result<()> {
-    let mib = args.value("--mib").and_then(|v| v.parse().ok()).unwrap_or(100);
-    let runs = args.value("--runs").and_then(|v| v.parse().ok()).unwrap_or(3);
+    let mib = args
+        .value("--mib")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let runs = args
+        .value("--runs")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let r = run(mib, runs)?;
     println!("RESULT {}", serde_json::to_string(&r)?);
     Ok(())

@@ -77,9 +77,7 @@ pub fn payloads() -> (Arc<str>, Arc<str>) {
 }
 
 fn make_text(n: usize) -> String {
-    (0..n)
-        .map(|i| (b'a' + (i % 26) as u8) as char)
-        .collect()
+    (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect()
 }
 
 /// `VmRSS` / `VmHWM` of this process, KiB.
@@ -180,8 +178,7 @@ pub async fn run<K: Connector>(
     for _ in 0..50 {
         c.call(small.clone()).await?;
     }
-    (r.lat_small_p50_us, r.lat_small_p99_us) =
-        latency(&*c, &small, budget.latency, 20_000).await?;
+    (r.lat_small_p50_us, r.lat_small_p99_us) = latency(&*c, &small, budget.latency, 20_000).await?;
     (r.lat_large_p50_us, r.lat_large_p99_us) = latency(&*c, &large, budget.latency, 2_000).await?;
     r.tput_1 = throughput(&c, &small, 1, budget.throughput).await?;
     r.tput_16 = throughput(&c, &small, 16, budget.throughput).await?;

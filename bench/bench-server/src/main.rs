@@ -132,7 +132,8 @@ impl Server {
     }
 
     fn call(&self, id: &RawValue, params: Option<&RawValue>) -> Vec<u8> {
-        let Some(params) = params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok())
+        let Some(params) =
+            params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok())
         else {
             return error(Some(id), -32602, "Invalid params");
         };
@@ -267,7 +268,9 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let tools = value("--tools").and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let tools = value("--tools")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let server = Server::new(tools);
     let outcome = match args.first().map(String::as_str) {
         Some("stdio") => serve_stdio(&server),
@@ -317,9 +320,10 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["id"], "x");
         assert_eq!(v["result"]["tools"].as_array().unwrap().len(), 1000);
-        assert!(s
-            .handle(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .is_none());
+        assert!(
+            s.handle(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+                .is_none()
+        );
     }
 
     #[test]
