@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use mcp_transport::{RequestOptions, Transport};
+use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_types::base::{EmptyParams, EmptyResult, Implementation, Paginated, PaginatedParams};
 use mcp_types::completion::{CompleteRequestParams, CompleteResult};
 use mcp_types::lifecycle::{ClientCapabilities, Ping, ServerCapabilities};
@@ -21,15 +21,19 @@ use mcp_types::resources::{
 use mcp_types::tasks::{
     CancelTask, CreateTaskResult, GetTask, ListTasks, ListTasksResult, Task, TaskIdParams,
 };
-use mcp_types::tools::{CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, Tool};
-use mcp_types::{ProtocolVersion, Request};
+use mcp_types::tools::{
+    CallTool, CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, Tool,
+};
+use mcp_types::{ErrorCode, ProtocolVersion, Request};
 use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 
 use crate::capabilities;
 use crate::error::ClientError;
+use crate::mrtr;
 use crate::negotiate::{self, Negotiated};
 use crate::options::{CallOptions, ClientOptions, DEFAULT_REFRESH_DEBOUNCE, TaskOptions};
+use crate::request_metadata;
 use crate::schema;
 use crate::template::{self, TemplateValue};
 
@@ -175,7 +179,9 @@ impl Inner {
     }
 
     /// Sends `method` and returns the raw result: capability gate, per-request
-    /// `_meta` of the negotiated revision, one re-initialize + retry on a lost session.
+    /// `_meta` and request-metadata headers of the negotiated revision, the
+    /// recoveries of [`Inner::send_recovering`], and (2026-07-28) the
+    /// multi round-trip loop for `input_required` results.
     pub(crate) async fn send(
         &self,
         method: &str,
@@ -205,50 +211,229 @@ impl Inner {
             }
         }
         let options = options.unwrap_or_else(|| self.default_options());
-        let generation = self.generation.load(Ordering::Acquire);
-        let first = self
-            .transport
-            .request(
-                method,
-                session.prepare_params(params.clone()),
-                options.clone(),
-            )
-            .await;
-        match first {
-            Ok(v) => Ok(v),
-            Err(e) if e.is_session_expired() && !session.is_stateless() => {
-                tracing::debug!(%method, error = %e, "session lost");
-                self.reinitialize(generation)
-                    .await
-                    .map_err(|err| match err.transport_error() {
-                        Some(t) if t.is_session_expired() => ClientError::SessionLost {
-                            method: method.to_owned(),
-                            source: t.clone(),
-                        },
-                        _ => err,
-                    })?;
-                let session = self.session().unwrap_or(session);
-                match self
-                    .transport
-                    .request(method, session.prepare_params(params), options)
-                    .await
-                {
-                    Ok(v) => Ok(v),
-                    Err(e) if e.is_session_expired() => Err(ClientError::SessionLost {
-                        method: method.to_owned(),
-                        source: e,
-                    }),
-                    Err(e) => Err(ClientError::from_transport(method, e)),
+        if method == CallTool::METHOD && self.uses_metadata_headers(&session) {
+            // `Mcp-Param-*` come from the tool's inputSchema: learn it first.
+            let known = request_metadata::mcp_name(method, params.as_ref())
+                .is_some_and(|name| self.tools().by_name.contains_key(&name));
+            if !known {
+                if let Err(e) = self.refresh_tools().await {
+                    tracing::warn!(error = %e, "tools/list before tools/call failed; Mcp-Param-* headers may be missing");
                 }
             }
-            Err(e) => Err(ClientError::from_transport(method, e)),
         }
+        let value = self
+            .send_recovering(method, params.clone(), &options)
+            .await?;
+        if mrtr::is_input_required(&value) {
+            return mrtr::complete(self, method, params, &options, value).await;
+        }
+        Ok(value)
+    }
+
+    /// `true` when requests carry the 2026-07-28 request-metadata headers
+    /// (a stateless revision on a transport with headers).
+    fn uses_metadata_headers(&self, session: &Negotiated) -> bool {
+        session.is_stateless() && self.transport.sends_metadata_headers()
+    }
+
+    /// One request with the recoveries each revision defines, each tried
+    /// once: a lost session (handshake revisions) re-initializes; under
+    /// 2026-07-28, `-32020` to `tools/call` refreshes `tools/list` (the
+    /// tool's `x-mcp-header` annotations) and `-32022` re-selects a revision
+    /// from `data.supported` (spec 2026-07-28 §3.9, §1.3), then the request
+    /// is sent again as a new request.
+    pub(crate) async fn send_recovering(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let session = self.session().ok_or_else(|| ClientError::Protocol {
+            method: method.to_owned(),
+            message: "not initialized".into(),
+        })?;
+        let generation = self.generation.load(Ordering::Acquire);
+        let first = self
+            .send_once(&session, method, params.clone(), options.clone())
+            .await;
+        let err = match first {
+            Ok(v) => return Ok(v),
+            Err(e) => e,
+        };
+        if err.is_session_expired() && !session.is_stateless() {
+            tracing::debug!(%method, error = %err, "session lost");
+            self.reinitialize(generation)
+                .await
+                .map_err(|e| match e.transport_error() {
+                    Some(t) if t.is_session_expired() => ClientError::SessionLost {
+                        method: method.to_owned(),
+                        source: t.clone(),
+                    },
+                    _ => e,
+                })?;
+            let session = self.session().unwrap_or(session);
+            return match self
+                .send_once(&session, method, params, options.clone())
+                .await
+            {
+                Ok(v) => Ok(v),
+                Err(e) if e.is_session_expired() => Err(ClientError::SessionLost {
+                    method: method.to_owned(),
+                    source: e,
+                }),
+                Err(e) => Err(ClientError::from_transport(method, e)),
+            };
+        }
+        let TransportError::JsonRpc(rpc) = &err else {
+            return Err(ClientError::from_transport(method, err));
+        };
+        if !session.is_stateless() {
+            return Err(ClientError::from_transport(method, err));
+        }
+        if rpc.code == ErrorCode::HEADER_MISMATCH && method == CallTool::METHOD {
+            tracing::debug!(%method, error = %rpc, "header mismatch: refreshing tools/list, then retrying once");
+            self.refresh_tools().await?;
+        } else if rpc.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
+            let Some(supported) = negotiate::supported_in_error(rpc) else {
+                return Err(ClientError::from_transport(method, err));
+            };
+            if supported
+                .iter()
+                .any(|s| s == session.protocol_version.as_str())
+            {
+                // The server lists the revision it just refused: re-selecting
+                // cannot help.
+                return Err(ClientError::from_transport(method, err));
+            }
+            tracing::info!(%method, supported = ?supported, "revision refused; re-negotiating");
+            self.renegotiate(generation).await?;
+        } else {
+            return Err(ClientError::from_transport(method, err));
+        }
+        let session = self.session().unwrap_or(session);
+        self.send_once(&session, method, params, options.clone())
+            .await
+            .map_err(|e| ClientError::from_transport(method, e))
+    }
+
+    /// Sends `method` once under `session`'s revision: its per-request
+    /// `_meta`, and under 2026-07-28 the request-metadata headers.
+    async fn send_once(
+        &self,
+        session: &Negotiated,
+        method: &str,
+        params: Option<Value>,
+        mut options: RequestOptions,
+    ) -> Result<Value, TransportError> {
+        if self.uses_metadata_headers(session) {
+            options.metadata_headers = self.metadata_headers(method, params.as_ref());
+        }
+        self.transport
+            .request(method, session.prepare_params(params), options)
+            .await
+    }
+
+    /// `Mcp-Name` and, for `tools/call`, the `Mcp-Param-*` of the cached
+    /// tool's `x-mcp-header` annotations (raw values; the transport encodes).
+    fn metadata_headers(&self, method: &str, params: Option<&Value>) -> Vec<(String, String)> {
+        let mut headers = Vec::new();
+        let Some(name) = request_metadata::mcp_name(method, params) else {
+            return headers;
+        };
+        if method == CallTool::METHOD {
+            let schema = self
+                .tools()
+                .by_name
+                .get(&name)
+                .map(|t| t.input_schema.clone());
+            match schema.map(|s| request_metadata::param_headers(&s)) {
+                Some(Ok(annotations)) => {
+                    let arguments = params
+                        .and_then(|p| p.get("arguments"))
+                        .and_then(Value::as_object);
+                    headers.extend(request_metadata::param_values(&annotations, arguments));
+                }
+                Some(Err(reason)) => {
+                    tracing::warn!(tool = %name, %reason, "calling a tool with invalid x-mcp-header annotations; no Mcp-Param-* headers")
+                }
+                None => tracing::debug!(tool = %name, "tool not listed; no Mcp-Param-* headers"),
+            }
+        }
+        headers.insert(0, (request_metadata::MCP_NAME.to_owned(), name));
+        headers
+    }
+
+    /// Fetches every `tools/list` page and replaces the tool cache (tools
+    /// with invalid `x-mcp-header` annotations left out when the headers
+    /// are in use). Bounded by [`ClientOptions::max_pages`].
+    ///
+    /// Errors: the request's, [`ClientError::Decode`], [`ClientError::Pagination`].
+    pub(crate) async fn refresh_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let session = self.session().ok_or_else(|| ClientError::Protocol {
+            method: ListTools::METHOD.to_owned(),
+            message: "not initialized".into(),
+        })?;
+        let mut tools = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0usize;
+        loop {
+            let params = serde_json::to_value(PaginatedParams::with_cursor(cursor.take()))
+                .map_err(|e| ClientError::encode(ListTools::METHOD, e))?;
+            let params = Some(params).filter(|p| p.as_object().is_none_or(|m| !m.is_empty()));
+            let value = self
+                .send_once(&session, ListTools::METHOD, params, self.default_options())
+                .await
+                .map_err(|e| ClientError::from_transport(ListTools::METHOD, e))?;
+            let page: ListToolsResult = decode(ListTools::METHOD, value)?;
+            pages += 1;
+            tools.extend(page.tools);
+            let Some(next) = page.next_cursor else { break };
+            if !seen.insert(next.clone()) {
+                return Err(ClientError::Pagination {
+                    method: ListTools::METHOD.into(),
+                    pages,
+                    reason: "cursor repeated",
+                });
+            }
+            if pages >= self.options.max_pages {
+                return Err(ClientError::Pagination {
+                    method: ListTools::METHOD.into(),
+                    pages,
+                    reason: "page cap reached",
+                });
+            }
+            cursor = Some(next);
+        }
+        if self.uses_metadata_headers(&session) {
+            request_metadata::retain_valid_tools(&mut tools);
+        }
+        let mut cache = self.tools();
+        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
+        cache.validators.clear();
+        cache.listed = Some(Arc::new(tools.clone()));
+        Ok(tools)
+    }
+
+    /// Negotiates again from scratch (probe included), once per
+    /// generation, after the server refused the negotiated revision.
+    async fn renegotiate(&self, seen_generation: u64) -> Result<(), ClientError> {
+        let _guard = self.reinit.lock().await;
+        if self.generation.load(Ordering::Acquire) != seen_generation {
+            return Ok(());
+        }
+        let negotiated = negotiate::negotiate(self.transport.as_ref(), &self.options).await?;
+        tracing::info!(version = %negotiated.protocol_version, "re-negotiated");
+        self.set_session(negotiated);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.invalidate_tools();
+        Ok(())
     }
 }
 
 /// Decodes the result of `method` as `T`, after checking `resultType`
-/// (2026-07-28: absent means `"complete"`; anything else is not supported
-/// by this client yet).
+/// (2026-07-28: absent means `"complete"`; `"input_required"` was already
+/// completed by the multi round-trip loop; any other value is invalid here).
 fn decode<T: serde::de::DeserializeOwned>(method: &str, value: Value) -> Result<T, ClientError> {
     match value.get("resultType").and_then(Value::as_str) {
         None | Some("complete") => {}
@@ -504,8 +689,12 @@ impl Client {
         // R::Result is ListToolsResult here; go through JSON-free downcast.
         let any: &dyn std::any::Any = page;
         if let Some(list) = any.downcast_ref::<ListToolsResult>() {
+            let check = self.exposes_valid_tools_only();
             let mut cache = self.inner.tools();
             for tool in &list.tools {
+                if check && request_metadata::param_headers(&tool.input_schema).is_err() {
+                    continue;
+                }
                 cache.validators.remove(&tool.name);
                 cache.by_name.insert(tool.name.clone(), tool.clone());
             }
@@ -515,18 +704,36 @@ impl Client {
     /// One page of `tools/list` (spec `server/tools` § Listing Tools).
     ///
     /// Errors: as [`Client::request`]; needs the `tools` capability.
+    ///
+    /// Under 2026-07-28 over HTTP, tools whose `x-mcp-header` annotations
+    /// are invalid are left out (logged at warn; spec `server/tools`).
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, ClientError> {
-        let page = self.list_page::<ListTools>(cursor).await?;
+        let mut page = self.list_page::<ListTools>(cursor).await?;
+        if self.exposes_valid_tools_only() {
+            request_metadata::retain_valid_tools(&mut page.tools);
+        }
         self.observe_page::<ListTools>(&page);
         Ok(page)
     }
 
+    /// `true` when `tools/list` results are filtered for invalid
+    /// `x-mcp-header` annotations (2026-07-28 on a transport with headers).
+    fn exposes_valid_tools_only(&self) -> bool {
+        self.session().is_stateless() && self.inner.transport.sends_metadata_headers()
+    }
+
     /// Every tool, following `nextCursor`. Also replaces the cached tool
-    /// list ([`Client::cached_tools`]) used for schema validation.
+    /// list ([`Client::cached_tools`]) used for schema validation and, under
+    /// 2026-07-28, for the `Mcp-Param-*` headers of `tools/call`. Tools with
+    /// invalid `x-mcp-header` annotations are left out as in
+    /// [`Client::list_tools`].
     ///
     /// Errors: as [`Client::request`], [`ClientError::Pagination`].
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools = self.list_all::<ListTools>().await?;
+        let mut tools = self.list_all::<ListTools>().await?;
+        if self.exposes_valid_tools_only() {
+            request_metadata::retain_valid_tools(&mut tools);
+        }
         let mut cache = self.inner.tools();
         cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
         cache.validators.clear();

@@ -135,6 +135,24 @@ pub enum ClientError {
         message: String,
     },
 
+    /// A 2026-07-28 multi round-trip request (`resultType:
+    /// "input_required"`) needed an input the [`crate::ClientHandler`]
+    /// refused or could not give (e.g. sampling declined, or a capability
+    /// this client did not declare). The request was abandoned (spec
+    /// `basic/patterns/mrtr`: the server does not wait for a retry).
+    #[error("{method}: input request {key:?} ({input_method}) was not answered")]
+    InputRequest {
+        /// The request that asked for input (`tools/call`, `prompts/get`, `resources/read`).
+        method: String,
+        /// The server-assigned key of the input request.
+        key: String,
+        /// The input request's method, e.g. `sampling/createMessage`.
+        input_method: String,
+        /// What the handler answered.
+        #[source]
+        error: JsonRpcError,
+    },
+
     /// The server broke a protocol rule no other variant names (e.g. a
     /// result whose `resultType` is not `"complete"` where only that is allowed).
     #[error("protocol error in {method}: {message}")]

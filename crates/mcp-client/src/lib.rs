@@ -61,8 +61,10 @@ mod client;
 mod dispatch;
 pub mod error;
 pub mod handler;
+mod mrtr;
 pub mod negotiate;
 pub mod options;
+pub mod request_metadata;
 mod schema;
 pub mod template;
 #[cfg(feature = "test-util")]

@@ -270,7 +270,7 @@ async fn initialize(
 
 /// `data.supported` of an unsupported-version error (`-32602` in the
 /// handshake era, `-32022` in 2026-07-28).
-fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
+pub(crate) fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
     let data = err.data.as_ref()?;
     serde_json::from_value::<UnsupportedProtocolVersionData>(data.clone())
         .ok()

@@ -27,6 +27,11 @@ pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_millis(3_000);
 /// Default cap on pages a `list_all_*` method fetches: 1 000 pages.
 pub const DEFAULT_MAX_PAGES: usize = 1_000;
 
+/// The most rounds a 2026-07-28 multi round-trip request may take
+/// (`resultType: "input_required"` answered and retried) before the client
+/// gives up: 8.
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 8;
+
 /// Default debounce of the automatic tool-list refresh after
 /// `notifications/tools/list_changed`: 200 ms.
 pub const DEFAULT_REFRESH_DEBOUNCE: Duration = Duration::from_millis(200);
@@ -100,6 +105,11 @@ pub struct ClientOptions {
     /// (debounced by [`DEFAULT_REFRESH_DEBOUNCE`]; only when the server
     /// declared `tools.listChanged`). Default `false`.
     pub auto_refresh_tools: bool,
+    /// Rounds of a 2026-07-28 multi round-trip request (input requests
+    /// answered through the handler, then the request retried) before the
+    /// client gives up with [`crate::ClientError::Protocol`] (default
+    /// [`DEFAULT_MAX_INPUT_ROUNDS`]). Each round has its own timeout.
+    pub max_input_rounds: usize,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -114,6 +124,7 @@ impl fmt::Debug for ClientOptions {
             .field("version", &self.version)
             .field("max_pages", &self.max_pages)
             .field("auto_refresh_tools", &self.auto_refresh_tools)
+            .field("max_input_rounds", &self.max_input_rounds)
             .finish_non_exhaustive()
     }
 }
@@ -136,6 +147,7 @@ impl ClientOptions {
             version: VersionPreference::Auto,
             max_pages: DEFAULT_MAX_PAGES,
             auto_refresh_tools: false,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
         }
     }
 
@@ -222,6 +234,12 @@ impl ClientOptions {
     /// Turns on the automatic tool-list refresh.
     pub fn with_auto_refresh_tools(mut self, on: bool) -> Self {
         self.auto_refresh_tools = on;
+        self
+    }
+
+    /// Sets [`ClientOptions::max_input_rounds`].
+    pub fn with_max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
         self
     }
 

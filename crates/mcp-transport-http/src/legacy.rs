@@ -99,6 +99,7 @@ impl Shared {
         let kind = Kind::Post {
             method: message.method.clone(),
             with_session: false,
+            metadata: Vec::new(),
         };
         let post = self.exchange(
             Method::POST,

@@ -16,6 +16,13 @@
 //!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
 //!   promptly with `Closed("No response received for request ID …")`.
 //!   Any 2xx completes a notification or a response we POSTed.
+//! - **2026-07-28** (stateless; [`wire_rules`]): every POST carries
+//!   `MCP-Protocol-Version`, `Mcp-Method` and the request-metadata headers
+//!   the client computed ([`mcp_transport::RequestOptions::metadata_headers`]:
+//!   `Mcp-Name`, `Mcp-Param-*`, encoded by [`header_value::encode`]); no
+//!   `Mcp-Session-Id`, no GET stream, no DELETE, no resumption, and an
+//!   abandoned request is cancelled by dropping its reply stream (no
+//!   `notifications/cancelled` POST).
 //! - **Sessions**: `Mcp-Session-Id` from the initialize reply is sent on
 //!   every later request; a 404 to a request that carried it, or a 400
 //!   saying the session is unknown, drops it and fails with
@@ -45,8 +52,10 @@
 //!
 //! # Cancel safety
 //! Dropping a request future (or its timeout, or its cancellation token)
-//! sends the server `notifications/cancelled` for it (never for
-//! `initialize`) and drops the reply stream. See
+//! drops the reply stream (the HTTP/1.1 connection is closed, not pooled
+//! with an unread body) and, before 2026-07-28, POSTs
+//! `notifications/cancelled` for it (never for `initialize`). Under
+//! 2026-07-28 the dropped stream is the cancellation. See
 //! [`Transport`](mcp_transport::Transport).
 //!
 //! # Example
@@ -71,6 +80,7 @@ mod backoff;
 mod config;
 mod connector;
 mod event_stream;
+pub mod header_value;
 mod legacy;
 mod listener;
 mod media;

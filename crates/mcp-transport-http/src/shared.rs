@@ -18,6 +18,7 @@ use tokio::task::AbortHandle;
 
 use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, HttpConfig};
 use crate::connector::{HttpClient, build_client, proxy_authorization};
+use crate::header_value;
 use crate::legacy::LegacyLink;
 use crate::redact::redact_url;
 use crate::url::{resolve, same_origin};
@@ -40,10 +41,13 @@ pub(crate) enum ModeState {
 /// What one exchange sends besides the body.
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
-    /// A POST of one JSON-RPC message (`method` for requests/notifications).
+    /// A POST of one JSON-RPC message (`method` for requests/notifications;
+    /// `metadata`: the request-metadata headers the protocol side computed,
+    /// raw values, sent only when the revision's rules say so).
     Post {
         method: Option<String>,
         with_session: bool,
+        metadata: Vec<(String, String)>,
     },
     /// A GET of an SSE stream, resuming after `last_event_id`.
     Get { last_event_id: Option<String> },
@@ -219,15 +223,19 @@ impl Shared {
             Kind::Post {
                 method: rpc_method,
                 with_session: ws,
+                metadata,
             } => {
                 headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_POST));
                 headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                if rules.method_header
-                    && let Some(m) = rpc_method
+                headers.remove(MCP_METHOD);
+                if rules.method_header {
+                    if let Some(m) = rpc_method
                         .as_deref()
                         .and_then(|m| HeaderValue::try_from(m).ok())
-                {
-                    headers.insert(MCP_METHOD, m);
+                    {
+                        headers.insert(MCP_METHOD, m);
+                    }
+                    insert_metadata(&mut headers, metadata)?;
                 }
                 with_session &= *ws;
             }
@@ -466,6 +474,34 @@ impl Shared {
             None => self.set_session(None),
         }
     }
+}
+
+/// Adds the request-metadata headers (`Mcp-Name`, `Mcp-Param-*`), each
+/// value encoded per 2026-07-28 § Value Encoding; a configured header of the
+/// same name is replaced.
+///
+/// Errors: `Protocol` for a name that is not an HTTP field name (the
+/// protocol side validates `x-mcp-header` names, so this is a caller bug).
+fn insert_metadata(
+    headers: &mut HeaderMap,
+    metadata: &[(String, String)],
+) -> Result<(), TransportError> {
+    for (name, _) in metadata {
+        if let Ok(name) = HeaderName::try_from(name.as_str()) {
+            headers.remove(name);
+        }
+    }
+    for (name, value) in metadata {
+        let header = HeaderName::try_from(name.as_str()).map_err(|_| {
+            TransportError::Protocol(format!("invalid request-metadata header name {name:?}"))
+        })?;
+        let encoded = header_value::encode(value);
+        let value = HeaderValue::try_from(encoded.as_str()).map_err(|_| {
+            TransportError::Protocol(format!("cannot encode the value of header {name}"))
+        })?;
+        headers.append(header, value);
+    }
+    Ok(())
 }
 
 /// The value of header `name` as text.

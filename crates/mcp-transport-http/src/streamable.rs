@@ -50,9 +50,20 @@ impl Shared {
         undecided: bool,
     ) -> Result<(), TransportError> {
         let is_initialize = message.method.as_deref() == Some("initialize");
+        if message.kind == OutgoingKind::Notification
+            && message.method.as_deref() == Some("notifications/cancelled")
+            && !self.rules().cancel_notification
+        {
+            // 2026-07-28: the request's reply stream was dropped with its
+            // future, and that is the cancellation; there is no
+            // client-to-server notification to POST.
+            tracing::debug!(connection = %self.label(), "notifications/cancelled not POSTed: the dropped reply stream cancels the request");
+            return Ok(());
+        }
         let kind = Kind::Post {
             method: message.method.clone(),
             with_session: !is_initialize,
+            metadata: message.metadata_headers.clone(),
         };
         let exchange = self.exchange(Method::POST, self.url.clone(), message.body.clone(), kind);
         let reply = if message.kind == OutgoingKind::Request {
@@ -165,7 +176,7 @@ impl Shared {
             if let Some(r) = stream.retry() {
                 retry = Some(r);
             }
-            let Some(resume_from) = last_event_id.clone() else {
+            let Some(resume_from) = last_event_id.clone().filter(|_| self.rules().resumable) else {
                 return Err(no_response(id, Some(&end)));
             };
             // The response may have been in the last read: let the

@@ -34,9 +34,9 @@ pub enum ActiveMode {
 /// for the wire behaviour).
 ///
 /// # Cancel safety
-/// Dropping a [`request`](Transport::request) future sends the server
-/// `notifications/cancelled` (never for `initialize`) and drops the reply
-/// stream. Dropping the transport without [`close`](Transport::close) stops
+/// Dropping a [`request`](Transport::request) future drops the reply
+/// stream and, before 2026-07-28, POSTs `notifications/cancelled` (never for
+/// `initialize`); under 2026-07-28 the dropped stream is the cancellation. Dropping the transport without [`close`](Transport::close) stops
 /// its background readers but cannot send the session `DELETE`.
 pub struct HttpTransport {
     shared: Arc<Shared>,
@@ -205,5 +205,10 @@ impl Transport for HttpTransport {
 
     fn session_id(&self) -> Option<String> {
         self.shared.session()
+    }
+
+    /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).
+    fn sends_metadata_headers(&self) -> bool {
+        self.shared.rules().method_header && !matches!(self.shared.mode(), ModeState::Legacy(_))
     }
 }

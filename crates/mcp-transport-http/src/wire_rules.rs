@@ -1,14 +1,19 @@
 //! The per-revision wire rules of the Streamable HTTP transport, in one
 //! place (spec `basic/transports` of each revision).
 //!
-//! | revision    | `MCP-Protocol-Version` | `Mcp-Session-Id` | `Mcp-Method` |
-//! |-------------|------------------------|------------------|--------------|
-//! | (none yet)  | no                     | accepted         | no           |
-//! | 2024-11-05  | no (legacy HTTP+SSE)   | no               | no           |
-//! | 2025-03-26  | no                     | yes              | no           |
-//! | 2025-06-18  | yes                    | yes              | no           |
-//! | 2025-11-25  | yes                    | yes              | no           |
-//! | 2026-07-28  | yes                    | no (stateless)   | yes          |
+//! | revision    | `MCP-Protocol-Version` | `Mcp-Session-Id` | `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` | resume (`Last-Event-ID`) | POST `notifications/cancelled` |
+//! |-------------|------------------------|------------------|-----------------------------------------|--------------------------|--------------------------------|
+//! | (none yet)  | no                     | accepted         | no                                      | yes                      | yes                            |
+//! | 2024-11-05  | no (legacy HTTP+SSE)   | no               | no                                      | yes                      | yes                            |
+//! | 2025-03-26  | no                     | yes              | no                                      | yes                      | yes                            |
+//! | 2025-06-18  | yes                    | yes              | no                                      | yes                      | yes                            |
+//! | 2025-11-25  | yes                    | yes              | no                                      | yes                      | yes                            |
+//! | 2026-07-28  | yes                    | no (stateless)   | yes                                     | no                       | no: dropping the reply stream cancels |
+//!
+//! Under 2026-07-28 there is also no GET stream (`subscriptions/listen`
+//! replaces it; the GET listener only starts after
+//! `notifications/initialized`, which 2026-07-28 never sends) and no
+//! session `DELETE` (there is no session id to delete).
 
 use mcp_types::ProtocolVersion;
 
@@ -18,6 +23,13 @@ pub const MCP_SESSION_ID: &str = "mcp-session-id";
 pub const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// `Mcp-Method` (2026-07-28).
 pub const MCP_METHOD: &str = "mcp-method";
+/// `Mcp-Name` (2026-07-28): `params.name` of `tools/call` and
+/// `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of the
+/// tasks extension's requests; computed by the protocol side.
+pub const MCP_NAME: &str = "mcp-name";
+/// The prefix of `Mcp-Param-{Name}` headers (2026-07-28, from the
+/// `x-mcp-header` annotations of a tool's `inputSchema`).
+pub const MCP_PARAM_PREFIX: &str = "mcp-param-";
 /// `Mcp-Auth-Server`: an authorization hint some servers send with 401.
 pub const MCP_AUTH_SERVER: &str = "mcp-auth-server";
 /// `Last-Event-ID` (WHATWG SSE; spec: Resumability and Redelivery).
@@ -34,8 +46,18 @@ pub struct WireRules {
     pub version_header: bool,
     /// Keep and send the `Mcp-Session-Id` the server assigns at initialize.
     pub sessions: bool,
-    /// Send the request's method in `Mcp-Method`.
+    /// Send the request's method in `Mcp-Method`, and the request-metadata
+    /// headers the protocol side computed (`Mcp-Name`, `Mcp-Param-*`,
+    /// values encoded by [`crate::header_value::encode`]).
     pub method_header: bool,
+    /// Resume a broken SSE reply with GET + `Last-Event-ID`. 2026-07-28 has
+    /// no resumption: a broken reply stream loses the request.
+    pub resumable: bool,
+    /// POST `notifications/cancelled` when a request is abandoned. 2026-07-28
+    /// defines no client notifications over HTTP: the dropped reply stream
+    /// is the cancellation (spec 2026-07-28 `basic/transports` §
+    /// Cancellation).
+    pub cancel_notification: bool,
 }
 
 /// The rules for the negotiated revision (`None` before negotiation).
@@ -45,11 +67,15 @@ pub fn wire_rules(version: Option<ProtocolVersion>) -> WireRules {
             version_header: false,
             sessions: true,
             method_header: false,
+            resumable: true,
+            cancel_notification: true,
         },
         Some(v) => WireRules {
             version_header: v.sends_version_header(),
             sessions: v.has_sessions(),
             method_header: v.is_stateless(),
+            resumable: !v.is_stateless(),
+            cancel_notification: !v.is_stateless(),
         },
     }
 }
@@ -66,6 +92,7 @@ mod tests {
         assert!(!r.version_header && r.sessions);
         let r = wire_rules(Some(ProtocolVersion::V2026_07_28));
         assert!(r.version_header && !r.sessions && r.method_header);
+        assert!(!r.resumable && !r.cancel_notification);
         let r = wire_rules(None);
         assert!(!r.version_header && r.sessions);
     }

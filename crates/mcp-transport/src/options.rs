@@ -58,6 +58,13 @@ pub struct RequestOptions {
     /// the peer's revision is known (`server/discover` to a possibly legacy
     /// server, which must see nothing before `initialize`).
     pub cancel_notification: bool,
+    /// HTTP request-metadata headers for this request, computed by the
+    /// protocol side (2026-07-28 `basic/transports` § Request Metadata:
+    /// `Mcp-Name`, `Mcp-Param-{Name}`), as `(name, value)` pairs of raw
+    /// UTF-8 text. A transport that sends HTTP headers applies the header
+    /// value encoding (`=?base64?…?=`) itself; transports without headers
+    /// (stdio) ignore them. Default: empty.
+    pub metadata_headers: Vec<(String, String)>,
 }
 
 impl Default for RequestOptions {
@@ -69,6 +76,7 @@ impl Default for RequestOptions {
             cancel: None,
             progress: None,
             cancel_notification: true,
+            metadata_headers: Vec::new(),
         }
     }
 }
@@ -82,6 +90,15 @@ impl fmt::Debug for RequestOptions {
             .field("cancel", &self.cancel.is_some())
             .field("progress", &self.progress.is_some())
             .field("cancel_notification", &self.cancel_notification)
+            // Names only: values are argument data.
+            .field(
+                "metadata_headers",
+                &self
+                    .metadata_headers
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -114,6 +131,17 @@ impl RequestOptions {
     /// Abandoning this request will not send `notifications/cancelled`.
     pub fn without_cancel_notification(mut self) -> Self {
         self.cancel_notification = false;
+        self
+    }
+
+    /// Adds one HTTP request-metadata header (see
+    /// [`RequestOptions::metadata_headers`]).
+    pub fn with_metadata_header(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.metadata_headers.push((name.into(), value.into()));
         self
     }
 

@@ -56,6 +56,15 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// revision's wire rules (e.g. the `MCP-Protocol-Version` header, batches).
     fn set_protocol_version(&self, version: ProtocolVersion);
 
+    /// `true` when this transport sends the HTTP request-metadata headers of
+    /// [`RequestOptions::metadata_headers`] (Streamable HTTP under
+    /// 2026-07-28), so the protocol side knows computing them matters (spec
+    /// 2026-07-28 `basic/transports` § Custom Headers: other transports MAY
+    /// ignore `x-mcp-header`). Default `false`.
+    fn sends_metadata_headers(&self) -> bool {
+        false
+    }
+
     /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one.
     fn session_id(&self) -> Option<String> {
         None

@@ -1,0 +1,261 @@
+//! Multi round-trip requests (2026-07-28 `basic/patterns/mrtr`): a
+//! `tools/call`, `prompts/get` or `resources/read` answered with
+//! `"resultType": "input_required"` is completed here.
+//!
+//! Each round: every input request (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`) is answered through the
+//! [`crate::ClientHandler`] — the same handler and capability checks that
+//! answer server requests of the handshake revisions — and the original
+//! request is sent again as a new request (new id, fresh `_meta` and
+//! headers) with `inputResponses` under the same keys and `requestState`
+//! echoed verbatim (omitted when the server gave none). A state-only round
+//! (no input requests) is retried after a short backoff. The loop stops
+//! after [`crate::ClientOptions::max_input_rounds`] rounds.
+
+use std::time::Duration;
+
+use mcp_transport::{RequestOptions, TransportError};
+use mcp_types::RequestId;
+use serde_json::{Map, Value};
+
+use crate::client::Inner;
+use crate::dispatch::answer_of;
+use crate::error::ClientError;
+use crate::handler::RequestContext;
+
+/// The methods whose result may be `input_required` (spec § Supported Requests).
+pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// The input request methods a server may embed.
+const INPUT_REQUEST_METHODS: [&str; 3] =
+    ["elicitation/create", "sampling/createMessage", "roots/list"];
+
+/// The longest pause before retrying a state-only round: 2 000 ms.
+const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
+
+/// `true` when `value` is an `InputRequiredResult`.
+pub(crate) fn is_input_required(value: &Value) -> bool {
+    value.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
+fn protocol(method: &str, message: impl Into<String>) -> ClientError {
+    ClientError::Protocol {
+        method: method.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// Completes `method` whose first result `value` asked for input: answers
+/// and retries until a result that is not `input_required` arrives.
+///
+/// Errors: [`ClientError::Protocol`] for `input_required` on a method that
+/// cannot return it, a malformed `InputRequiredResult`, an input request of
+/// an unknown method, or more than `max_input_rounds` rounds;
+/// [`ClientError::InputRequest`] when the handler could not answer one (the
+/// request is abandoned; the server does not wait for it); the retried
+/// request's errors; `Transport(Cancelled)` when `options.cancel` fired.
+pub(crate) async fn complete(
+    inner: &Inner,
+    method: &str,
+    params: Option<Value>,
+    options: &RequestOptions,
+    mut value: Value,
+) -> Result<Value, ClientError> {
+    if !INPUT_METHODS.contains(&method) {
+        return Err(protocol(
+            method,
+            "the server asked for input (resultType \"input_required\") on a method that cannot \
+             take input responses",
+        ));
+    }
+    let max_rounds = inner.options.max_input_rounds;
+    let mut round = 0usize;
+    while is_input_required(&value) {
+        if round >= max_rounds {
+            return Err(protocol(
+                method,
+                format!("the server still asks for input after {max_rounds} rounds; giving up"),
+            ));
+        }
+        round += 1;
+        let (requests, state) = parse(method, &value)?;
+        let responses = fulfil(inner, method, requests, options).await?;
+        if responses.is_empty() {
+            // State only (e.g. load shedding): retry after a growing pause.
+            let delay = Duration::from_millis(100u64.saturating_mul(1 << (round - 1).min(5)))
+                .min(MAX_STATE_ONLY_DELAY);
+            let cancel = options.cancel.clone().unwrap_or_default();
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = cancel.cancelled() => return Err(ClientError::Transport(TransportError::Cancelled)),
+            }
+        }
+        tracing::debug!(%method, round, answers = responses.len(), "retrying with input responses");
+        let retry = with_input(params.clone(), responses, state);
+        value = inner.send_recovering(method, retry, options).await?;
+    }
+    Ok(value)
+}
+
+/// The input requests (key → request object) and the `requestState`.
+fn parse(method: &str, value: &Value) -> Result<(Map<String, Value>, Option<String>), ClientError> {
+    let requests = match value.get("inputRequests") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return Err(protocol(method, "inputRequests is not an object")),
+    };
+    let state = match value.get("requestState") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(protocol(method, "requestState is not a string")),
+    };
+    if requests.is_empty() && state.is_none() {
+        return Err(protocol(
+            method,
+            "an input_required result with neither inputRequests nor requestState",
+        ));
+    }
+    Ok((requests, state))
+}
+
+/// Answers every input request through the handler, in key order.
+async fn fulfil(
+    inner: &Inner,
+    method: &str,
+    requests: Map<String, Value>,
+    options: &RequestOptions,
+) -> Result<Map<String, Value>, ClientError> {
+    let caps = inner
+        .session()
+        .map(|s| s.client_capabilities.clone())
+        .unwrap_or_else(|| inner.options.capabilities());
+    let cancel = options.cancel.clone().unwrap_or_default();
+    let mut responses = Map::new();
+    for (key, request) in requests {
+        let input_method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if !INPUT_REQUEST_METHODS.contains(&input_method.as_str()) {
+            return Err(protocol(
+                method,
+                format!("input request {key:?} has unknown method {input_method:?}"),
+            ));
+        }
+        let params = request.get("params").cloned();
+        let ctx = RequestContext {
+            id: RequestId::String(key.clone()),
+            method: input_method.clone(),
+            cancel: cancel.clone(),
+            meta: params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .and_then(Value::as_object)
+                .cloned(),
+        };
+        let answer = answer_of(
+            inner.options.handler.as_ref(),
+            &caps,
+            &input_method,
+            &params,
+            ctx,
+        )
+        .await;
+        if cancel.is_cancelled() {
+            return Err(ClientError::Transport(TransportError::Cancelled));
+        }
+        match answer {
+            Ok(v) => {
+                responses.insert(key, v);
+            }
+            Err(error) => {
+                return Err(ClientError::InputRequest {
+                    method: method.to_owned(),
+                    key,
+                    input_method,
+                    error,
+                });
+            }
+        }
+    }
+    Ok(responses)
+}
+
+/// The retried request's params: the original ones plus `inputResponses`
+/// (when any) and the echoed `requestState` (only when the server sent one).
+fn with_input(
+    params: Option<Value>,
+    responses: Map<String, Value>,
+    state: Option<String>,
+) -> Option<Value> {
+    let mut obj = match params {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    obj.remove("inputResponses");
+    obj.remove("requestState");
+    if !responses.is_empty() {
+        obj.insert("inputResponses".into(), Value::Object(responses));
+    }
+    if let Some(s) = state {
+        obj.insert("requestState".into(), Value::String(s));
+    }
+    Some(Value::Object(obj))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn retry_params_echo_state_and_answers() {
+        let mut answers = Map::new();
+        answers.insert("k".into(), json!({"action": "decline"}));
+        let p = with_input(
+            Some(json!({"name": "t", "arguments": {}})),
+            answers,
+            Some("s1".into()),
+        );
+        assert_eq!(
+            p,
+            Some(
+                json!({"name": "t", "arguments": {}, "inputResponses": {"k": {"action": "decline"}}, "requestState": "s1"})
+            )
+        );
+        // No state in the result: none in the retry (spec MUST NOT).
+        let p = with_input(
+            Some(json!({"name": "t", "requestState": "old"})),
+            Map::new(),
+            None,
+        );
+        assert_eq!(p, Some(json!({"name": "t"})));
+    }
+
+    #[test]
+    fn malformed_input_required_results() {
+        assert!(parse("tools/call", &json!({"resultType": "input_required"})).is_err());
+        assert!(
+            parse(
+                "tools/call",
+                &json!({"resultType": "input_required", "inputRequests": []})
+            )
+            .is_err()
+        );
+        assert!(
+            parse(
+                "tools/call",
+                &json!({"resultType": "input_required", "requestState": 1})
+            )
+            .is_err()
+        );
+        let (r, s) = parse(
+            "tools/call",
+            &json!({"resultType": "input_required", "requestState": "x"}),
+        )
+        .unwrap();
+        assert!(r.is_empty());
+        assert_eq!(s.as_deref(), Some("x"));
+    }
+}
