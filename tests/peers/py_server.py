@@ -21,6 +21,14 @@ Surface (kept small and stable; tests rely on these names):
     resources  peer://static/greeting (text/plain "hello from py_server")
                peer://echo/{text} (template; reads back `text`)
     prompts    greet(name) -> one user message "Say hello to <name>."
+
+    2026-07-28 extras (mcp >= 2 only):
+    tools      ask_name() -> multi round-trip: first answers resultType "input_required" with one
+                   elicitation/create input request (key "name", form with a string `name`,
+                   requestState "asked-once"); the retry answers "hello <name> (state <state>)",
+                   or "declined" when the elicitation was not accepted
+               route(region, text) -> "<region>:<text>"; `region` carries
+                   "x-mcp-header": "Region", so HTTP calls must send Mcp-Param-Region
 """
 
 from __future__ import annotations
@@ -28,11 +36,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from typing import Annotated, Any
+
 import anyio
+from pydantic import Field
 
 try:  # mcp >= 2: FastMCP was renamed MCPServer.
     from mcp.server.mcpserver import Context, MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import InputRequiredResult
 
     _SDK_MAJOR = 2
 except ImportError:  # mcp 1.x
@@ -76,6 +88,9 @@ def build_server(**settings) -> _Server:
         await anyio.sleep(min(max(ms, 0), MAX_SLEEP_MS) / 1000)
         return f"slept {ms}"
 
+    if _SDK_MAJOR >= 2:
+        _add_modern_tools(server)
+
     @server.resource("peer://static/greeting", mime_type="text/plain", description="A fixed text resource.")
     def greeting() -> str:
         return "hello from py_server"
@@ -89,6 +104,47 @@ def build_server(**settings) -> _Server:
         return f"Say hello to {name}."
 
     return server
+
+
+def _add_modern_tools(server: _Server) -> None:
+    """Tools that exercise 2026-07-28 client features (multi round-trip, x-mcp-header)."""
+
+    @server.tool(description="Ask the user for a name (multi round-trip elicitation), then greet.")
+    async def ask_name(ctx: Context) -> str | InputRequiredResult:
+        responses = ctx.input_responses or {}
+        answer = responses.get("name")
+        if answer is None:
+            return InputRequiredResult.model_validate(
+                {
+                    "resultType": "input_required",
+                    "inputRequests": {
+                        "name": {
+                            "method": "elicitation/create",
+                            "params": {
+                                "mode": "form",
+                                "message": "What is your name?",
+                                "requestedSchema": {
+                                    "type": "object",
+                                    "properties": {"name": {"type": "string"}},
+                                    "required": ["name"],
+                                },
+                            },
+                        }
+                    },
+                    "requestState": "asked-once",
+                }
+            )
+        data: Any = answer.model_dump(by_alias=True, exclude_none=True) if hasattr(answer, "model_dump") else answer
+        if data.get("action") != "accept":
+            return "declined"
+        return f"hello {data.get('content', {}).get('name')} (state {ctx.request_state})"
+
+    @server.tool(description="Route by region; region is mirrored in the Mcp-Param-Region header.")
+    def route(
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+        text: str,
+    ) -> str:
+        return f"{region}:{text}"
 
 
 def main(argv: list[str] | None = None) -> int:

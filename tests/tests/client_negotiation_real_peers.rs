@@ -6,13 +6,16 @@
 //! the stateless 2026-07-28 revision; server-everything speaks the handshake
 //! revisions; its `sse` mode is only reachable through the legacy fallback.
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::{CallOptions, Client, ClientOptions};
+use mcp_client::{CallOptions, Client, ClientHandler, ClientOptions, RequestContext};
 use mcp_tests::peers::{self, EverythingHttp, PyOptions, PyTransport};
 use mcp_transport_http::{HttpConfig, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::ProtocolVersion;
+use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use serde_json::{Map, Value, json};
 
 fn options() -> ClientOptions {
@@ -172,5 +175,190 @@ async fn python_stdio_negotiates_stateless_revision() {
     let (client, _) = stdio_client(command, arguments).await;
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     assert_eq!(exercise(&client, "echo", json!({"text": "s"})).await, "s");
+    client.close().await.unwrap();
+}
+
+/// Answers every form elicitation with `{"name": "Rusty"}` and records the messages.
+#[derive(Debug, Default)]
+struct NameGiver {
+    asked: Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl ClientHandler for NameGiver {
+    async fn elicit(
+        &self,
+        params: ElicitRequestParams,
+        _ctx: RequestContext,
+    ) -> Result<ElicitResult, mcp_types::JsonRpcError> {
+        let message = serde_json::to_value(&params).unwrap()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        self.asked.lock().unwrap().push(message);
+        let mut result = ElicitResult::new(ElicitAction::Accept);
+        result.content = json!({"name": "Rusty"}).as_object().cloned();
+        Ok(result)
+    }
+}
+
+fn modern_options(handler: Arc<NameGiver>) -> ClientOptions {
+    options()
+        .with_handler(handler)
+        .with_elicitation(true, false)
+}
+
+fn first_text(v: impl serde::Serialize) -> String {
+    let v = serde_json::to_value(v).unwrap();
+    v["content"][0]["text"]
+        .as_str()
+        .or_else(|| v["messages"][0]["content"]["text"].as_str())
+        .or_else(|| v["contents"][0]["text"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Everything a 2026-07-28 client does against the Python SDK server:
+/// tools/call (plain, with an x-mcp-header parameter, ASCII and not),
+/// prompts/get, resources/read (static and from a template), progress
+/// (when the reply can carry it) and a multi round-trip elicitation.
+async fn exercise_modern(client: &Client, handler: &NameGiver, expect_progress: bool) {
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let tools = client.list_all_tools().await.expect("tools/list");
+    for name in ["echo", "route", "progress", "ask_name"] {
+        assert!(tools.iter().any(|t| t.name == name), "{name} is listed");
+    }
+    let call = |tool: &'static str, arguments: Value| async move {
+        let result = client
+            .call_tool(tool, args(arguments), CallOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("tools/call {tool}: {e:?}"));
+        assert!(!result.is_error.unwrap_or(false), "{tool}: {result:?}");
+        first_text(&result)
+    };
+    assert_eq!(call("echo", json!({"text": "hi"})).await, "hi");
+    // Mcp-Param-Region: plain, then one that needs the base64 form.
+    assert_eq!(
+        call("route", json!({"region": "eu-west", "text": "a"})).await,
+        "eu-west:a"
+    );
+    assert_eq!(
+        call("route", json!({"region": "Zürich ", "text": "b"})).await,
+        "Zürich :b"
+    );
+    // Mcp-Name with characters that need encoding, on prompts/get.
+    let mut prompt_args = BTreeMap::new();
+    prompt_args.insert("name".to_owned(), "Ada".to_owned());
+    let prompt = client
+        .get_prompt("greet", Some(prompt_args))
+        .await
+        .expect("prompts/get");
+    assert_eq!(first_text(&prompt), "Say hello to Ada.");
+    let read = client
+        .read_resource("peer://static/greeting")
+        .await
+        .expect("resources/read");
+    assert_eq!(first_text(&read), "hello from py_server");
+    let templates = client
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
+    let template = templates
+        .iter()
+        .find(|t| t.uri_template == "peer://echo/{text}")
+        .expect("the echo template is listed");
+    let read = client
+        .read_resource_template(template, [("text", mcp_client::TemplateValue::from("abc"))])
+        .await
+        .expect("resources/read of a template URI");
+    assert_eq!(first_text(&read), "abc");
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options =
+        CallOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
+    let result = client
+        .call_tool(
+            "progress",
+            args(json!({"steps": 3, "delay_ms": 5})),
+            options,
+        )
+        .await
+        .expect("progress tool");
+    assert_eq!(first_text(&result), "done 3");
+    if expect_progress {
+        assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0]);
+    }
+
+    let greeting = call("ask_name", json!({})).await;
+    assert_eq!(greeting, "hello Rusty (state asked-once)");
+    assert_eq!(
+        *handler.asked.lock().unwrap(),
+        vec!["What is your name?".to_owned()]
+    );
+}
+
+async fn modern_http(options: PyOptions, expect_progress: bool) {
+    let Some(peer) = peers::skip_if_missing(peers::spawn_python_server(
+        PyTransport::StreamableHttp,
+        options,
+    )) else {
+        return;
+    };
+    let handler = Arc::new(NameGiver::default());
+    let transport = HttpTransport::connect_auto(HttpConfig::new(peer.url()))
+        .await
+        .expect("transport");
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::connect(transport, modern_options(handler.clone())),
+    )
+    .await
+    .expect("connect in time")
+    .expect("connect");
+    exercise_modern(&client, &handler, expect_progress).await;
+    assert_eq!(
+        client.transport().session_id(),
+        None,
+        "no Mcp-Session-Id in 2026-07-28"
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn python_streamable_http_sse_full_modern_surface() {
+    modern_http(PyOptions::default(), true).await;
+}
+
+#[tokio::test]
+async fn python_streamable_http_json_full_modern_surface() {
+    // JSON replies cannot carry progress notifications.
+    modern_http(
+        PyOptions {
+            json_response: true,
+            stateless: false,
+        },
+        false,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn python_stdio_full_modern_surface() {
+    let Some((command, arguments)) = peers::python_stdio_command() else {
+        return;
+    };
+    let handler = Arc::new(NameGiver::default());
+    let transport = StdioTransport::spawn(StdioConfig::new(command).args(arguments))
+        .await
+        .expect("spawn");
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::connect(transport, modern_options(handler.clone())),
+    )
+    .await
+    .expect("connect in time")
+    .expect("connect");
+    exercise_modern(&client, &handler, true).await;
     client.close().await.unwrap();
 }
