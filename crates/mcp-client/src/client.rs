@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use mcp_transport::{RequestOptions, Transport, TransportError};
+use mcp_transport::{CloseReason, RequestOptions, Transport, TransportError};
 use mcp_types::base::{EmptyParams, EmptyResult, Implementation, Paginated, PaginatedParams};
 use mcp_types::completion::{CompleteRequestParams, CompleteResult};
 use mcp_types::lifecycle::{ClientCapabilities, Ping, ServerCapabilities};
@@ -63,6 +63,9 @@ pub(crate) struct Inner {
     tools: Mutex<ToolCache>,
     refresh_pending: AtomicBool,
     receive_loop: Mutex<Option<JoinHandle<()>>>,
+    /// Why the connection closed, once the receive loop saw it (see
+    /// [`Client::closed`]).
+    closed: tokio::sync::watch::Sender<Option<CloseReason>>,
 }
 
 #[derive(Default)]
@@ -115,6 +118,18 @@ impl Inner {
 
     fn set_session(&self, s: Negotiated) {
         *self.session.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(s));
+    }
+
+    /// Records why the connection closed (the first reason wins) and wakes
+    /// every [`Client::closed`] future. Called by the receive loop.
+    pub(crate) fn mark_closed(&self, reason: CloseReason) {
+        self.closed.send_if_modified(|closed| {
+            if closed.is_some() {
+                return false;
+            }
+            *closed = Some(reason);
+            true
+        });
     }
 
     fn tools(&self) -> std::sync::MutexGuard<'_, ToolCache> {
@@ -480,6 +495,7 @@ impl Client {
             tools: Mutex::new(ToolCache::default()),
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
+            closed: tokio::sync::watch::channel(None).0,
         });
         match transport.take_events() {
             Some(events) => {
@@ -545,6 +561,39 @@ impl Client {
     /// `true` until the connection closed.
     pub fn is_connected(&self) -> bool {
         self.inner.transport.is_connected()
+    }
+
+    /// Resolves once the connection has closed, with the transport's reason
+    /// (e.g. `"server exited (exit status: 1)"` and the stderr tail for
+    /// stdio), whoever closed it: the server, a transport failure, or
+    /// [`Client::close`]. Resolves at once when it already has.
+    ///
+    /// Built on the client's receive loop: it fires when the loop sees the
+    /// transport's `Closed` event (before [`crate::ClientHandler::on_closed`]
+    /// runs), or the transport's events end. The future owns no `Client`,
+    /// so awaiting it keeps nothing alive; if every `Client` clone is
+    /// dropped first, it resolves with the reason `"the client was dropped"`.
+    /// When the transport's events were taken by someone else before
+    /// [`Client::connect`] (no receive loop), it only resolves then.
+    ///
+    /// Cancel safe: dropping the future has no effect.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: mcp_client::Client) {
+    /// let closed = client.closed();
+    /// tokio::spawn(async move { eprintln!("server gone: {}", closed.await) });
+    /// # }
+    /// ```
+    pub fn closed(&self) -> impl Future<Output = CloseReason> + Send + 'static {
+        let mut rx = self.inner.closed.subscribe();
+        async move {
+            match rx.wait_for(Option::is_some).await {
+                Ok(reason) => reason
+                    .clone()
+                    .unwrap_or_else(|| CloseReason::new("connection closed")),
+                Err(_) => CloseReason::new("the client was dropped"),
+            }
+        }
     }
 
     /// Closes the connection gracefully (the transport's shutdown: stdio

@@ -41,12 +41,19 @@ pub(crate) async fn run(inner: Weak<Inner>, mut events: TransportEvents) {
                 });
             }
             TransportEvent::Notification(n) => notification(&inner, n, &in_flight).await,
-            TransportEvent::Closed(reason) => inner.options.handler.on_closed(reason).await,
+            TransportEvent::Closed(reason) => {
+                inner.mark_closed(reason.clone());
+                inner.options.handler.on_closed(reason).await
+            }
             TransportEvent::Error(e) => {
                 tracing::warn!(error = %e, "transport reported a fault");
             }
             other => tracing::debug!(event = ?other, "unhandled transport event"),
         }
+    }
+    if let Some(inner) = inner.upgrade() {
+        // The channel ended without a `Closed` event (e.g. it was full).
+        inner.mark_closed(mcp_transport::CloseReason::new("connection closed"));
     }
     tracing::debug!("receive loop ended");
 }

@@ -23,7 +23,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! - [`Client`]: connect, typed methods (`ping`, `list_tools` / `list_all_tools`,
+//! - [`Client`]: connect, [`Client::closed`] (await the connection's
+//!   close), typed methods (`ping`, `list_tools` / `list_all_tools`,
 //!   `call_tool`, resources, templates, prompts, `complete`,
 //!   `set_logging_level`, tasks), the generic [`Client::request`].
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
@@ -73,7 +74,7 @@ pub mod testing;
 pub use client::Client;
 pub use error::ClientError;
 pub use handler::{ClientHandler, NoopHandler, RequestContext};
-pub use mcp_transport::{CancellationToken, Progress, RequestOptions};
+pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions};
 pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, TaskOptions, VersionPreference};
 pub use template::TemplateValue;

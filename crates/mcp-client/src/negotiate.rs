@@ -16,9 +16,11 @@
 //! HTTP 400/404/405 without a modern error body, or no answer within the
 //! probe timeout means a legacy server, which gets `initialize`.
 
+use std::time::{Duration, Instant};
+
 use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_types::base::{
-    Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+    CacheScope, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 };
 use mcp_types::discovery::DiscoverResult;
@@ -48,6 +50,16 @@ pub struct Negotiated {
     pub instructions: Option<String>,
     /// The capabilities this client declared for this revision.
     pub client_capabilities: ClientCapabilities,
+    /// 2026-07-28: the discover result's `ttlMs` — how long, in ms from
+    /// [`Negotiated::negotiated_at`], the revision and capabilities may be
+    /// trusted (spec `server/utilities/caching`; absent means 0, stale at
+    /// once). `None` for handshake revisions and servers that sent none.
+    pub discover_ttl_ms: Option<u64>,
+    /// 2026-07-28: the discover result's `cacheScope` (`"public"` or
+    /// `"private"`; treat absent as `"private"`).
+    pub discover_cache_scope: Option<CacheScope>,
+    /// When this negotiation completed (local clock).
+    pub negotiated_at: Instant,
     client_info: Implementation,
 }
 
@@ -55,6 +67,18 @@ impl Negotiated {
     /// `true` for the stateless revision (2026-07-28): no session, per-request `_meta`.
     pub fn is_stateless(&self) -> bool {
         self.protocol_version.is_stateless()
+    }
+
+    /// `true` while the discover result is fresh: `ttlMs` has not elapsed
+    /// since [`Negotiated::negotiated_at`] (spec 2026-07-28
+    /// `server/utilities/caching` § TTL; absent or 0 is stale at once).
+    /// Always `false` for handshake revisions. The client does not re-probe
+    /// on its own; a host may call `server/discover` again when stale.
+    pub fn discover_is_fresh(&self) -> bool {
+        match self.discover_ttl_ms {
+            Some(ms) if ms > 0 => self.negotiated_at.elapsed() < Duration::from_millis(ms),
+            _ => false,
+        }
     }
 
     /// Adds what the negotiated revision requires on every request: for
@@ -259,6 +283,9 @@ async fn initialize(
             capabilities: result.capabilities,
             instructions: result.instructions,
             client_capabilities: options.capabilities_for(chosen),
+            discover_ttl_ms: None,
+            discover_cache_scope: None,
+            negotiated_at: Instant::now(),
             client_info: options.client_info.clone(),
         });
     }
@@ -404,6 +431,9 @@ async fn discover(
                     capabilities: result.capabilities,
                     instructions: result.instructions,
                     client_capabilities: caps,
+                    discover_ttl_ms: result.ttl_ms,
+                    discover_cache_scope: result.cache_scope.clone(),
+                    negotiated_at: Instant::now(),
                     client_info: options.client_info.clone(),
                 });
             }
