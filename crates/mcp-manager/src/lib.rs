@@ -45,8 +45,9 @@
 //! # Health and recovery
 //! A server whose **first** start fails (command not found, startup
 //! timeout, refused handshake) is `Failed` and not retried. A server that
-//! was connected and then closes is noticed through the client's close
-//! event (the transport's `Closed`), a liveness check of `is_connected`
+//! was connected and then closes is noticed through
+//! [`mcp_client::Client::closed`] (the transport's `Closed` event, seen by
+//! the client's receive loop), a liveness check of `is_connected`
 //! every second, or a request failing with a closed error; a request that
 //! fails at the transport level otherwise (I/O, HTTP status, lost session —
 //! e.g. a remote server gone) triggers a health check (`tools/list` or
@@ -87,5 +88,5 @@ pub use error::ManagerError;
 pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
-pub use options::{ManagerOptions, UnavailablePolicy};
+pub use options::{HandlerFactory, ManagerOptions, TransportLayer, UnavailablePolicy};
 pub use status::{ManagerEvent, ServerStatus};

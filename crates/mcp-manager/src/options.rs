@@ -1,12 +1,28 @@
 //! [`ManagerOptions`]: startup timeouts, the cache directory, reconnection
 //! backoff, the call policy while a server is not connected, shutdown bound.
 
+use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::ClientOptions;
+use mcp_client::{ClientHandler, ClientOptions};
+use mcp_transport::Transport;
 
 use crate::backoff::Backoff;
+use crate::config::ServerConfig;
+
+/// Builds the [`ClientHandler`] of one server's client from its
+/// configuration (e.g. to prefix its log messages with the server's name);
+/// see [`ManagerOptions::handler_per_server`]. Called once per connection
+/// (first start and each reconnection).
+pub type HandlerFactory = Arc<dyn Fn(&ServerConfig) -> Arc<dyn ClientHandler> + Send + Sync>;
+
+/// Wraps one server's transport before its client uses it (e.g. to log the
+/// JSON-RPC traffic); see [`ManagerOptions::transport_layer`]. Called once
+/// per connection, after the transport is spawned or connected.
+pub type TransportLayer =
+    Arc<dyn Fn(&ServerConfig, Arc<dyn Transport>) -> Arc<dyn Transport> + Send + Sync>;
 
 /// Default startup timeout of a stdio server: 60 000 ms.
 pub const DEFAULT_STDIO_STARTUP_TIMEOUT: Duration = Duration::from_millis(60_000);
@@ -54,7 +70,7 @@ impl Default for UnavailablePolicy {
 ///     .with_unavailable(UnavailablePolicy::FailFast);
 /// assert_eq!(opts.backoff.max_attempts(), Some(4));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ManagerOptions {
     /// Client options used for every server (identity, capabilities,
     /// handler, version preference). Its handler still receives every
@@ -87,6 +103,30 @@ pub struct ManagerOptions {
     pub list_changed_debounce: Duration,
     /// Capacity of the event channel (default 256).
     pub event_capacity: usize,
+    /// A handler per server instead of `client.handler` (default `None`:
+    /// every server's client gets `client.handler`).
+    pub handler_per_server: Option<HandlerFactory>,
+    /// A wrapper around each server's transport (default `None`).
+    pub transport_layer: Option<TransportLayer>,
+}
+
+impl fmt::Debug for ManagerOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManagerOptions")
+            .field("client", &self.client)
+            .field("stdio_startup_timeout", &self.stdio_startup_timeout)
+            .field("http_startup_timeout", &self.http_startup_timeout)
+            .field("cache_dir", &self.cache_dir)
+            .field("backoff", &self.backoff)
+            .field("unavailable", &self.unavailable)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("stdio_shutdown_grace", &self.stdio_shutdown_grace)
+            .field("list_changed_debounce", &self.list_changed_debounce)
+            .field("event_capacity", &self.event_capacity)
+            .field("handler_per_server", &self.handler_per_server.is_some())
+            .field("transport_layer", &self.transport_layer.is_some())
+            .finish()
+    }
 }
 
 impl ManagerOptions {
@@ -108,7 +148,31 @@ impl ManagerOptions {
             stdio_shutdown_grace: DEFAULT_STDIO_SHUTDOWN_GRACE,
             list_changed_debounce: DEFAULT_LIST_CHANGED_DEBOUNCE,
             event_capacity: DEFAULT_EVENT_CAPACITY,
+            handler_per_server: None,
+            transport_layer: None,
         }
+    }
+
+    /// Gives each server's client its own handler, built by `factory` from
+    /// the server's configuration (replaces `client.handler`).
+    pub fn with_handler_per_server(
+        mut self,
+        factory: impl Fn(&ServerConfig) -> Arc<dyn ClientHandler> + Send + Sync + 'static,
+    ) -> Self {
+        self.handler_per_server = Some(Arc::new(factory));
+        self
+    }
+
+    /// Wraps each server's transport with `layer` (e.g. a traffic logger).
+    pub fn with_transport_layer(
+        mut self,
+        layer: impl Fn(&ServerConfig, Arc<dyn Transport>) -> Arc<dyn Transport>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.transport_layer = Some(Arc::new(layer));
+        self
     }
 
     /// Sets the cache directory (`None`: no cache).

@@ -67,9 +67,17 @@ pub(crate) async fn open(
             ));
         }
     };
+    let transport = match &options.transport_layer {
+        Some(layer) => layer(config, transport),
+        None => transport,
+    };
+    let inner = match &options.handler_per_server {
+        Some(factory) => factory(config),
+        None => options.client.handler.clone(),
+    };
     let mut client_options = options.client.clone();
     client_options.handler = Arc::new(ListeningHandler {
-        inner: options.client.handler.clone(),
+        inner,
         signals: signals.clone(),
     });
     client_options.initialize_timeout = limit;

@@ -1,8 +1,11 @@
 //! The handler the manager installs in each server's client: it forwards
-//! everything to the host's handler ([`crate::ManagerOptions::client`]) and
-//! raises flags for the supervisor on `list_changed` and close.
+//! everything to the host's handler ([`crate::ManagerOptions::client`], or
+//! the one from [`crate::ManagerOptions::handler_per_server`]) and raises
+//! flags for the supervisor on `list_changed`. (The close itself reaches
+//! the supervisor through [`mcp_client::Client::closed`]; [`Signals`] also
+//! records a close noticed by a failed request.)
 //!
-//! The flags are bounded by construction (three booleans, one close
+//! The flags are bounded by construction (four booleans, one close
 //! reason, one `Notify` permit): a server flooding `list_changed` costs one
 //! refresh per debounce interval.
 
@@ -67,7 +70,7 @@ impl Signals {
     }
 }
 
-/// Forwards to the host's handler; listens for list changes and close.
+/// Forwards to the host's handler; listens for list changes.
 pub(crate) struct ListeningHandler {
     pub(crate) inner: Arc<dyn ClientHandler>,
     pub(crate) signals: Arc<Signals>,
@@ -139,7 +142,7 @@ impl ClientHandler for ListeningHandler {
     }
 
     async fn on_closed(&self, reason: CloseReason) {
-        self.signals.set_closed(reason.to_string());
+        // The supervisor awaits `Client::closed` for this.
         self.inner.on_closed(reason).await
     }
 }

@@ -10,8 +10,9 @@ use super::connect::{self, Connection, close_bounded, error_chain};
 use super::{Shared, Slot};
 use crate::status::{ManagerEvent, ServerStatus};
 
-/// How often the supervisor double-checks `is_connected`, in case a close
-/// event never reached the handler: 1 000 ms.
+/// How often the supervisor double-checks `is_connected`, in case
+/// `Client::closed` has not fired (yet), and how long it then waits for the
+/// close reason: 1 000 ms.
 const LIVENESS_POLL: Duration = Duration::from_millis(1_000);
 
 /// Bound on a health check after a transport-level request failure: 10 000 ms.
@@ -93,14 +94,24 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
 /// Serves list changes until the connection closes; returns why it closed.
 async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
     let signals = &conn.signals;
+    let closed = conn.client.closed();
+    tokio::pin!(closed);
     loop {
         if let Some(reason) = signals.closed() {
             return reason;
         }
         if !conn.client.is_connected() {
-            return "connection closed".to_owned();
+            // The receive loop may not have seen the close yet; its reason
+            // (exit status, stderr tail) is better than ours.
+            return match tokio::time::timeout(LIVENESS_POLL, &mut closed).await {
+                Ok(reason) => reason.to_string(),
+                Err(_) => "connection closed".to_owned(),
+            };
         }
-        let woke = tokio::time::timeout(LIVENESS_POLL, signals.notify.notified()).await;
+        let woke = tokio::select! {
+            reason = &mut closed => return reason.to_string(),
+            woke = tokio::time::timeout(LIVENESS_POLL, signals.notify.notified()) => woke,
+        };
         if woke.is_err() {
             continue;
         }
