@@ -45,14 +45,13 @@ async fn http_client(url: &str) -> Client {
     let transport = HttpTransport::connect_auto(HttpConfig::new(url))
         .await
         .expect("transport");
-    let client = tokio::time::timeout(
+    tokio::time::timeout(
         Duration::from_secs(30),
         Client::connect(transport, options()),
     )
     .await
     .expect("connect in time")
-    .expect("connect");
-    client
+    .expect("connect")
 }
 
 #[tokio::test]

@@ -150,7 +150,7 @@ pub enum ClientError {
         input_method: String,
         /// What the handler answered.
         #[source]
-        error: JsonRpcError,
+        error: Box<JsonRpcError>,
     },
 
     /// The server broke a protocol rule no other variant names (e.g. a

@@ -49,10 +49,19 @@
 //! cancelled (spec `basic/utilities/cancellation`). The notification is sent
 //! from a task on the current tokio runtime.
 //!
+//! # 2026-07-28
+//! Per-request `_meta`; over HTTP the request-metadata headers
+//! ([`request_metadata`]: `Mcp-Name`, `Mcp-Param-*` from `x-mcp-header`,
+//! tools with invalid annotations left out of `tools/list`, `-32020`
+//! answered by refreshing `tools/list` and retrying once); `-32022` on a
+//! later request re-negotiates and retries once; multi round-trip results
+//! (`resultType: "input_required"`) are completed through the
+//! [`ClientHandler`] (elicitation, sampling, roots) and retried with
+//! `inputResponses`, at most [`ClientOptions::max_input_rounds`] rounds.
+//!
 //! # Not yet supported
-//! 2026-07-28 multi round-trip results (`resultType: "input_required"`) are
-//! reported as [`ClientError::Protocol`]; `subscriptions/listen` is not
-//! implemented.
+//! `subscriptions/listen` (2026-07-28 change notifications) and the tasks
+//! extension (`io.modelcontextprotocol/tasks`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]

@@ -174,7 +174,7 @@ async fn fulfil(
                     method: method.to_owned(),
                     key,
                     input_method,
-                    error,
+                    error: Box::new(error),
                 });
             }
         }

@@ -22,8 +22,7 @@ struct CloseCounter {
 #[async_trait]
 impl ClientHandler for CloseCounter {
     async fn on_closed(&self, _reason: CloseReason) {
-        self.calls
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.notify.notify_one();
     }
 }
@@ -37,7 +36,10 @@ async fn resolves_with_the_reason_when_the_server_side_closes() {
     let closed = client.closed();
     // Still open: the future is pending.
     let early = tokio::time::timeout(Duration::from_millis(100), client.closed()).await;
-    assert!(early.is_err(), "closed() resolved while the connection is open");
+    assert!(
+        early.is_err(),
+        "closed() resolved while the connection is open"
+    );
 
     peer.close("server exited");
     let reason = tokio::time::timeout(SEEN_WITHIN, closed)

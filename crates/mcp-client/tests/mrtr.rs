@@ -1,0 +1,196 @@
+//! Multi round-trip requests (2026-07-28 `basic/patterns/mrtr`): input
+//! requests answered through the `ClientHandler`, the retry's params, the
+//! round cap, refusals, and `input_required` where it is not allowed.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_client::testing::{MemoryPeer, memory_pair};
+use mcp_client::{CallOptions, Client, ClientError, ClientHandler, ClientOptions, RequestContext};
+use mcp_types::roots::ListRootsResult;
+use mcp_types::{JsonRpcError, JsonRpcRequest, RequestId};
+use serde_json::{Value, json};
+
+#[derive(Debug)]
+struct Roots;
+
+#[async_trait]
+impl ClientHandler for Roots {
+    async fn list_roots(&self, ctx: RequestContext) -> Result<ListRootsResult, JsonRpcError> {
+        assert_eq!(ctx.id, RequestId::String("where".into()));
+        Ok(serde_json::from_value(json!({"roots": [{"uri": "file:///w"}]})).unwrap())
+    }
+}
+
+async fn modern(options: ClientOptions) -> (Client, MemoryPeer) {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let probe = peer.expect_request("server/discover").await;
+        peer.respond(
+            &probe.id,
+            json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                   "capabilities": {"tools": {}, "prompts": {}, "resources": {}}}),
+        )
+        .await;
+        peer
+    });
+    let client = Client::connect(transport, options).await.unwrap();
+    (client, server.await.unwrap())
+}
+
+fn input_required(requests: Value, state: Option<&str>) -> Value {
+    let mut v = json!({"resultType": "input_required", "inputRequests": requests});
+    if let Some(s) = state {
+        v["requestState"] = json!(s);
+    }
+    v
+}
+
+fn params(req: &JsonRpcRequest) -> &Value {
+    req.params.as_ref().unwrap()
+}
+
+#[tokio::test]
+async fn roots_input_is_answered_and_the_request_retried() {
+    let (client, mut peer) = modern(
+        ClientOptions::new("t", "1")
+            .with_roots(false)
+            .with_handler(Arc::new(Roots)),
+    )
+    .await;
+    let server = tokio::spawn(async move {
+        let first = peer.expect_request("resources/read").await;
+        assert!(params(&first).get("inputResponses").is_none());
+        peer.respond(
+            &first.id,
+            input_required(json!({"where": {"method": "roots/list"}}), Some("opaque-1")),
+        )
+        .await;
+        let second = peer.expect_request("resources/read").await;
+        assert_ne!(second.id, first.id, "a retry is a new request");
+        let p = params(&second);
+        assert_eq!(p["uri"], "file:///x");
+        assert_eq!(p["requestState"], "opaque-1");
+        assert_eq!(p["inputResponses"]["where"]["roots"][0]["uri"], "file:///w");
+        assert_eq!(
+            p["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        peer.respond(
+            &second.id,
+            json!({"resultType": "complete", "contents": [{"uri": "file:///x", "text": "done"}]}),
+        )
+        .await;
+        peer
+    });
+    let read = client.read_resource("file:///x").await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&read).unwrap()["contents"][0]["text"],
+        "done"
+    );
+    server.await.unwrap();
+}
+
+#[tokio::test]
+async fn state_only_rounds_retry_without_input_and_without_stale_state() {
+    let (client, mut peer) = modern(ClientOptions::new("t", "1")).await;
+    let server = tokio::spawn(async move {
+        let first = peer.expect_request("prompts/get").await;
+        peer.respond(
+            &first.id,
+            json!({"resultType": "input_required", "requestState": "s1"}),
+        )
+        .await;
+        let second = peer.expect_request("prompts/get").await;
+        assert_eq!(params(&second)["requestState"], "s1");
+        assert!(params(&second).get("inputResponses").is_none());
+        assert_eq!(params(&second)["name"], "p");
+        peer.respond(
+            &second.id,
+            json!({"resultType": "complete", "messages": []}),
+        )
+        .await;
+        peer
+    });
+    client.get_prompt("p", None).await.unwrap();
+    server.await.unwrap();
+}
+
+#[tokio::test]
+async fn an_undeclared_input_request_abandons_the_request() {
+    // No elicitation capability declared: the handler is never asked.
+    let (client, mut peer) = modern(ClientOptions::new("t", "1")).await;
+    let server = tokio::spawn(async move {
+        let first = peer.expect_request("tools/call").await;
+        peer.respond(
+            &first.id,
+            input_required(
+                json!({"k": {"method": "elicitation/create", "params": {"message": "?", "requestedSchema": {"type": "object", "properties": {}}}}}),
+                None,
+            ),
+        )
+        .await;
+        peer
+    });
+    let options = CallOptions::default();
+    let err = client.call_tool("t", None, options).await.unwrap_err();
+    let mut peer = server.await.unwrap();
+    match err {
+        ClientError::InputRequest {
+            method,
+            key,
+            input_method,
+            ..
+        } => {
+            assert_eq!(method, "tools/call");
+            assert_eq!(key, "k");
+            assert_eq!(input_method, "elicitation/create");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // Abandoned: nothing was retried.
+    assert!(peer.try_next().is_none());
+}
+
+#[tokio::test]
+async fn rounds_are_capped() {
+    let (client, mut peer) = modern(ClientOptions::new("t", "1").with_max_input_rounds(2)).await;
+    let server = tokio::spawn(async move {
+        for _ in 0..3 {
+            let req = peer.expect_request("tools/call").await;
+            peer.respond(
+                &req.id,
+                json!({"resultType": "input_required", "requestState": "again"}),
+            )
+            .await;
+        }
+        peer
+    });
+    let err = client
+        .call_tool("t", None, CallOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Protocol { message, .. } if message.contains("after 2 rounds")),
+        "{err:?}"
+    );
+    let mut peer = server.await.unwrap();
+    assert!(peer.try_next().is_none(), "no fourth request");
+}
+
+#[tokio::test]
+async fn input_required_on_another_method_is_a_protocol_error() {
+    let (client, mut peer) = modern(ClientOptions::new("t", "1")).await;
+    let server = tokio::spawn(async move {
+        let req = peer.expect_request("tools/list").await;
+        peer.respond(
+            &req.id,
+            json!({"resultType": "input_required", "requestState": "x"}),
+        )
+        .await;
+        peer
+    });
+    let err = client.list_tools(None).await.unwrap_err();
+    assert!(matches!(err, ClientError::Protocol { .. }), "{err:?}");
+    server.await.unwrap();
+}
