@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_client::{CallOptions, CancellationToken, Client};
+use mcp_manager::{Manager, ServerStatus};
 use mcp_types::completion::{
     CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
     PromptReference, ResourceTemplateReference,
@@ -15,9 +16,9 @@ use serde_json::{Map, json};
 
 use crate::arguments::{is_argument, string_arguments, tool_arguments};
 use crate::cli::{Cli, Command};
-use crate::connect::{ConnectSettings, Server, close_all, connect_all};
 use crate::exit::{FAILURE, Failure, SUCCESS, TOOL_ERROR};
 use crate::render;
+use crate::servers::{self, ConnectSettings, Server};
 use crate::targets;
 use crate::ui::Ui;
 
@@ -30,6 +31,7 @@ const CANCEL_FLUSH: Duration = Duration::from_millis(200);
 
 /// Everything a command needs.
 struct Session {
+    /// Every configured server (disabled ones included), by name.
     servers: Vec<Server>,
     ui: Arc<Ui>,
     json: bool,
@@ -41,8 +43,12 @@ struct Session {
 ///
 /// Errors: a [`Failure`] carrying its exit code and message.
 pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
-    let specs = targets::resolve(&cli)?;
-    if specs.is_empty() {
+    let config = targets::resolve(&cli)?;
+    // A bad entry is skipped with a warning; the good ones still run.
+    for e in &config.errors {
+        ui.line(&format!("mcp: warning: {e}"));
+    }
+    if !servers::any_enabled(&config) {
         return Err(Failure::new("the configuration lists no enabled server"));
     }
     let settings = ConnectSettings {
@@ -50,27 +56,30 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         verbose: cli.verbose,
         allow_input: !cli.no_input,
     };
-    let servers = until_cancelled(&cancel, connect_all(specs, &settings, &ui)).await;
-    let servers = match servers {
-        Ok(servers) => servers,
-        Err(f) => return Err(f),
+    let bound = servers::start_bound(&config, &settings);
+    let manager = Manager::start(config, servers::manager_options(&settings, &ui)).await;
+    let outcome = match until_cancelled(&cancel, manager.wait_started(bound)).await {
+        Err(f) => Err(f),
+        Ok(_) => {
+            let session = Session {
+                servers: servers::snapshot(&manager),
+                ui: Arc::clone(&ui),
+                json: cli.json,
+                cancel: cancel.clone(),
+                timeout: settings.timeout,
+            };
+            until_cancelled(&cancel, session.dispatch(cli.command))
+                .await
+                .and_then(|r| r)
+        }
     };
-    let session = Session {
-        servers,
-        ui: Arc::clone(&ui),
-        json: cli.json,
-        cancel: cancel.clone(),
-        timeout: settings.timeout,
-    };
-    let outcome = until_cancelled(&cancel, session.dispatch(cli.command)).await;
-    let outcome = outcome.and_then(|r| r);
     ui.finish();
     if matches!(&outcome, Err(f) if f.code == crate::exit::INTERRUPTED) {
         // The transport sends notifications/cancelled from a task of its own;
         // let it go out before the connections close.
         tokio::time::sleep(CANCEL_FLUSH).await;
     }
-    close_all(&session.servers).await;
+    manager.shutdown().await;
     outcome
 }
 
@@ -123,17 +132,21 @@ impl Session {
                 .ok_or_else(|| {
                     Failure::new(format!("no server named {name:?} (have: {})", self.names()))
                 })?;
-            return match &server.client {
+            return match server.reach() {
                 Ok(c) => Ok(vec![(server.name.as_str(), c)]),
-                Err(e) => Err(Failure::new(format!("{name}: {e}"))),
+                Err(why) => Err(Failure::new(format!(
+                    "{name}: {}",
+                    why.unwrap_or_else(|| "disabled in the configuration".into())
+                ))),
             };
         }
         let mut ok = Vec::new();
         let mut errors = Vec::new();
         for s in &self.servers {
-            match &s.client {
+            match s.reach() {
                 Ok(c) => ok.push((s.name.as_str(), c)),
-                Err(e) => errors.push(format!("{}: {e}", s.name)),
+                Err(Some(why)) => errors.push(format!("{}: {why}", s.name)),
+                Err(None) => {}
             }
         }
         if ok.is_empty() {
@@ -170,46 +183,60 @@ impl Session {
         }
     }
 
+    /// Each server's status as the manager reports it: connected (revision,
+    /// server info, counts from the manager's listings; `-` when the server
+    /// lacks the capability), failed (why) or disabled.
     async fn servers_cmd(&self) -> Result<u8, Failure> {
         let mut rows = Vec::new();
         for s in &self.servers {
-            let row = match &s.client {
-                Err(e) => json!({"name": s.name, "status": "failed", "error": e}),
-                Ok(c) => {
+            let row = match (&s.status, &s.client) {
+                (
+                    ServerStatus::Connected {
+                        revision,
+                        tools,
+                        prompts,
+                        resources,
+                    },
+                    Some(c),
+                ) => {
                     let n = c.negotiated();
                     let caps = &n.capabilities;
-                    let tools = match caps.tools {
-                        Some(_) => c.list_all_tools().await.ok().map(|t| t.len()),
-                        None => None,
-                    };
-                    let resources = match caps.resources {
-                        Some(_) => c.list_all_resources().await.ok().map(|r| r.len()),
-                        None => None,
-                    };
-                    let prompts = match caps.prompts {
-                        Some(_) => c.list_all_prompts().await.ok().map(|p| p.len()),
-                        None => None,
-                    };
                     json!({
                         "name": s.name,
                         "status": "connected",
-                        "protocolVersion": n.protocol_version.as_str(),
+                        "protocolVersion": revision.as_str(),
                         "serverInfo": {"name": n.server_info.name, "version": n.server_info.version},
-                        "tools": tools, "resources": resources, "prompts": prompts,
+                        "tools": caps.tools.as_ref().map(|_| tools),
+                        "resources": caps.resources.as_ref().map(|_| resources),
+                        "prompts": caps.prompts.as_ref().map(|_| prompts),
                     })
+                }
+                (ServerStatus::Disabled, _) => json!({"name": s.name, "status": "disabled"}),
+                (ServerStatus::Failed { why }, _) => {
+                    json!({"name": s.name, "status": "failed", "error": why})
+                }
+                (other, _) => {
+                    json!({"name": s.name, "status": "failed", "error": other.to_string()})
                 }
             };
             rows.push(row);
         }
-        let all_ok = self.servers.iter().all(|s| s.client.is_ok());
+        let all_ok = rows.iter().all(|r| r["status"] != "failed");
         if self.json {
             print_json(&rows)?;
         } else {
             for row in &rows {
                 let name = row["name"].as_str().unwrap_or("");
-                if row["status"] == "failed" {
-                    println!("{name}  failed: {}", row["error"].as_str().unwrap_or(""));
-                    continue;
+                match row["status"].as_str() {
+                    Some("failed") => {
+                        println!("{name}  failed: {}", row["error"].as_str().unwrap_or(""));
+                        continue;
+                    }
+                    Some("disabled") => {
+                        println!("{name}  disabled");
+                        continue;
+                    }
+                    _ => {}
                 }
                 let count = |k: &str| {
                     row[k]
@@ -230,14 +257,27 @@ impl Session {
         Ok(if all_ok { SUCCESS } else { FAILURE })
     }
 
+    /// A server's tools: the list the manager fetched at startup (kept by
+    /// the client, in the server's order), fetched again only if missing.
+    async fn tool_list(
+        &self,
+        name: &str,
+        client: &Client,
+    ) -> Result<Vec<mcp_types::tools::Tool>, Failure> {
+        if let Some(tools) = client.cached_tools() {
+            return Ok(tools.as_ref().clone());
+        }
+        if client.server_capabilities().tools.is_none() {
+            return Ok(Vec::new());
+        }
+        client.list_all_tools().await.map_err(|e| prefixed(name, e))
+    }
+
     async fn tools(&self, only: Option<&str>) -> Result<u8, Failure> {
         let mut json_out = Map::new();
         let mut groups = Vec::new();
         for (name, client) in self.selected(only)? {
-            let tools = client
-                .list_all_tools()
-                .await
-                .map_err(|e| prefixed(name, e))?;
+            let tools = self.tool_list(name, client).await?;
             groups.push((name, tools.iter().map(render::tool_line).collect()));
             json_out.insert(
                 name.to_owned(),
@@ -317,10 +357,7 @@ impl Session {
         let mut offering = Vec::new();
         let mut everything = Vec::new();
         for (name, client) in self.selected(server)? {
-            let tools = client
-                .list_all_tools()
-                .await
-                .map_err(|e| prefixed(name, e))?;
+            let tools = self.tool_list(name, client).await?;
             if let Some(t) = tools.iter().find(|t| t.name == tool) {
                 offering.push((name, client, t.clone()));
             }

@@ -7,13 +7,12 @@
 mod arguments;
 mod cli;
 mod commands;
-mod connect;
 mod demo;
 mod exit;
 mod form;
 mod handler;
-mod http;
 mod render;
+mod servers;
 mod targets;
 mod ui;
 mod wiretap;

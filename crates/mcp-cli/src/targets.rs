@@ -1,12 +1,16 @@
-//! Which servers to talk to: a config file, one `--stdio` or `--url`
-//! server, or the built-in demo server.
+//! Which servers to talk to, as an [`McpConfig`] for `mcp-manager`: a
+//! config file (parsed by the manager: `${VAR}` expansion, per-entry errors
+//! with JSON paths), or a one-entry config built here for a `--stdio` or
+//! `--url` server or the built-in demo server.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use mcp_manager::config::{RemoteServer, StdioServer};
+use mcp_manager::{McpConfig, RemoteKind, ServerConfig, TransportConfig};
 
 use crate::cli::Cli;
-use crate::exit::Failure;
+use crate::exit::{Failure, error_chain};
 
 /// The config file used when no target is given and it exists.
 pub const DEFAULT_CONFIG: &str = ".mcp.json";
@@ -14,45 +18,14 @@ pub const DEFAULT_CONFIG: &str = ".mcp.json";
 /// The name of the built-in demo server.
 pub const DEMO_NAME: &str = "demo";
 
-/// How to reach one server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Endpoint {
-    /// A child process over stdio.
-    Stdio {
-        /// The program.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Extra environment variables.
-        env: Vec<(String, String)>,
-        /// Working directory.
-        cwd: Option<PathBuf>,
-    },
-    /// A remote server.
-    Http {
-        /// The endpoint URL.
-        url: String,
-        /// Extra headers.
-        headers: Vec<(String, String)>,
-        /// The 2024-11-05 HTTP+SSE transport instead of Streamable HTTP.
-        sse: bool,
-    },
-}
-
-/// One server to connect.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerSpec {
-    /// Its name (config key, `demo`, or derived from the command/URL).
-    pub name: String,
-    /// How to reach it.
-    pub endpoint: Endpoint,
-}
-
-/// Resolves the command line's target into server specs.
+/// Resolves the command line's target into a configuration. Bad entries of
+/// a config file are in [`McpConfig::errors`] (the caller warns about them);
+/// the good ones still run.
 ///
-/// Errors: an unreadable or invalid config file, a `--stdio` line that does
-/// not split, a malformed `--header`.
-pub fn resolve(cli: &Cli) -> Result<Vec<ServerSpec>, Failure> {
+/// Errors: a config file that cannot be read or is not an `mcpServers`
+/// document as a whole, a `--stdio` line that does not split, a malformed
+/// `--header`, no path to this binary (demo).
+pub fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
     if let Some(line) = &cli.stdio {
         let words = shell_words::split(line)
             .map_err(|e| Failure::new(format!("--stdio: cannot split {line:?}: {e}")))?;
@@ -63,57 +36,82 @@ pub fn resolve(cli: &Cli) -> Result<Vec<ServerSpec>, Failure> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "stdio".into());
-        return Ok(vec![ServerSpec {
-            name,
-            endpoint: Endpoint::Stdio {
-                command: command.clone(),
-                args: args.to_vec(),
-                env: Vec::new(),
-                cwd: None,
-            },
-        }]);
+        return Ok(one(stdio_server(&name, command.clone(), args.to_vec())));
     }
     if let Some(url) = &cli.url {
         let headers = cli
             .headers
             .iter()
             .map(|h| parse_header(h))
-            .collect::<Result<Vec<_>, _>>()?;
-        return Ok(vec![ServerSpec {
-            name: host_of(url),
-            endpoint: Endpoint::Http {
+            .collect::<Result<BTreeMap<_, _>, _>>()?;
+        let kind = if cli.sse {
+            RemoteKind::Sse
+        } else {
+            RemoteKind::StreamableHttp
+        };
+        let name = host_of(url);
+        return Ok(one(server(
+            &name,
+            TransportConfig::Remote(RemoteServer {
                 url: url.clone(),
+                kind,
                 headers,
-                sse: cli.sse,
-            },
-        }]);
+            }),
+        )));
     }
     let config = match &cli.config {
         Some(path) => Some(path.clone()),
         None => Some(PathBuf::from(DEFAULT_CONFIG)).filter(|p| p.is_file()),
     };
     match config {
-        Some(path) => load_config(&path),
-        None => Ok(vec![demo()?]),
+        Some(path) => McpConfig::from_file(&path).map_err(|e| Failure::new(error_chain(&e))),
+        None => Ok(one(demo()?)),
     }
 }
 
 /// The demo server: this very binary, `mcp serve-demo`.
-pub fn demo() -> Result<ServerSpec, Failure> {
+///
+/// Errors: the path of the running binary is unknown.
+pub fn demo() -> Result<ServerConfig, Failure> {
     let exe = std::env::current_exe().map_err(|e| {
         Failure::new(format!(
             "cannot locate the mcp binary for the demo server: {e}"
         ))
     })?;
-    Ok(ServerSpec {
-        name: DEMO_NAME.into(),
-        endpoint: Endpoint::Stdio {
-            command: exe.to_string_lossy().into_owned(),
-            args: vec!["serve-demo".into()],
-            env: Vec::new(),
+    Ok(stdio_server(
+        DEMO_NAME,
+        exe.to_string_lossy().into_owned(),
+        vec!["serve-demo".into()],
+    ))
+}
+
+fn one(server: ServerConfig) -> McpConfig {
+    let mut config = McpConfig::default();
+    config.servers.insert(server.name.clone(), server);
+    config
+}
+
+fn server(name: &str, transport: TransportConfig) -> ServerConfig {
+    ServerConfig {
+        name: name.to_owned(),
+        transport,
+        timeout: None,
+        startup_timeout: None,
+        disabled: false,
+        source: None,
+    }
+}
+
+fn stdio_server(name: &str, command: String, args: Vec<String>) -> ServerConfig {
+    server(
+        name,
+        TransportConfig::Stdio(StdioServer {
+            command,
+            args,
+            env: BTreeMap::new(),
             cwd: None,
-        },
-    })
+        }),
+    )
 }
 
 fn parse_header(h: &str) -> Result<(String, String), Failure> {
@@ -137,120 +135,45 @@ fn host_of(url: &str) -> String {
     }
 }
 
-/// Largest config file read: 4 MiB.
-const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
-
-/// Reads an `mcpServers` file (Claude Desktop / Cursor / VS Code shape).
-/// Disabled entries are skipped. Values are used as written (no `${VAR}`
-/// expansion here).
-///
-/// Errors: unreadable file, not JSON, no `mcpServers`/`servers` object, or
-/// an entry with neither `command` nor `url`.
-pub fn load_config(path: &Path) -> Result<Vec<ServerSpec>, Failure> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| Failure::new(format!("{shown}: {e}")))?;
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(Failure::new(format!(
-            "{shown}: larger than {MAX_CONFIG_BYTES} bytes"
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::new(format!("{shown}: {e}")))?;
-    parse_config(&text).map_err(|e| Failure::new(format!("{shown}: {e}")))
-}
-
-/// Parses the text of an `mcpServers` file; see [`load_config`].
-pub fn parse_config(text: &str) -> Result<Vec<ServerSpec>, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let servers = doc
-        .get("mcpServers")
-        .or_else(|| doc.get("servers"))
-        .and_then(Value::as_object)
-        .ok_or("no \"mcpServers\" object")?;
-    let mut specs = Vec::new();
-    for (name, entry) in servers {
-        if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
-            continue;
-        }
-        let strings = |key: &str| -> Vec<(String, String)> {
-            entry
-                .get(key)
-                .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let endpoint = if let Some(command) = entry.get("command").and_then(Value::as_str) {
-            Endpoint::Stdio {
-                command: command.to_owned(),
-                args: entry
-                    .get("args")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_owned)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                env: strings("env"),
-                cwd: entry.get("cwd").and_then(Value::as_str).map(PathBuf::from),
-            }
-        } else if let Some(url) = entry.get("url").and_then(Value::as_str) {
-            Endpoint::Http {
-                url: url.to_owned(),
-                headers: strings("headers"),
-                sse: entry.get("type").and_then(Value::as_str) == Some("sse"),
-            }
-        } else {
-            return Err(format!(
-                "server {name:?} has neither \"command\" nor \"url\""
-            ));
-        };
-        specs.push(ServerSpec {
-            name: name.clone(),
-            endpoint,
-        });
-    }
-    Ok(specs)
-}
-
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
 
-    #[test]
-    fn parses_stdio_http_and_skips_disabled() {
-        let specs = parse_config(
-            r#"{"mcpServers": {
-                "a": {"command": "node", "args": ["s.js", "stdio"], "env": {"K": "V"}},
-                "b": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "1"}},
-                "c": {"url": "http://127.0.0.1:1/sse", "type": "sse", "disabled": true}
-            }}"#,
-        )
-        .unwrap();
-        assert_eq!(specs.len(), 2);
-        assert_eq!(
-            specs[0].endpoint,
-            Endpoint::Stdio {
-                command: "node".into(),
-                args: vec!["s.js".into(), "stdio".into()],
-                env: vec![("K".into(), "V".into())],
-                cwd: None
-            }
-        );
-        assert!(
-            matches!(&specs[1].endpoint, Endpoint::Http { sse: false, headers, .. } if headers.len() == 1)
-        );
+    fn resolved(args: &[&str]) -> McpConfig {
+        let cli = Cli::try_parse_from(["mcp"].iter().chain(args).copied()).unwrap();
+        resolve(&cli).unwrap()
     }
 
     #[test]
-    fn rejects_bad_files() {
-        assert!(parse_config("[]").is_err());
-        assert!(parse_config("{\"mcpServers\": {\"x\": {}}}").is_err());
-        assert!(parse_config("nope").is_err());
+    fn stdio_target_is_one_entry_named_for_the_program() {
+        let config = resolved(&["--stdio", "/usr/bin/node 'my server.js' --x", "tools"]);
+        assert!(config.errors.is_empty());
+        let s = &config.servers["node"];
+        let TransportConfig::Stdio(stdio) = &s.transport else {
+            panic!("not stdio: {s:?}");
+        };
+        assert_eq!(stdio.command, "/usr/bin/node");
+        assert_eq!(stdio.args, ["my server.js", "--x"]);
+    }
+
+    #[test]
+    fn url_target_carries_headers_and_sse() {
+        let config = resolved(&[
+            "--url",
+            "http://127.0.0.1:9/sse",
+            "--sse",
+            "-H",
+            "X-Key: 1",
+            "tools",
+        ]);
+        let s = &config.servers["127.0.0.1:9"];
+        let TransportConfig::Remote(r) = &s.transport else {
+            panic!("not remote: {s:?}");
+        };
+        assert_eq!(r.kind, RemoteKind::Sse);
+        assert_eq!(r.headers.get("X-Key").map(String::as_str), Some("1"));
     }
 
     #[test]

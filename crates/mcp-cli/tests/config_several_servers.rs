@@ -1,6 +1,6 @@
 //! A config file with two servers (both the demo, under two names): listing
-//! groups by server, a tool offered by both needs SERVER, `servers` shows both,
-//! and ./.mcp.json is picked up by default.
+//! groups by server, a tool offered by both needs SERVER, `servers` shows both
+//! (and the disabled entry as disabled), and ./.mcp.json is picked up by default.
 mod support;
 
 fn write_config(dir: &std::path::Path, file: &str) {
@@ -61,13 +61,19 @@ fn two_servers_from_a_config_file() {
         .iter()
         .filter_map(|s| s["name"].as_str())
         .collect();
-    assert_eq!(names, ["alpha", "beta"]);
+    assert_eq!(names, ["alpha", "beta", "off"]);
+    let rows = v.as_array().unwrap();
     assert!(
-        v.as_array()
-            .unwrap()
+        rows[..2]
             .iter()
-            .all(|s| s["status"] == "connected" && s["tools"] == 5)
+            .all(|s| s["status"] == "connected" && s["tools"] == 5),
+        "{v}"
     );
+    assert_eq!(rows[2]["status"], "disabled", "{v}");
+
+    let run = support::mcp_in(&dir, &["--config", config, "servers"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("\noff  disabled\n"), "{}", run.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

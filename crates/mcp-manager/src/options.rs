@@ -166,10 +166,7 @@ impl ManagerOptions {
     /// Wraps each server's transport with `layer` (e.g. a traffic logger).
     pub fn with_transport_layer(
         mut self,
-        layer: impl Fn(&ServerConfig, Arc<dyn Transport>) -> Arc<dyn Transport>
-        + Send
-        + Sync
-        + 'static,
+        layer: impl Fn(&ServerConfig, Arc<dyn Transport>) -> Arc<dyn Transport> + Send + Sync + 'static,
     ) -> Self {
         self.transport_layer = Some(Arc::new(layer));
         self

@@ -1,0 +1,133 @@
+//! Starting the servers: one [`Manager`] (from `mcp-manager`) over the
+//! resolved configuration, tuned for a one-shot process, and the per-server
+//! view the commands work on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::{Client, ClientOptions};
+use mcp_manager::{Backoff, Manager, ManagerOptions, McpConfig, ServerStatus, UnavailablePolicy};
+
+use crate::handler::CliHandler;
+use crate::ui::Ui;
+use crate::wiretap::Wiretap;
+
+/// Settings shared by every connection.
+#[derive(Debug, Clone)]
+pub struct ConnectSettings {
+    /// Per-request timeout; also the startup timeout of servers without
+    /// their own `startupTimeout`.
+    pub timeout: Duration,
+    /// Log the JSON-RPC traffic.
+    pub verbose: bool,
+    /// Interactive elicitation allowed (no `--no-input`).
+    pub allow_input: bool,
+}
+
+/// Slack on top of the longest startup timeout when waiting for every
+/// server to settle: 5 000 ms (each server's own timeout ends its start).
+const START_SLACK: Duration = Duration::from_millis(5_000);
+
+/// One configured server, as the manager left it after startup.
+#[derive(Debug)]
+pub struct Server {
+    /// Its name (config key, `demo`, or derived from the command/URL).
+    pub name: String,
+    /// Its status: `Connected` (with revision and counts), `Failed` (why),
+    /// `Disabled`, …
+    pub status: ServerStatus,
+    /// The client, when connected.
+    pub client: Option<Client>,
+}
+
+impl Server {
+    /// The client, or why there is none (`None` for a disabled server:
+    /// skipped without a word).
+    pub fn reach(&self) -> Result<&Client, Option<String>> {
+        match (&self.client, &self.status) {
+            (Some(c), _) => Ok(c),
+            (None, ServerStatus::Disabled) => Err(None),
+            (None, ServerStatus::Failed { why }) => Err(Some(why.clone())),
+            (None, other) => Err(Some(other.to_string())),
+        }
+    }
+}
+
+/// The manager's options for the command line: the CLI's identity and
+/// capabilities, its handler per server (log lines and forms name the
+/// server), the wiretap with `--verbose`, no on-disk tool cache (a one-shot
+/// process lists afresh; nothing is written under `~/.cache`), no
+/// reconnection (a server lost mid-command fails that command).
+pub fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
+    let client = ClientOptions::new("mcp-cli", env!("CARGO_PKG_VERSION"))
+        .with_title("mcp command line")
+        .with_elicitation(true, false)
+        .with_sampling(false)
+        .with_request_timeout(settings.timeout)
+        .with_initialize_timeout(settings.timeout);
+    let form_lock = Arc::new(tokio::sync::Mutex::new(()));
+    let ui = Arc::clone(ui);
+    let allow_input = settings.allow_input;
+    // One attempt allowed of none: the first disconnect makes the server Failed.
+    let no_reconnect = Backoff::new(
+        Duration::from_millis(1),
+        Duration::from_millis(1),
+        Some(0),
+        0.0,
+    )
+    .unwrap_or_default();
+    let options = ManagerOptions::with_client(client)
+        .with_cache_dir(None)
+        .with_startup_timeouts(settings.timeout, settings.timeout)
+        .with_backoff(no_reconnect)
+        .with_unavailable(UnavailablePolicy::FailFast)
+        .with_handler_per_server(move |config| {
+            Arc::new(CliHandler::new(
+                &config.name,
+                Arc::clone(&ui),
+                allow_input,
+                Arc::clone(&form_lock),
+            ))
+        });
+    if settings.verbose {
+        options.with_transport_layer(|config, transport| {
+            Arc::new(Wiretap::new(transport, &config.name))
+        })
+    } else {
+        options
+    }
+}
+
+/// How long to wait for every server of `config` to settle: the longest
+/// startup timeout plus [`START_SLACK`].
+pub fn start_bound(config: &McpConfig, settings: &ConnectSettings) -> Duration {
+    config
+        .servers
+        .values()
+        .filter(|s| !s.disabled)
+        .map(|s| s.startup_timeout.unwrap_or(settings.timeout))
+        .max()
+        .unwrap_or_default()
+        + START_SLACK
+}
+
+/// Every configured server with its status and client, by name.
+pub fn snapshot(manager: &Manager) -> Vec<Server> {
+    manager
+        .status()
+        .into_iter()
+        .map(|(name, status)| {
+            let client = manager.client(&name).filter(Client::is_connected);
+            Server {
+                name,
+                status,
+                client,
+            }
+        })
+        .collect()
+}
+
+/// `true` when `config` has at least one server that will be started.
+pub fn any_enabled(config: &McpConfig) -> bool {
+    config.servers.values().any(|s| !s.disabled)
+}
