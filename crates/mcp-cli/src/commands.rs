@@ -36,7 +36,6 @@ struct Session {
     ui: Arc<Ui>,
     json: bool,
     cancel: CancellationToken,
-    timeout: Duration,
 }
 
 /// Runs the command line; returns the exit code.
@@ -66,7 +65,6 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
                 ui: Arc::clone(&ui),
                 json: cli.json,
                 cancel: cancel.clone(),
-                timeout: settings.timeout,
             };
             until_cancelled(&cancel, session.dispatch(cli.command))
                 .await
@@ -320,7 +318,8 @@ impl Session {
             tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
         let ui = Arc::clone(&self.ui);
         let options = CallOptions::default()
-            .with_timeout(self.timeout)
+            // `--timeout`, or the entry's own `timeout` (the manager set it).
+            .with_timeout(client.options().request_timeout)
             .reset_timeout_on_progress(MAX_CALL_TIME)
             .with_cancel(self.cancel.clone())
             .with_progress(move |p| ui.progress(&p));
