@@ -91,6 +91,37 @@ fn client(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `mcp-bench profile`: a fixed number of sequential calls with no timing,
+/// for `valgrind --tool=callgrind` (instruction counts per call).
+fn profile(args: &Args) -> anyhow::Result<()> {
+    let imp = args.required("--impl")?;
+    let transport = args.required("--transport")?;
+    let server = args.value("--server").unwrap_or_default();
+    let url = args.value("--url").unwrap_or_default();
+    let workload = args.value("--workload").unwrap_or_else(|| "small".into());
+    let n: usize = args.value("--n").and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let rt = runtime();
+    rt.block_on(async {
+        macro_rules! go {
+            ($conn:expr) => {{
+                let c = suite::Connector::connect(&$conn).await?;
+                suite::profile_loop(&c, &workload, n).await
+            }};
+        }
+        match (imp.as_str(), transport == "stdio") {
+            ("floor", true) => go!(floor::StdioFloorConnector { server }),
+            ("floor", false) => go!(floor::HttpFloorConnector { url }),
+            ("rmcp", true) => go!(rmcp_client::RmcpConnector::Stdio { server }),
+            ("rmcp", false) => go!(rmcp_client::RmcpConnector::Http { url }),
+            ("ours", true) => go!(ours::OursConnector::Stdio { server }),
+            ("ours", false) => go!(ours::OursConnector::Http { url }),
+            (other, _) => Err(anyhow::anyhow!("unknown client {other}")),
+        }
+    })?;
+    rt.shutdown_background();
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let all: Vec<String> = std::env::args().skip(1).collect();
     let cmd = all.first().cloned().unwrap_or_default();
@@ -100,6 +131,7 @@ fn main() -> ExitCode {
         "sse" => sse::main(&args),
         "manager" => ours::manager_main(&args),
         "run" => report::main(&args),
+        "profile" => profile(&args),
         _ => Err(anyhow::anyhow!(
             "usage: mcp-bench client|sse|manager|run ... (see the crate docs)"
         )),

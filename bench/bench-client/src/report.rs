@@ -475,8 +475,11 @@ fn render(
             );
             for c in &present {
                 match cell(transport, c, m) {
-                    Some(s) => {
+                    Some(s) if repeats > 1 => {
                         let _ = write!(md, " {} ±{:.0}% |", fmt_num(s.median), s.spread);
+                    }
+                    Some(s) => {
+                        let _ = write!(md, " {} |", fmt_num(s.median));
                     }
                     None => md.push_str(" – |"),
                 }
@@ -547,7 +550,8 @@ fn render(
             let adv = s.ours_mbps / s.sse_stream_mbps;
             let _ = writeln!(
                 verdicts,
-                "| SSE parsing ≥ 2× sse-stream | – | 100 MiB stream | {adv:.2}× | {} |",
+                "| SSE parsing ≥ 2× sse-stream | – | {} MiB stream | {adv:.2}× | {} |",
+                s.mib,
                 if adv >= 2.0 { "met" } else { "**not met**" }
             );
         }

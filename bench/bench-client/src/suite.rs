@@ -196,3 +196,19 @@ pub async fn run<K: Connector>(
     r.peak_rss_kib = proc_status("VmHWM:");
     Ok(r)
 }
+
+/// `n` sequential calls of one workload (`small`, `large`, `list`), untimed.
+pub async fn profile_loop<C: BenchClient>(c: &C, workload: &str, n: usize) -> anyhow::Result<()> {
+    let (small, large) = payloads();
+    for _ in 0..n {
+        match workload {
+            "small" => c.call(small.clone()).await?,
+            "large" => c.call(large.clone()).await?,
+            "list" => {
+                c.list().await?;
+            }
+            other => anyhow::bail!("unknown workload {other}"),
+        }
+    }
+    Ok(())
+}

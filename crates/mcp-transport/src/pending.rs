@@ -6,7 +6,9 @@
 //! A response whose id matches nothing is logged at debug and dropped; it
 //! is never fatal.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -25,7 +27,7 @@ pub const PROGRESS_QUEUE: usize = 64;
 pub type Outcome = Result<Value, TransportError>;
 
 struct Entry {
-    method: Box<str>,
+    method: Cow<'static, str>,
     done: oneshot::Sender<Outcome>,
     progress: Option<mpsc::Sender<Progress>>,
 }
@@ -43,10 +45,94 @@ pub struct Waiter {
 
 /// The table. All operations take a short, uncontended-in-practice lock and
 /// never await while holding it.
+///
+/// Per request it allocates only the oneshot channel (and the progress
+/// queue when asked): the method of a known MCP request is a `&'static
+/// str`, and ids are hashed with [`IdHasher`] (ids are our own monotonic
+/// integers, so a DoS-resistant hash buys nothing here).
 #[derive(Default)]
 pub struct PendingTable {
     next_id: AtomicI64,
-    entries: Mutex<HashMap<RequestId, Entry>>,
+    entries: Mutex<HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>>,
+}
+
+/// A fast hasher for [`RequestId`] keys: one multiply per word (the
+/// Fx hash). Our ids are allocated by us, densely; a string id a peer
+/// echoes back that matches nothing only costs a miss.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(SEED);
+    }
+}
+
+/// The methods a client sends, kept without an allocation.
+const KNOWN_METHODS: [&str; 24] = [
+    "tools/call",
+    "tools/list",
+    "ping",
+    "initialize",
+    "server/discover",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+    "subscriptions/listen",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+    "notifications/cancelled",
+    "notifications/progress",
+];
+
+fn method_name(method: &str) -> Cow<'static, str> {
+    match KNOWN_METHODS.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.to_owned()),
+    }
 }
 
 impl std::fmt::Debug for PendingTable {
@@ -63,7 +149,9 @@ impl PendingTable {
         Self::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Entry>> {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>> {
         // A panic while holding this lock cannot leave the map inconsistent
         // (every operation is a single insert/remove), so poison is ignored.
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
@@ -82,7 +170,7 @@ impl PendingTable {
         self.lock().insert(
             id.clone(),
             Entry {
-                method: method.into(),
+                method: method_name(method),
                 done: tx,
                 progress: ptx,
             },
@@ -155,6 +243,31 @@ impl PendingTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn methods_are_kept_known_or_not() {
+        let t = PendingTable::new();
+        let a = t.register("tools/call", false);
+        let b = t.register("x-vendor/custom", false);
+        assert_eq!(t.method_of(&a.id).as_deref(), Some("tools/call"));
+        assert!(matches!(method_name("tools/call"), Cow::Borrowed(_)));
+        assert_eq!(t.method_of(&b.id).as_deref(), Some("x-vendor/custom"));
+        assert_eq!(t.method_of(&RequestId::from("0")), None);
+    }
+
+    #[test]
+    fn id_hasher_separates_number_and_string_ids() {
+        use std::hash::BuildHasher;
+        let h = |id: &RequestId| BuildHasherDefault::<IdHasher>::default().hash_one(id);
+        assert_ne!(h(&RequestId::Number(1)), h(&RequestId::Number(2)));
+        assert_ne!(h(&RequestId::Number(1)), h(&RequestId::from("1")));
+        let t = PendingTable::new();
+        let ws: Vec<_> = (0..1000).map(|_| t.register("ping", false)).collect();
+        for w in &ws {
+            assert!(t.remove(&w.id));
+        }
+        assert!(t.is_empty());
+    }
 
     #[test]
     fn ids_are_monotonic_and_unique() {

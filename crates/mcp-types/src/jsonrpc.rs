@@ -470,10 +470,16 @@ impl JsonRpcMessage {
     }
 
     /// Serializes the message to compact JSON bytes (no trailing newline).
+    ///
+    /// The bytes are exactly what `serde_json::to_vec` produces for this
+    /// message (same member order, same escapes); a dedicated writer is
+    /// used because it escapes strings eight bytes at a time, which matters
+    /// for large tool arguments (issue 9: about 5× fewer instructions than
+    /// serde_json on a 100 KiB string).
     pub fn to_vec(&self) -> Vec<u8> {
-        // Serializing these types cannot fail: every map key is a string and
-        // every value is already a `serde_json::Value` or a plain field.
-        serde_json::to_vec(self).unwrap_or_else(|_| b"null".to_vec())
+        let mut out = Vec::with_capacity(128);
+        write::message(&mut out, self);
+        out
     }
 
     /// The method, for a request or a notification.
@@ -552,10 +558,286 @@ impl<'de> Deserialize<'de> for JsonRpcMessage {
     }
 }
 
+/// The compact JSON writer behind [`JsonRpcMessage::to_vec`]. Its output is
+/// byte-for-byte serde_json's (tested below), only faster on long strings.
+mod write {
+    use std::io::Write as _;
+
+    use serde_json::{Map, Value};
+
+    use super::{JSONRPC_VERSION, JsonRpcError, JsonRpcMessage, RequestId};
+
+    pub(super) fn message(out: &mut Vec<u8>, msg: &JsonRpcMessage) {
+        match msg {
+            JsonRpcMessage::Request(r) => {
+                header(out);
+                out.extend_from_slice(b",\"id\":");
+                id(out, &r.id);
+                out.extend_from_slice(b",\"method\":");
+                string(out, &r.method);
+                if let Some(p) = &r.params {
+                    out.extend_from_slice(b",\"params\":");
+                    value(out, p);
+                }
+                out.push(b'}');
+            }
+            JsonRpcMessage::Notification(n) => {
+                header(out);
+                out.extend_from_slice(b",\"method\":");
+                string(out, &n.method);
+                if let Some(p) = &n.params {
+                    out.extend_from_slice(b",\"params\":");
+                    value(out, p);
+                }
+                out.push(b'}');
+            }
+            JsonRpcMessage::Response(r) => {
+                header(out);
+                out.extend_from_slice(b",\"id\":");
+                match &r.id {
+                    Some(i) => id(out, i),
+                    None => out.extend_from_slice(b"null"),
+                }
+                match &r.outcome {
+                    Ok(result) => {
+                        out.extend_from_slice(b",\"result\":");
+                        value(out, result);
+                    }
+                    Err(e) => {
+                        out.extend_from_slice(b",\"error\":");
+                        error(out, e);
+                    }
+                }
+                out.push(b'}');
+            }
+            JsonRpcMessage::Batch(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    message(out, item);
+                }
+                out.push(b']');
+            }
+        }
+    }
+
+    fn header(out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"jsonrpc\":\"");
+        out.extend_from_slice(JSONRPC_VERSION.as_bytes());
+        out.push(b'"');
+    }
+
+    fn id(out: &mut Vec<u8>, id: &RequestId) {
+        match id {
+            // Writing to a Vec cannot fail.
+            RequestId::Number(n) => {
+                let _ = write!(out, "{n}");
+            }
+            RequestId::String(s) => string(out, s),
+        }
+    }
+
+    fn error(out: &mut Vec<u8>, e: &JsonRpcError) {
+        out.extend_from_slice(b"{\"code\":");
+        let _ = write!(out, "{}", e.code.0);
+        out.extend_from_slice(b",\"message\":");
+        string(out, &e.message);
+        if let Some(data) = &e.data {
+            out.extend_from_slice(b",\"data\":");
+            value(out, data);
+        }
+        out.push(b'}');
+    }
+
+    pub(super) fn value(out: &mut Vec<u8>, v: &Value) {
+        match v {
+            Value::Null => out.extend_from_slice(b"null"),
+            Value::Bool(true) => out.extend_from_slice(b"true"),
+            Value::Bool(false) => out.extend_from_slice(b"false"),
+            // serde_json's own number formatting (itoa / ryu).
+            Value::Number(n) => {
+                let _ = serde_json::to_writer(&mut *out, n);
+            }
+            Value::String(s) => string(out, s),
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    value(out, item);
+                }
+                out.push(b']');
+            }
+            Value::Object(map) => object(out, map),
+        }
+    }
+
+    fn object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+        out.push(b'{');
+        for (i, (k, v)) in map.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(out, k);
+            out.push(b':');
+            value(out, v);
+        }
+        out.push(b'}');
+    }
+
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+
+    /// `true` when one of the eight bytes needs an escape: below 0x20, `"`
+    /// or `\\` (exact as a boolean: the classic "has zero byte" tricks).
+    #[inline]
+    fn block_needs_escape(x: u64) -> bool {
+        let control = x.wrapping_sub(LO * 0x20) & !x;
+        let q = x ^ (LO * u64::from(b'"'));
+        let quote = q.wrapping_sub(LO) & !q;
+        let b = x ^ (LO * u64::from(b'\\'));
+        let backslash = b.wrapping_sub(LO) & !b;
+        (control | quote | backslash) & HI != 0
+    }
+
+    /// A JSON string with serde_json's escapes: `\\"`, `\\\\`, `\\b`, `\\t`,
+    /// `\\n`, `\\f`, `\\r`, other controls as `\\u00xx`; nothing else.
+    pub(super) fn string(out: &mut Vec<u8>, s: &str) {
+        let bytes = s.as_bytes();
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        let mut start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            // Skip whole 8-byte blocks that need no escape.
+            let mut skipped = 0;
+            for block in bytes[i..].chunks_exact(8) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(block);
+                if block_needs_escape(u64::from_le_bytes(word)) {
+                    break;
+                }
+                skipped += 8;
+            }
+            i += skipped;
+            // Then look at the bytes one at a time, up to the next block.
+            let Some(&b) = bytes.get(i) else { break };
+            let escape: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                0x08 => b"\\b",
+                b'\t' => b"\\t",
+                b'\n' => b"\\n",
+                0x0C => b"\\f",
+                b'\r' => b"\\r",
+                0x00..=0x1F => {
+                    out.extend_from_slice(&bytes[start..i]);
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    out.extend_from_slice(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[usize::from(b >> 4)],
+                        HEX[usize::from(b & 0xF)],
+                    ]);
+                    i += 1;
+                    start = i;
+                    continue;
+                }
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&bytes[start..i]);
+            out.extend_from_slice(escape);
+            i += 1;
+            start = i;
+        }
+        out.extend_from_slice(&bytes[start..]);
+        out.push(b'"');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `to_vec` (our writer) must be byte-for-byte serde_json's output.
+    #[test]
+    fn to_vec_matches_serde_json_byte_for_byte() {
+        let mut strings: Vec<String> = vec![
+            String::new(),
+            "plain".into(),
+            "é ü 日本 🎉 \u{7f} \u{2028}".into(),
+            "/slash/ and 'quote'".into(),
+        ];
+        // Every ASCII byte, at every offset within an 8-byte block and at
+        // the end of strings of many lengths.
+        for b in 0u8..0x80 {
+            for pad in 0..17 {
+                let mut s = "a".repeat(pad);
+                s.push(b as char);
+                s.push_str(&"z".repeat(17 - pad));
+                strings.push(s.clone());
+                strings.push(s[..pad + 1].to_owned());
+            }
+        }
+        strings.push("x".repeat(100 * 1024) + "\n" + &"y".repeat(1000));
+        for s in &strings {
+            let messages = [
+                JsonRpcMessage::Request(JsonRpcRequest {
+                    id: RequestId::Number(-17),
+                    method: s.clone(),
+                    params: Some(
+                        json!({ s.as_str(): s, "n": [1, -2, 3.5, 1e300, u64::MAX, null, true, false], "o": {} }),
+                    ),
+                }),
+                JsonRpcMessage::Notification(JsonRpcNotification {
+                    method: "notifications/message".into(),
+                    params: Some(json!([s, {"k": s}])),
+                }),
+                JsonRpcMessage::Response(JsonRpcResponse::result(
+                    RequestId::String(s.clone()),
+                    json!(s),
+                )),
+                JsonRpcMessage::Response(JsonRpcResponse {
+                    id: None,
+                    outcome: Err(JsonRpcError {
+                        code: ErrorCode(-32000),
+                        message: s.clone(),
+                        data: Some(json!({"d": s})),
+                    }),
+                }),
+                JsonRpcMessage::Response(JsonRpcResponse::error(
+                    RequestId::Number(i64::MAX),
+                    JsonRpcError::new(ErrorCode::INTERNAL_ERROR, s.clone()),
+                )),
+                JsonRpcMessage::Batch(vec![
+                    JsonRpcMessage::Notification(JsonRpcNotification {
+                        method: s.clone(),
+                        params: None,
+                    }),
+                    JsonRpcMessage::Request(JsonRpcRequest {
+                        id: RequestId::Number(0),
+                        method: "ping".into(),
+                        params: None,
+                    }),
+                ]),
+            ];
+            for m in &messages {
+                assert_eq!(
+                    String::from_utf8(m.to_vec()).unwrap(),
+                    serde_json::to_string(m).unwrap(),
+                );
+            }
+        }
+    }
 
     fn decode(s: &str) -> Result<JsonRpcMessage, DecodeError> {
         JsonRpcMessage::decode(s.as_bytes())
