@@ -387,78 +387,126 @@ fn classify(reply: Result<Value, TransportError>) -> Probe {
 }
 
 /// The dual-era probe (2026-07-28 client checklist §0 steps 1–3).
+///
+/// A `-32022` answer (or a discover result) listing a stateless revision
+/// this client may use gets one more probe with that revision — also when it
+/// is the one just asked for: the server says it speaks it, so the refusal
+/// was about this attempt (SEP-2575 "retry with a supported version"). A
+/// second refusal falls back to `initialize` (when allowed) or fails with
+/// [`ClientError::VersionMismatch`].
 async fn discover(
     transport: &dyn Transport,
     options: &ClientOptions,
     version: ProtocolVersion,
     fallback: bool,
 ) -> Result<Negotiated, ClientError> {
-    let caps = options.capabilities_for(version);
-    transport.set_protocol_version(version);
-    let params = with_modern_meta(None, version, &caps, &options.client_info);
-    let reply = transport
-        .request(
-            "server/discover",
-            Some(params),
-            // A legacy server must see nothing before `initialize`, so a
-            // probe that times out is not followed by notifications/cancelled.
-            RequestOptions::default()
-                .with_timeout(options.discover_timeout)
-                .without_cancel_notification(),
-        )
-        .await;
-    let legacy_fallback = |why: String| {
-        tracing::debug!(reason = %why, "legacy server: falling back to initialize");
-        why
-    };
-    match classify(reply) {
-        Probe::Modern(result) => {
-            if result
-                .supported_versions
-                .iter()
-                .any(|s| s == version.as_str())
-            {
-                let server_info = result
-                    .meta
-                    .as_ref()
-                    .and_then(|m| m.get(META_SERVER_INFO))
-                    .and_then(|v| serde_json::from_value(v.clone()).ok())
-                    .unwrap_or_default();
-                tracing::debug!(%version, "stateless server");
-                return Ok(Negotiated {
-                    protocol_version: version,
-                    server_info,
-                    capabilities: result.capabilities,
-                    instructions: result.instructions,
-                    client_capabilities: caps,
-                    discover_ttl_ms: result.ttl_ms,
-                    discover_cache_scope: result.cache_scope.clone(),
-                    negotiated_at: Instant::now(),
-                    client_info: options.client_info.clone(),
+    let mut asked = version;
+    for attempt in 0..2 {
+        let caps = options.capabilities_for(asked);
+        transport.set_protocol_version(asked);
+        let params = with_modern_meta(None, asked, &caps, &options.client_info);
+        let reply = transport
+            .request(
+                "server/discover",
+                Some(params),
+                // A legacy server must see nothing before `initialize`, so a
+                // probe that times out is not followed by notifications/cancelled.
+                RequestOptions::default()
+                    .with_timeout(options.discover_timeout)
+                    .without_cancel_notification(),
+            )
+            .await;
+        let retry_with = |supported: &[String]| {
+            stateless_retry(version, fallback, supported).filter(|_| attempt == 0)
+        };
+        match classify(reply) {
+            Probe::Modern(result) => {
+                if result
+                    .supported_versions
+                    .iter()
+                    .any(|s| s == asked.as_str())
+                {
+                    let server_info = result
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.get(META_SERVER_INFO))
+                        .and_then(|v| serde_json::from_value(v.clone()).ok())
+                        .unwrap_or_default();
+                    tracing::debug!(version = %asked, "stateless server");
+                    return Ok(Negotiated {
+                        protocol_version: asked,
+                        server_info,
+                        capabilities: result.capabilities,
+                        instructions: result.instructions,
+                        client_capabilities: caps,
+                        discover_ttl_ms: result.ttl_ms,
+                        discover_cache_scope: result.cache_scope.clone(),
+                        negotiated_at: Instant::now(),
+                        client_info: options.client_info.clone(),
+                    });
+                }
+                if let Some(v) = retry_with(&result.supported_versions) {
+                    tracing::debug!(version = %v, "retrying server/discover with a stateless revision the server listed");
+                    asked = v;
+                    continue;
+                }
+                return pick_legacy(
+                    transport,
+                    options,
+                    version,
+                    fallback,
+                    &result.supported_versions,
+                )
+                .await;
+            }
+            Probe::Unsupported(supported) => {
+                if let Some(v) = retry_with(&supported) {
+                    tracing::debug!(version = %v, refused = %asked, "server/discover refused with -32022; retrying with a stateless revision the server listed");
+                    asked = v;
+                    continue;
+                }
+                return pick_legacy(transport, options, version, fallback, &supported).await;
+            }
+            Probe::Legacy(why) if fallback => {
+                tracing::debug!(reason = %why, "legacy server: falling back to initialize");
+                return initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true)
+                    .await;
+            }
+            Probe::Legacy(why) => {
+                return Err(ClientError::VersionMismatch {
+                    ours: vec![asked.as_str().to_owned()],
+                    theirs: format!("a server without server/discover ({why})"),
                 });
             }
-            pick_legacy(
-                transport,
-                options,
-                version,
-                fallback,
-                &result.supported_versions,
-            )
-            .await
+            Probe::Fail(e) => return Err(e),
         }
-        Probe::Unsupported(supported) => {
-            pick_legacy(transport, options, version, fallback, &supported).await
-        }
-        Probe::Legacy(why) if fallback => {
-            legacy_fallback(why);
-            initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true).await
-        }
-        Probe::Legacy(why) => Err(ClientError::VersionMismatch {
-            ours: vec![version.as_str().to_owned()],
-            theirs: format!("a server without server/discover ({why})"),
-        }),
-        Probe::Fail(e) => Err(e),
     }
+    Err(ClientError::Protocol {
+        method: "server/discover".into(),
+        message: "version negotiation did not converge".into(),
+    })
+}
+
+/// The stateless revision to probe again with, given the server's list:
+/// the newest one this client speaks that the server listed — `version`
+/// itself, or (when falling back is allowed) an older stateless one.
+fn stateless_retry(
+    version: ProtocolVersion,
+    fallback: bool,
+    supported: &[String],
+) -> Option<ProtocolVersion> {
+    ProtocolVersion::ALL
+        .into_iter()
+        .rev()
+        .filter(|v| v.is_stateless())
+        .filter(|v| {
+            if fallback {
+                *v <= version
+            } else {
+                *v == version
+            }
+        })
+        .find(|v| supported.iter().any(|s| s == v.as_str()))
 }
 
 /// A modern server that does not list our stateless revision: use the

@@ -158,3 +158,86 @@ async fn only_modern_does_not_fall_back() {
     assert!(err.is_version_mismatch(), "{err:?}");
     server.await.unwrap();
 }
+
+fn unsupported(requested: &str, supported: &[&str]) -> JsonRpcError {
+    let mut e = JsonRpcError::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+    );
+    e.data = Some(json!({"supported": supported, "requested": requested}));
+    e
+}
+
+fn only_modern() -> ClientOptions {
+    auto().with_version_preference(VersionPreference::Only(ProtocolVersion::V2026_07_28))
+}
+
+/// SEP-2575: a `-32022` whose `data.supported` lists the very revision the
+/// client asked for is retried (once) with it, not taken as a mismatch.
+#[tokio::test]
+async fn unsupported_error_listing_the_asked_version_is_retried_once() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let first = peer.expect_request("server/discover").await;
+        peer.respond_error(&first.id, unsupported("2026-07-28", &["2026-07-28"]))
+            .await;
+        let retry = peer.expect_request("server/discover").await;
+        assert_ne!(retry.id, first.id, "a retry is a new request");
+        assert_eq!(
+            retry.params.as_ref().unwrap()["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        peer.respond(
+            &retry.id,
+            json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                   "capabilities": {}, "ttlMs": 0}),
+        )
+        .await;
+        peer
+    });
+    let client = Client::connect(transport, only_modern()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let peer = server.await.unwrap();
+    assert_eq!(
+        peer.protocol_versions(),
+        vec![ProtocolVersion::V2026_07_28, ProtocolVersion::V2026_07_28],
+        "both probes under 2026-07-28"
+    );
+}
+
+#[tokio::test]
+async fn a_second_unsupported_error_is_a_version_mismatch() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        for _ in 0..2 {
+            let probe = peer.expect_request("server/discover").await;
+            peer.respond_error(&probe.id, unsupported("2026-07-28", &["2026-07-28"]))
+                .await;
+        }
+        peer
+    });
+    let err = Client::connect(transport, only_modern()).await.unwrap_err();
+    assert!(err.is_version_mismatch(), "{err:?}");
+    let mut peer = server.await.unwrap();
+    assert!(peer.try_next().is_none(), "no third probe, no initialize");
+}
+
+#[tokio::test]
+async fn auto_retries_the_stateless_revision_then_falls_back_to_initialize() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        for _ in 0..2 {
+            let probe = peer.expect_request("server/discover").await;
+            peer.respond_error(
+                &probe.id,
+                unsupported("2026-07-28", &["2026-07-28", "2025-11-25"]),
+            )
+            .await;
+        }
+        let init = peer.handshake("2025-11-25", json!({})).await;
+        assert_eq!(init.params.unwrap()["protocolVersion"], "2025-11-25");
+    });
+    let client = Client::connect(transport, auto()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    server.await.unwrap();
+}

@@ -65,6 +65,12 @@ pub struct HttpTimeouts {
     pub sse_idle: Option<Duration>,
     /// The `DELETE` of the session on close. Default 5 000 ms.
     pub close: Duration,
+    /// How long the delivery of `notifications/initialized` waits for the
+    /// GET stream it opens to be answered (response headers, a refusal or
+    /// an error), so that requests sent after the handshake find the stream
+    /// in place. Past it the handshake completes anyway and the GET keeps
+    /// going in the background. Default 5 000 ms. Not an error phase.
+    pub listen: Duration,
 }
 
 impl Default for HttpTimeouts {
@@ -74,6 +80,7 @@ impl Default for HttpTimeouts {
             notify: Duration::from_millis(30_000),
             sse_idle: None,
             close: Duration::from_millis(5_000),
+            listen: Duration::from_millis(5_000),
         }
     }
 }
@@ -141,7 +148,9 @@ pub struct HttpConfig {
     /// Proxy settings (default: from the environment).
     pub proxy: ProxySetting,
     /// Open the GET stream for server-initiated messages once
-    /// `notifications/initialized` was delivered (default `true`).
+    /// `notifications/initialized` was delivered (default `true`). The
+    /// delivery of that notification then completes only once the GET was
+    /// answered (bounded by [`HttpTimeouts::listen`]).
     pub listen_after_initialized: bool,
     /// Redirect hops followed, 307/308 only (default 5).
     pub max_redirects: usize,

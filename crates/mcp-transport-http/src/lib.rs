@@ -28,8 +28,11 @@
 //!   saying the session is unknown, drops it and fails with
 //!   `SessionExpired` (the client layer re-initializes).
 //! - **GET listener**: opened after `notifications/initialized` is delivered
-//!   (or by [`HttpTransport::start_listening`]); 405/400/404 = none offered,
-//!   never retried; drops reconnect with `Last-Event-ID`.
+//!   (or by [`HttpTransport::start_listening`]); delivering that notification
+//!   completes only once the GET was answered (≤ [`HttpTimeouts::listen`],
+//!   5 s), so requests after the handshake find the stream in place;
+//!   405/400/404 = none offered, never retried; drops reconnect with
+//!   `Last-Event-ID`.
 //! - **Legacy HTTP+SSE** (2024-11-05) with [`HttpMode::Legacy`], and
 //!   **auto-detection** with [`HttpMode::Auto`]: the first request is POSTed
 //!   as Streamable HTTP; on 400/404/405 the transport switches itself to

@@ -3,6 +3,10 @@
 //!
 //! Opened once initialization is done (after `notifications/initialized` is
 //! delivered, or by [`HttpTransport::start_listening`](crate::HttpTransport::start_listening)).
+//! The delivery of `notifications/initialized` waits (bounded by
+//! [`HttpTimeouts::listen`](crate::HttpTimeouts::listen)) until the first GET
+//! was answered, so the server sees the stream before any later request and
+//! can send on it what those requests cause (e.g. `elicitation/create`).
 //! 405, 400 and 404 mean the server offers none: the listener stops for the
 //! rest of the session (logged at debug only). Other failures are retried
 //! with the reconnect backoff up to its retry cap. A stream that drops is
@@ -14,6 +18,7 @@ use std::sync::atomic::Ordering;
 use bytes::Bytes;
 use http::Method;
 use mcp_transport::Dispatcher;
+use tokio::sync::oneshot;
 
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
@@ -21,19 +26,35 @@ use crate::shared::{Kind, ModeState, Shared};
 
 impl Shared {
     /// Starts the GET listener once (later calls do nothing; never in legacy mode).
-    pub(crate) fn start_listening(self: &Arc<Self>, dispatcher: &Arc<Dispatcher>) {
+    ///
+    /// Returns, when this call started it, a receiver that completes (value
+    /// or closed sender alike) once the first GET was answered: response
+    /// headers, a refusal, or a failure before any reply.
+    pub(crate) fn start_listening(
+        self: &Arc<Self>,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Option<oneshot::Receiver<()>> {
         if matches!(self.mode(), ModeState::Legacy(_)) || !dispatcher.is_open() {
-            return;
+            return None;
         }
         if self.listener_started.swap(true, Ordering::AcqRel) {
-            return;
+            return None;
         }
-        let task = tokio::spawn(run_listener(self.clone(), dispatcher.clone()));
+        let (ready, answered) = oneshot::channel();
+        let task = tokio::spawn(run_listener(self.clone(), dispatcher.clone(), ready));
         *self.listener.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+        Some(answered)
     }
 }
 
-async fn run_listener(shared: Arc<Shared>, dispatcher: Arc<Dispatcher>) {
+async fn run_listener(
+    shared: Arc<Shared>,
+    dispatcher: Arc<Dispatcher>,
+    ready: oneshot::Sender<()>,
+) {
+    // Completed after the first exchange, whatever its outcome; dropped
+    // (which also wakes the waiter) if the task ends or is aborted first.
+    let mut ready = Some(ready);
     let backoff = shared.config.reconnect;
     let mut attempt = 0u32;
     let mut last_event_id: Option<String> = None;
@@ -46,10 +67,13 @@ async fn run_listener(shared: Arc<Shared>, dispatcher: Arc<Dispatcher>) {
         let kind = Kind::Get {
             last_event_id: last_event_id.clone(),
         };
-        match shared
+        let answer = shared
             .exchange(Method::GET, shared.url.clone(), Bytes::new(), kind)
-            .await
-        {
+            .await;
+        if let Some(ready) = ready.take() {
+            let _ = ready.send(());
+        }
+        match answer {
             Err(e) => tracing::debug!(connection = %label, error = %e, "GET stream failed"),
             Ok(reply) => {
                 let status = reply.response.status().as_u16();

@@ -102,8 +102,15 @@ impl Shared {
             if message.method.as_deref() == Some("notifications/initialized")
                 && self.config.listen_after_initialized
                 && let Some(me) = self.me.upgrade()
+                && let Some(answered) = me.start_listening(dispatcher)
             {
-                me.start_listening(dispatcher);
+                // Requests sent after the handshake must find the GET
+                // stream in place: a server may send what they cause only
+                // there, and a late GET can look like a resumption.
+                let limit = self.config.timeouts.listen;
+                if tokio::time::timeout(limit, answered).await.is_err() {
+                    tracing::debug!(connection = %self.label(), ms = limit.as_millis() as u64, "GET stream not answered in time; continuing without waiting");
+                }
             }
             return Ok(());
         };

@@ -93,8 +93,10 @@ impl HttpTransport {
     /// HTTP only; at most once per connection). It is opened automatically
     /// after `notifications/initialized` is delivered unless
     /// [`HttpConfig::listen_after_initialized`] is off.
+    ///
+    /// Returns at once; the GET is sent on a background task.
     pub fn start_listening(&self) {
-        self.shared.start_listening(&self.dispatcher);
+        let _ = self.shared.start_listening(&self.dispatcher);
     }
 
     /// Which transport is in use.

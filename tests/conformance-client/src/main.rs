@@ -85,7 +85,9 @@ fn plan_for(scenario: &str, context: Option<&Value>) -> Plan {
             focal: "json_schema_2020_12_tool".into(),
             echo: "json_schema_echo".into(),
         },
-        "http-invalid-tool-headers" => Plan::CallEveryTool,
+        // Every listed tool is one MRTR case (state echoed, no state, an
+        // unrelated call, no resultType).
+        "http-invalid-tool-headers" | "sep-2322-client-request-state" => Plan::CallEveryTool,
         "json-schema-ref-no-deref" => Plan::ListTools,
         s if s.starts_with("auth/") => Plan::ListTools,
         _ => Plan::Exercise,
@@ -305,6 +307,10 @@ mod tests {
         );
         assert_eq!(plan_for("auth/metadata-default", None), Plan::ListTools);
         assert_eq!(plan_for("something-new", None), Plan::Exercise);
+        assert_eq!(
+            plan_for("sep-2322-client-request-state", None),
+            Plan::CallEveryTool
+        );
     }
 
     #[test]
