@@ -2,7 +2,9 @@
 //!
 //! - `test`: installs the test peers (tests/peers/setup.sh), then runs
 //!   `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings`,
-//!   `cargo test --workspace` and the conformance suites. This is what CI runs.
+//!   `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings -D
+//!   rustdoc::broken-intra-doc-links"`, `cargo test --workspace` and the
+//!   conformance suites. This is what CI runs.
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
 
@@ -35,7 +37,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, workspace tests, then
+/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests, then
 /// `cargo xtask conformance` (suites + catalogue; writes docs/conformance.md).
 fn test(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
@@ -62,6 +64,15 @@ fn test(args: &[String]) -> Result<(), String> {
                 "warnings",
             ]),
             "cargo clippy",
+        )?;
+        util::run(
+            util::cargo(&root)
+                .args(["doc", "--workspace", "--no-deps", "--locked"])
+                .env(
+                    "RUSTDOCFLAGS",
+                    "-D warnings -D rustdoc::broken-intra-doc-links",
+                ),
+            "cargo doc (rustdoc -D warnings, broken intra-doc links)",
         )?;
     }
     util::run(

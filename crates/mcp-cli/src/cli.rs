@@ -98,7 +98,8 @@ pub enum Command {
     },
     /// Call a tool: `call [SERVER] TOOL [JSON | key=value ...]`.
     Call {
-        /// [SERVER] TOOL [JSON | key=value ...]
+        /// The words: an optional server, the tool, its arguments.
+        #[arg(help = "[SERVER] TOOL [JSON | key=value ...]")]
         #[arg(required = true, num_args = 1.., value_name = "ARGS", allow_hyphen_values = true)]
         words: Vec<String>,
     },
@@ -109,7 +110,8 @@ pub enum Command {
     },
     /// Read a resource: `read [SERVER] URI`.
     Read {
-        /// [SERVER] URI
+        /// The words: an optional server, the resource URI.
+        #[arg(help = "[SERVER] URI")]
         #[arg(required = true, num_args = 1..=2, value_name = "ARGS")]
         words: Vec<String>,
     },
@@ -120,14 +122,16 @@ pub enum Command {
     },
     /// Get a prompt: `prompt [SERVER] NAME [key=value ...]`.
     Prompt {
-        /// [SERVER] NAME [key=value ...]
+        /// The words: an optional server, the prompt name, its arguments.
+        #[arg(help = "[SERVER] NAME [key=value ...]")]
         #[arg(required = true, num_args = 1.., value_name = "ARGS")]
         words: Vec<String>,
     },
     /// Complete an argument: `complete [SERVER] prompt NAME ARG VALUE` or
     /// `complete [SERVER] resource URI-TEMPLATE ARG VALUE`.
     Complete {
-        /// [SERVER] prompt|resource REF ARG VALUE
+        /// The words: an optional server, the reference kind and name, the argument and its partial value.
+        #[arg(help = "[SERVER] prompt|resource REF ARG VALUE")]
         #[arg(required = true, num_args = 4..=5, value_name = "ARGS", allow_hyphen_values = true)]
         words: Vec<String>,
         /// Already-chosen arguments, key=value (repeatable).

@@ -35,15 +35,15 @@
 //! - [`ClientError`]: typed errors with `is_*` questions.
 //!
 //! # Feature flags
-//! - `test-util`: [`testing`], an in-memory transport on the real dispatcher
-//!   and a scriptable server peer.
+//! - `test-util`: the `testing` module, an in-memory transport on the real
+//!   dispatcher and a scriptable server peer.
 //!
 //! # Cancel safety
 //! Every request method of [`Client`] is cancel safe in this sense:
 //! dropping its future before it completes sends the server
 //! `notifications/cancelled` with that request's id, exactly once, and the
 //! late response is dropped. A timeout or a cancelled
-//! [`CancellationToken`](mcp_transport::CancellationToken) (in
+//! [`CancellationToken`] (in
 //! [`CallOptions`] or [`mcp_transport::RequestOptions`]) does the same, and
 //! the call fails with a timeout / cancelled error. `initialize` is never
 //! cancelled (spec `basic/utilities/cancellation`). The notification is sent

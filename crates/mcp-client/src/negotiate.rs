@@ -2,7 +2,7 @@
 //! (2024-11-05 … 2025-11-25, `initialize`) and the stateless revision
 //! 2026-07-28 (`server/discover`, per-request `_meta`).
 //!
-//! [`negotiate`] runs once at connect (and again after a lost session) and
+//! `negotiate()` runs once at connect (and again after a lost session) and
 //! yields a [`Negotiated`]: the revision, the server's info, capabilities and
 //! instructions. Every later request passes through
 //! [`Negotiated::prepare_params`], which adds the 2026-07-28 per-request

@@ -18,7 +18,7 @@
 //! Dropping a request future before it completes sends the server
 //! `notifications/cancelled` with the request id (never for `initialize`) and
 //! drops the late response. A timeout or a cancelled
-//! [`CancellationToken`](tokio_util::sync::CancellationToken) does the same.
+//! [`CancellationToken`] does the same.
 //! The notification is sent from a task spawned on the current tokio runtime;
 //! outside a runtime it is logged instead.
 #![deny(missing_docs)]
