@@ -655,10 +655,22 @@ impl Client {
             .map_err(|e| ClientError::from_transport(method, e))
     }
 
-    /// `ping` (spec `basic/utilities/ping`; not in 2026-07-28).
+    /// A liveness check: one round trip to the server, nothing kept.
+    ///
+    /// Up to 2025-11-25 it sends `ping` (spec `basic/utilities/ping`). On
+    /// 2026-07-28, where `ping` was removed with no replacement but "any
+    /// RPC" (spec 2026-07-28 § Deprecated vs removed), it sends
+    /// `server/discover` instead and discards the result (the negotiated
+    /// capabilities are not updated).
     ///
     /// Errors: as [`Client::request`].
     pub async fn ping(&self) -> Result<(), ClientError> {
+        if self.session().is_stateless() {
+            return self
+                .request::<mcp_types::discovery::Discover>(EmptyParams::default(), None)
+                .await
+                .map(|_| ());
+        }
         self.request::<Ping>(EmptyParams::default(), None)
             .await
             .map(|_: EmptyResult| ())

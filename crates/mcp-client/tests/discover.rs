@@ -99,8 +99,12 @@ async fn modern_server_is_used_statelessly() {
     assert_eq!(client.instructions().as_deref(), Some("modern"));
     assert!(client.list_all_tools().await.unwrap().is_empty());
     let peer = server.await.unwrap();
-    // ping and logging/setLevel do not exist in 2026-07-28: refused locally.
-    let err = client.ping().await.unwrap_err();
+    // logging/setLevel does not exist in 2026-07-28: refused locally. (`ping`
+    // sends server/discover there: tests/ping_stateless_revision.rs.)
+    let err = client
+        .set_logging_level(mcp_types::logging::LoggingLevel::Info)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, mcp_client::ClientError::MethodNotInRevision { .. }),
         "{err:?}"
