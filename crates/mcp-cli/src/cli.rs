@@ -14,12 +14,17 @@ Targets (first that applies):
 Arguments of `call` and `prompt`: one JSON object, or key=value pairs. A value is parsed as
 JSON when it parses (numbers, true/false, null, objects, arrays) and kept a string otherwise;
 a property the tool's inputSchema types as \"string\" always stays a string.
+Options (--json, --timeout, --context, ...) may come anywhere, before or after the words;
+after `--` every word is a word, so an argument that starts with `-` goes there:
+  mcp call add a=2 b=3 --json        mcp call mytool -- -flag=1
 
 Exit codes:
   0    success
   1    the tool ran and reported an error (isError: true)
   2    failure: usage, configuration, connection or protocol error (incl. unknown tool)
   130  interrupted (Ctrl-C); the call is cancelled and the server is sent notifications/cancelled
+  143  terminated (SIGTERM), 129 hung up (SIGHUP): as Ctrl-C; the servers are shut down
+  141  stdout was closed by the reader (e.g. `| head -1`); nothing more is printed
 
 Examples:
   mcp tools
@@ -72,8 +77,9 @@ pub struct Cli {
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
 
-    /// Per-request timeout in seconds (a call's timeout restarts on each progress
-    /// notification, up to one hour).
+    /// Per-request timeout in seconds, also each server's startup timeout (a
+    /// call's timeout restarts on each progress notification, up to one hour);
+    /// 0 is taken as 1.
     #[arg(long, global = true, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
 
@@ -97,10 +103,12 @@ pub enum Command {
         server: Option<String>,
     },
     /// Call a tool: `call [SERVER] TOOL [JSON | key=value ...]`.
+    #[command(
+        override_usage = "mcp call [OPTIONS] [SERVER] <TOOL> [JSON | key=value ...] [-- ARGS...]"
+    )]
     Call {
-        /// The words: an optional server, the tool, its arguments.
-        #[arg(help = "[SERVER] TOOL [JSON | key=value ...]")]
-        #[arg(required = true, num_args = 1.., value_name = "ARGS", allow_hyphen_values = true)]
+        /// [SERVER] TOOL [JSON | key=value ...]; words after `--` are never options.
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
     /// List the resources and resource templates.
@@ -109,10 +117,10 @@ pub enum Command {
         server: Option<String>,
     },
     /// Read a resource: `read [SERVER] URI`.
+    #[command(override_usage = "mcp read [OPTIONS] [SERVER] <URI>")]
     Read {
-        /// The words: an optional server, the resource URI.
-        #[arg(help = "[SERVER] URI")]
-        #[arg(required = true, num_args = 1..=2, value_name = "ARGS")]
+        /// [SERVER] URI
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
     /// List the prompts.
@@ -121,18 +129,20 @@ pub enum Command {
         server: Option<String>,
     },
     /// Get a prompt: `prompt [SERVER] NAME [key=value ...]`.
+    #[command(override_usage = "mcp prompt [OPTIONS] [SERVER] <NAME> [key=value ...]")]
     Prompt {
-        /// The words: an optional server, the prompt name, its arguments.
-        #[arg(help = "[SERVER] NAME [key=value ...]")]
-        #[arg(required = true, num_args = 1.., value_name = "ARGS")]
+        /// [SERVER] NAME [key=value ...]
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
     /// Complete an argument: `complete [SERVER] prompt NAME ARG VALUE` or
     /// `complete [SERVER] resource URI-TEMPLATE ARG VALUE`.
+    #[command(
+        override_usage = "mcp complete [OPTIONS] [SERVER] <prompt|resource> <REF> <ARG> <VALUE> [--context K=V ...]"
+    )]
     Complete {
-        /// The words: an optional server, the reference kind and name, the argument and its partial value.
-        #[arg(help = "[SERVER] prompt|resource REF ARG VALUE")]
-        #[arg(required = true, num_args = 4..=5, value_name = "ARGS", allow_hyphen_values = true)]
+        /// [SERVER] prompt|resource REF ARG VALUE (a VALUE starting with `-` goes after `--`)
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
         /// Already-chosen arguments, key=value (repeatable).
         #[arg(long = "context", value_name = "K=V")]

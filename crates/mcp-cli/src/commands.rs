@@ -17,6 +17,7 @@ use serde_json::{Map, json};
 use crate::arguments::{is_argument, string_arguments, tool_arguments};
 use crate::cli::{Cli, Command};
 use crate::exit::{FAILURE, Failure, SUCCESS, TOOL_ERROR};
+use crate::output;
 use crate::render;
 use crate::servers::{self, ConnectSettings, Server};
 use crate::targets;
@@ -29,10 +30,15 @@ const MAX_CALL_TIME: Duration = Duration::from_secs(3600);
 /// get to be sent before the connections close: 200 ms.
 const CANCEL_FLUSH: Duration = Duration::from_millis(200);
 
+/// How many names an "available: …" list shows before "and N more": 10.
+const MAX_LISTED: usize = 10;
+
 /// Everything a command needs.
 struct Session {
     /// Every configured server (disabled ones included), by name.
     servers: Vec<Server>,
+    /// Config entries that were rejected (never started), with why.
+    rejected: BTreeMap<String, String>,
     ui: Arc<Ui>,
     json: bool,
     cancel: CancellationToken,
@@ -42,7 +48,17 @@ struct Session {
 ///
 /// Errors: a [`Failure`] carrying its exit code and message.
 pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
+    // Word counts and argument syntax are checked before any server starts.
+    precheck(&cli.command)?;
     let config = targets::resolve(&cli)?;
+    let mut rejected = BTreeMap::new();
+    for e in &config.errors {
+        if let Some(name) = &e.server {
+            rejected
+                .entry(name.clone())
+                .or_insert_with(|| format!("{}: {}", e.path, e.kind));
+        }
+    }
     // A bad entry is skipped with a warning; the good ones still run.
     for e in &config.errors {
         ui.line(&format!("mcp: warning: {e}"));
@@ -62,6 +78,7 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         Ok(_) => {
             let session = Session {
                 servers: servers::snapshot(&manager),
+                rejected,
                 ui: Arc::clone(&ui),
                 json: cli.json,
                 cancel: cancel.clone(),
@@ -72,7 +89,7 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         }
     };
     ui.finish();
-    if matches!(&outcome, Err(f) if f.code == crate::exit::INTERRUPTED) {
+    if matches!(&outcome, Err(f) if crate::exit::is_interrupted(f.code)) {
         // The transport sends notifications/cancelled from a task of its own;
         // let it go out before the connections close.
         tokio::time::sleep(CANCEL_FLUSH).await;
@@ -92,11 +109,72 @@ async fn until_cancelled<T>(
     }
 }
 
+/// Checks what can be checked before a server starts: the number of words
+/// and the syntax of `key=value` / JSON arguments (their types are checked
+/// against the tool's `inputSchema` later).
+///
+/// Errors: a usage [`Failure`].
+fn precheck(command: &Command) -> Result<(), Failure> {
+    match command {
+        Command::Call { words } | Command::Prompt { words } => {
+            let first_argument = words.iter().position(|w| is_argument(w));
+            if first_argument == Some(0) {
+                return Err(Failure::new(format!(
+                    "expected a name before the arguments, got {:?}",
+                    words[0]
+                )));
+            }
+            // At most two names ([SERVER] NAME) come before the arguments.
+            let names = first_argument.unwrap_or(words.len()).min(2);
+            let rest = &words[names..];
+            if !rest.is_empty() {
+                if matches!(command, Command::Call { .. }) {
+                    tool_arguments(rest, None).map_err(Failure::new)?;
+                } else {
+                    string_arguments(rest).map_err(Failure::new)?;
+                }
+            }
+        }
+        Command::Read { words } if words.len() > 2 => {
+            return Err(Failure::new("usage: mcp read [SERVER] URI"));
+        }
+        Command::Complete { words, context } => {
+            if !(4..=5).contains(&words.len()) {
+                return Err(Failure::new(
+                    "usage: mcp complete [SERVER] prompt|resource REF ARG VALUE [--context K=V ...]",
+                ));
+            }
+            let kind = &words[words.len() - 4];
+            if kind != "prompt" && kind != "resource" {
+                return Err(Failure::new(format!(
+                    "complete: expected \"prompt\" or \"resource\", got {kind:?}"
+                )));
+            }
+            string_arguments(context).map_err(Failure::new)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `a, b, c` — at most [`MAX_LISTED`] names, then `and N more`.
+fn capped_list(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(MAX_LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX_LISTED {
+        text.push_str(&format!(" and {} more", names.len() - MAX_LISTED));
+    }
+    text
+}
+
 fn print_json(value: &impl Serialize) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Failure::new(format!("cannot serialize the output: {e}")))?;
-    println!("{text}");
-    Ok(())
+    output::line(&text)
 }
 
 impl Session {
@@ -115,14 +193,47 @@ impl Session {
         }
     }
 
+    /// `true` for a configured server name, started or not (a rejected
+    /// config entry included).
     fn is_server(&self, name: &str) -> bool {
-        self.servers.iter().any(|s| s.name == name)
+        self.servers.iter().any(|s| s.name == name) || self.rejected.contains_key(name)
+    }
+
+    /// "server X was not started: why", for a rejected entry or a server
+    /// that failed to start; `None` when `name` is neither.
+    fn not_started(&self, name: &str) -> Option<Failure> {
+        let why = match self.rejected.get(name) {
+            Some(why) => why.clone(),
+            None => match self.servers.iter().find(|s| s.name == name)?.reach() {
+                Err(Some(why)) => why,
+                _ => return None,
+            },
+        };
+        Some(Failure::new(format!(
+            "server {name} was not started: {}",
+            crate::exit::tidy(&why)
+        )))
+    }
+
+    /// The servers that did not start (rejected or failed), by name.
+    fn not_started_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.rejected.keys().cloned().collect();
+        names.extend(
+            self.servers
+                .iter()
+                .filter(|s| matches!(s.reach(), Err(Some(_))))
+                .map(|s| s.name.clone()),
+        );
+        names
     }
 
     /// The connected servers, or only `only`. Unreachable servers are
     /// reported on stderr; none left is a failure.
     fn selected(&self, only: Option<&str>) -> Result<Vec<(&str, &Client)>, Failure> {
         if let Some(name) = only {
+            if let Some(f) = self.not_started(name) {
+                return Err(f);
+            }
             let server = self
                 .servers
                 .iter()
@@ -143,7 +254,7 @@ impl Session {
         for s in &self.servers {
             match s.reach() {
                 Ok(c) => ok.push((s.name.as_str(), c)),
-                Err(Some(why)) => errors.push(format!("{}: {why}", s.name)),
+                Err(Some(why)) => errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why))),
                 Err(None) => {}
             }
         }
@@ -165,20 +276,23 @@ impl Session {
     }
 
     /// Prints `lines` per server: bare with one server, under a header with several.
-    fn print_grouped(&self, groups: &[(&str, Vec<String>)]) {
+    ///
+    /// Errors: stdout closed or failing ([`output`]).
+    fn print_grouped(&self, groups: &[(&str, Vec<String>)]) -> Result<(), Failure> {
         let several = groups.len() > 1;
         for (name, lines) in groups {
             if several {
-                println!("{name}:");
+                output::line(&format!("{name}:"))?;
             }
             for line in lines {
                 if several {
-                    println!("  {line}");
+                    output::line(&format!("  {line}"))?;
                 } else {
-                    println!("{line}");
+                    output::line(line)?;
                 }
             }
         }
+        Ok(())
     }
 
     /// Each server's status as the manager reports it: connected (revision,
@@ -211,7 +325,7 @@ impl Session {
                 }
                 (ServerStatus::Disabled, _) => json!({"name": s.name, "status": "disabled"}),
                 (ServerStatus::Failed { why }, _) => {
-                    json!({"name": s.name, "status": "failed", "error": why})
+                    json!({"name": s.name, "status": "failed", "error": crate::exit::tidy(why)})
                 }
                 (other, _) => {
                     json!({"name": s.name, "status": "failed", "error": other.to_string()})
@@ -227,11 +341,14 @@ impl Session {
                 let name = row["name"].as_str().unwrap_or("");
                 match row["status"].as_str() {
                     Some("failed") => {
-                        println!("{name}  failed: {}", row["error"].as_str().unwrap_or(""));
+                        output::line(&format!(
+                            "{name}  failed: {}",
+                            row["error"].as_str().unwrap_or("")
+                        ))?;
                         continue;
                     }
                     Some("disabled") => {
-                        println!("{name}  disabled");
+                        output::line(&format!("{name}  disabled"))?;
                         continue;
                     }
                     _ => {}
@@ -241,7 +358,7 @@ impl Session {
                         .as_u64()
                         .map_or_else(|| "-".to_owned(), |n| n.to_string())
                 };
-                println!(
+                output::line(&format!(
                     "{name}  connected  {}  {} {}  tools: {}  resources: {}  prompts: {}",
                     row["protocolVersion"].as_str().unwrap_or(""),
                     row["serverInfo"]["name"].as_str().unwrap_or(""),
@@ -249,7 +366,7 @@ impl Session {
                     count("tools"),
                     count("resources"),
                     count("prompts"),
-                );
+                ))?;
             }
         }
         Ok(if all_ok { SUCCESS } else { FAILURE })
@@ -285,7 +402,7 @@ impl Session {
         if self.json {
             print_json(&json_out)?;
         } else {
-            self.print_grouped(&groups);
+            self.print_grouped(&groups)?;
         }
         Ok(SUCCESS)
     }
@@ -313,6 +430,12 @@ impl Session {
                 "expected a tool name before the arguments, got {tool_name:?}"
             )));
         }
+        if server.is_none() && rest.len() == words.len() {
+            // `call broken ...` where `broken` is a server that did not start.
+            if let Some(f) = self.not_started(tool_name) {
+                return Err(f);
+            }
+        }
         let (name, client, tool) = self.find_tool(server, tool_name).await?;
         let arguments =
             tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
@@ -334,7 +457,7 @@ impl Session {
         } else {
             let text = render::call_result(&result);
             if !text.is_empty() {
-                println!("{text}");
+                output::line(&text)?;
             }
         }
         if is_error {
@@ -370,11 +493,19 @@ impl Session {
         }
         match offering.len() {
             1 => Ok(offering.remove(0)),
-            0 => Err(Failure::new(format!(
-                "no tool named {tool:?}{} (available: {})",
-                server.map(|s| format!(" on {s}")).unwrap_or_default(),
-                everything.join(", ")
-            ))),
+            0 => {
+                let not_started = self.not_started_names();
+                Err(Failure::new(format!(
+                    "no tool named {tool:?}{} (available: {}){}",
+                    server.map(|s| format!(" on {s}")).unwrap_or_default(),
+                    capped_list(&everything),
+                    if server.is_none() && !not_started.is_empty() {
+                        format!("; not started: {}", capped_list(&not_started))
+                    } else {
+                        String::new()
+                    }
+                )))
+            }
             _ => Err(Failure::new(format!(
                 "several servers offer {tool:?} ({}): name one, e.g. `mcp call {} {tool} ...`",
                 offering.iter().map(|o| o.0).collect::<Vec<_>>().join(", "),
@@ -415,7 +546,7 @@ impl Session {
         if self.json {
             print_json(&json_out)?;
         } else {
-            self.print_grouped(&groups);
+            self.print_grouped(&groups)?;
         }
         Ok(SUCCESS)
     }
@@ -458,9 +589,9 @@ impl Session {
             for c in &result.contents {
                 let text = render::resource_contents(c);
                 if text.ends_with('\n') {
-                    print!("{text}");
+                    output::text(&text)?;
                 } else {
-                    println!("{text}");
+                    output::line(&text)?;
                 }
             }
         }
@@ -488,7 +619,7 @@ impl Session {
         if self.json {
             print_json(&json_out)?;
         } else {
-            self.print_grouped(&groups);
+            self.print_grouped(&groups)?;
         }
         Ok(SUCCESS)
     }
@@ -548,7 +679,7 @@ impl Session {
             if let Some(d) = &result.description {
                 self.ui.line(d);
             }
-            println!("{}", render::prompt_result(&result));
+            output::line(&render::prompt_result(&result))?;
         }
         Ok(SUCCESS)
     }
@@ -613,7 +744,7 @@ impl Session {
             print_json(&result)?;
         } else {
             for v in &result.completion.values {
-                println!("{v}");
+                output::line(v)?;
             }
             if result.completion.has_more == Some(true) {
                 self.ui.line(&format!(
@@ -642,7 +773,7 @@ impl Session {
                 Err(e) => {
                     failed = true;
                     rows.push(
-                        json!({"name": name, "ok": false, "error": crate::exit::error_chain(&e)}),
+                        json!({"name": name, "ok": false, "error": crate::exit::tidy(&crate::exit::error_chain(&e))}),
                     );
                 }
             }
@@ -653,9 +784,12 @@ impl Session {
             for r in &rows {
                 let name = r["name"].as_str().unwrap_or("");
                 if r["ok"] == true {
-                    println!("{name}: ok ({} ms)", r["ms"]);
+                    output::line(&format!("{name}: ok ({} ms)", r["ms"]))?;
                 } else {
-                    println!("{name}: failed: {}", r["error"].as_str().unwrap_or(""));
+                    output::line(&format!(
+                        "{name}: failed: {}",
+                        r["error"].as_str().unwrap_or("")
+                    ))?;
                 }
             }
         }

@@ -1,6 +1,7 @@
 //! Exit codes and the CLI's failure type.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Success.
 pub const SUCCESS: u8 = 0;
@@ -10,6 +11,27 @@ pub const TOOL_ERROR: u8 = 1;
 pub const FAILURE: u8 = 2;
 /// Interrupted by Ctrl-C (128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
+
+/// SIGINT, SIGTERM and SIGHUP: the signals handled like Ctrl-C.
+pub const SIGINT: u8 = 2;
+/// See [`SIGINT`].
+pub const SIGTERM: u8 = 15;
+/// See [`SIGINT`].
+pub const SIGHUP: u8 = 1;
+
+/// The signal that interrupted this process (0: none yet).
+static SIGNAL: AtomicU8 = AtomicU8::new(0);
+
+/// Records the signal that interrupts the command (the first one wins); the
+/// exit code becomes 128 + `signal`.
+pub fn record_signal(signal: u8) {
+    let _ = SIGNAL.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
+}
+
+/// `true` when `code` is an exit code of an interruption (128 + a handled signal).
+pub fn is_interrupted(code: u8) -> bool {
+    [SIGINT, SIGTERM, SIGHUP].iter().any(|s| 128 + s == code)
+}
 
 /// Why a command did not succeed, with the exit code to use.
 #[derive(Debug)]
@@ -29,11 +51,17 @@ impl Failure {
         }
     }
 
-    /// The call was interrupted ([`INTERRUPTED`]).
+    /// The command was interrupted by a signal: exit code 128 + the signal
+    /// recorded by [`record_signal`] ([`INTERRUPTED`] when none was).
     pub fn interrupted() -> Self {
+        let (code, what) = match SIGNAL.load(Ordering::Acquire) {
+            SIGTERM => (128 + SIGTERM, "terminated (SIGTERM)"),
+            SIGHUP => (128 + SIGHUP, "hung up (SIGHUP)"),
+            _ => (INTERRUPTED, "interrupted"),
+        };
         Failure {
-            code: INTERRUPTED,
-            message: "interrupted; the request was cancelled".into(),
+            code,
+            message: format!("{what}; the request was cancelled"),
         }
     }
 }
@@ -66,4 +94,91 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+/// How much of an HTTP error body a message shows: 200 characters.
+pub const HTTP_BODY_PREVIEW: usize = 200;
+
+/// A message made fit for one stderr line: a server message that repeats
+/// our own `MCP error <code>: ` prefix (some SDKs put it in the message
+/// itself) is printed once, and the body after `HTTP <status>: ` (a whole
+/// HTML error page, say) is cut to [`HTTP_BODY_PREVIEW`] characters on one
+/// line.
+pub fn tidy(message: &str) -> String {
+    let mut text = dedupe_mcp_prefix(message);
+    if let Some(at) = http_status_at(&text) {
+        let body_start = at + "HTTP 000: ".len();
+        let body: String = text[body_start..]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut cut: String = body.chars().take(HTTP_BODY_PREVIEW).collect();
+        if cut.len() < body.len() {
+            cut.push('…');
+        }
+        text.truncate(body_start);
+        text.push_str(&cut);
+    }
+    text
+}
+
+/// The byte offset of the first `HTTP <3 digits>: ` in `text`.
+fn http_status_at(text: &str) -> Option<usize> {
+    text.match_indices("HTTP ").map(|(i, _)| i).find(|&i| {
+        let rest = &text.as_bytes()[i + 5..];
+        rest.len() >= 5 && rest[..3].iter().all(u8::is_ascii_digit) && &rest[3..5] == b": "
+    })
+}
+
+/// `MCP error -32602: MCP error -32602: x` → `MCP error -32602: x`.
+fn dedupe_mcp_prefix(message: &str) -> String {
+    let mut text = message.to_owned();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("MCP error ") {
+        let start = from + found;
+        let Some(colon) = text[start..].find(": ") else {
+            break;
+        };
+        let prefix_end = start + colon + 2;
+        let prefix = text[start..prefix_end].to_owned();
+        while text[prefix_end..].starts_with(&prefix) {
+            text.replace_range(prefix_end..prefix_end + prefix.len(), "");
+        }
+        from = prefix_end;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubled_server_prefix_is_printed_once() {
+        assert_eq!(
+            tidy(
+                "x: server answered resources/read with an error: MCP error -32602: MCP error -32602: Resource demo://nope not found"
+            ),
+            "x: server answered resources/read with an error: MCP error -32602: Resource demo://nope not found"
+        );
+        assert_eq!(tidy("MCP error -1: fine"), "MCP error -1: fine");
+    }
+
+    #[test]
+    fn http_bodies_are_cut_to_one_short_line() {
+        let page = format!(
+            "<!DOCTYPE HTML>\n<html>\n{}</html>",
+            "<p>x</p>\n".repeat(100)
+        );
+        let message = tidy(&format!(
+            "py: handshake failed: transport error: HTTP 501: {page}"
+        ));
+        assert!(message.starts_with(
+            "py: handshake failed: transport error: HTTP 501: <!DOCTYPE HTML> <html>"
+        ));
+        assert!(!message.contains('\n'));
+        assert!(message.ends_with('…'));
+        assert!(message.chars().count() < 300, "{message}");
+        assert_eq!(tidy("HTTP 404: not found"), "HTTP 404: not found");
+    }
 }

@@ -139,9 +139,10 @@ fn default_text(v: &Value) -> String {
     }
 }
 
-/// Runs the form. First asks whether to answer at all (Enter/`y` accepts,
-/// `n` declines, `c` cancels), then prompts each property. End of input
-/// cancels.
+/// Runs the form. First asks whether to answer at all (Enter, `y` or `yes`
+/// accepts, `n`/`no` declines, `c`/`cancel` cancels; anything else is asked
+/// again, up to [`MAX_ATTEMPTS`] times), then prompts each property. End of
+/// input cancels.
 ///
 /// Errors: I/O errors on `input`/`out`.
 pub fn fill(
@@ -154,11 +155,27 @@ pub fn fill(
     writeln!(out, "\n[{server}] asks: {message}")?;
     write!(out, "Answer? [Y]es / [n]o (decline) / [c]ancel: ")?;
     out.flush()?;
-    match read_line(input)?.as_deref().map(str::trim) {
-        None => return Ok(ElicitResult::new(ElicitAction::Cancel)),
-        Some("n" | "N" | "no") => return Ok(ElicitResult::new(ElicitAction::Decline)),
-        Some("c" | "C" | "cancel") => return Ok(ElicitResult::new(ElicitAction::Cancel)),
-        Some(_) => {}
+    let mut attempts = 0;
+    loop {
+        let answer = read_line(input)?;
+        match answer
+            .as_deref()
+            .map(|a| a.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            None => return Ok(ElicitResult::new(ElicitAction::Cancel)),
+            Some("" | "y" | "yes") => break,
+            Some("n" | "no") => return Ok(ElicitResult::new(ElicitAction::Decline)),
+            Some("c" | "cancel") => return Ok(ElicitResult::new(ElicitAction::Cancel)),
+            Some(_) => {}
+        }
+        attempts += 1;
+        if attempts >= MAX_ATTEMPTS {
+            writeln!(out, "  too many invalid answers; cancelled")?;
+            return Ok(ElicitResult::new(ElicitAction::Cancel));
+        }
+        write!(out, "  answer y, n or c: ")?;
+        out.flush()?;
     }
     let required: Vec<&str> = schema
         .get("required")
@@ -261,6 +278,18 @@ mod tests {
         assert!(shown.contains("invalid: enter a whole number"));
         assert!(shown.contains("Name (Your name) *: "));
         assert!(shown.contains("[default: true]"));
+    }
+
+    #[test]
+    fn only_yes_or_enter_accepts_the_form() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let (result, shown) = run(schema.clone(), "maybe\nyes\nAda\n");
+        assert_eq!(result.action, ElicitAction::Accept);
+        assert!(shown.contains("answer y, n or c"));
+        let (result, _) = run(schema.clone(), "maybe\nNo\n");
+        assert_eq!(result.action, ElicitAction::Decline);
+        let (result, _) = run(schema, "x\nx\nx\nx\nx\n");
+        assert_eq!(result.action, ElicitAction::Cancel);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `mcp`: the command line of the MCP client stack. See `mcp --help`.
 //!
 //! Exit codes: 0 success, 1 the tool reported an error (`isError`), 2
-//! failure (usage, configuration, connection, protocol), 130 interrupted.
+//! failure (usage, configuration, connection, protocol), 130 / 143 / 129
+//! interrupted by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by the reader.
 #![forbid(unsafe_code)]
 
 mod arguments;
@@ -11,6 +12,7 @@ mod demo;
 mod exit;
 mod form;
 mod handler;
+mod output;
 mod render;
 mod servers;
 mod targets;
@@ -42,6 +44,30 @@ fn init_tracing(default: &str) {
         .init();
 }
 
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP (terminal closed) all cancel the
+/// command: in-flight requests are cancelled (`notifications/cancelled`),
+/// the manager shuts every server down (a stdio server runs in its own
+/// process group, so the signal never reaches it), and `mcp` exits with
+/// 128 + the signal (130, 143, 129).
+///
+/// Errors: a handler cannot be installed.
+fn watch_signals(cancel: CancellationToken) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    tokio::spawn(async move {
+        let which = tokio::select! {
+            _ = int.recv() => exit::SIGINT,
+            _ = term.recv() => exit::SIGTERM,
+            _ = hup.recv() => exit::SIGHUP,
+        };
+        exit::record_signal(which);
+        cancel.cancel();
+    });
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -58,7 +84,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("mcp: cannot start the async runtime: {e}");
+            output::err_line(&format!("mcp: cannot start the async runtime: {e}"));
             return ExitCode::from(exit::FAILURE);
         }
     };
@@ -80,18 +106,16 @@ fn main() -> ExitCode {
         runtime.block_on(async {
             let ui = Arc::new(ui::Ui::new());
             let cancel = CancellationToken::new();
-            let on_interrupt = cancel.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    on_interrupt.cancel();
-                }
-            });
+            if let Err(e) = watch_signals(cancel.clone()) {
+                output::err_line(&format!("mcp: cannot install signal handlers: {e}"));
+                return exit::FAILURE;
+            }
             match commands::run(cli, Arc::clone(&ui), cancel).await {
                 Ok(code) => code,
                 Err(failure) => {
                     ui.finish();
                     if !failure.message.is_empty() {
-                        eprintln!("mcp: {}", failure.message);
+                        output::err_line(&format!("mcp: {}", exit::tidy(&failure.message)));
                     }
                     failure.code
                 }

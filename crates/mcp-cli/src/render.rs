@@ -55,10 +55,10 @@ pub fn content_block(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text.clone(),
         ContentBlock::Image(i) => {
-            format!("[image {} , {} base64 chars]", i.mime_type, i.data.len())
+            format!("[image {}, {} base64 chars]", i.mime_type, i.data.len())
         }
         ContentBlock::Audio(a) => {
-            format!("[audio {} , {} base64 chars]", a.mime_type, a.data.len())
+            format!("[audio {}, {} base64 chars]", a.mime_type, a.data.len())
         }
         ContentBlock::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
         ContentBlock::Resource(r) => resource_contents(&r.resource),
@@ -71,7 +71,7 @@ pub fn resource_contents(c: &ResourceContents) -> String {
     match c {
         ResourceContents::Text(t) => t.text.clone(),
         ResourceContents::Blob(b) => format!(
-            "[binary {} , {} base64 chars{}]",
+            "[binary {}, {} base64 chars{}]",
             b.uri,
             b.blob.len(),
             b.mime_type

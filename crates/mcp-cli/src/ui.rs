@@ -2,7 +2,7 @@
 //! `notifications/progress` (an indicatif bar on a terminal, plain lines
 //! otherwise) and server log lines, which never tear the bar.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::{Mutex, MutexGuard};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -50,7 +50,7 @@ impl Ui {
     /// Shows one progress update.
     pub fn progress(&self, p: &Progress) {
         if !self.tty {
-            eprintln!("{}", progress_line(p));
+            crate::output::err_line(&progress_line(p));
             return;
         }
         let mut slot = lock(&self.bar);
@@ -93,11 +93,8 @@ impl Ui {
     pub fn line(&self, text: &str) {
         let slot = lock(&self.bar);
         match slot.as_ref() {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(err, "{text}");
-            }
+            Some(bar) => bar.suspend(|| crate::output::err_line(text)),
+            None => crate::output::err_line(text),
         }
     }
 
