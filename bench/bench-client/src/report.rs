@@ -523,7 +523,7 @@ fn render(
         }
     }
     md.push_str("Ratios are peer / ours of the medians: for ↓ rows a ratio above 1 means ours is faster; for ↑ rows, below 1.\n");
-    md.push_str("The floor writes pre-serialized requests and frames responses without parsing them (stdio: one pipe, answers matched in order; HTTP: hyper's HTTP/1.1 connection API, one connection per call in flight). Memory per idle connection is the client's RSS growth per extra connected, initialized client (stdio: each has its own server process, not counted).\n\n");
+    md.push_str("The floor writes pre-serialized requests and frames responses without parsing them (stdio: one pipe, answers matched in order; HTTP: hyper's HTTP/1.1 connection API, one connection per call in flight). Memory per idle connection is the client's RSS growth per extra connected, initialized client (stdio: each has its own server process, not counted); with a garbage-collected runtime (Node, Python) it can come out negative when a collection runs in between. Latency p99 and the 100 KiB rows are the noisiest on a shared machine: `mcp-bench profile` (a fixed number of sequential calls) under `valgrind --tool=callgrind` gives reproducible instruction counts per call instead.\n\n");
 
     let _ = writeln!(md, "## SSE parsing\n");
     match &sse {
