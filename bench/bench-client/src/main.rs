@@ -99,7 +99,10 @@ fn profile(args: &Args) -> anyhow::Result<()> {
     let server = args.value("--server").unwrap_or_default();
     let url = args.value("--url").unwrap_or_default();
     let workload = args.value("--workload").unwrap_or_else(|| "small".into());
-    let n: usize = args.value("--n").and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let n: usize = args
+        .value("--n")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
     let rt = runtime();
     rt.block_on(async {
         macro_rules! go {
