@@ -57,7 +57,7 @@ pub(crate) async fn open(
     let deadline = tokio::time::Instant::now() + limit;
     let signals = Arc::new(Signals::default());
     let connecting = tokio::time::timeout_at(deadline, make_transport(config, options));
-    let (transport, pid) = match connecting.await {
+    let (transport, pid, stdio) = match connecting.await {
         Ok(Ok(t)) => t,
         Ok(Err(why)) => return Err(why),
         Err(_) => {
@@ -113,6 +113,13 @@ pub(crate) async fn open(
             limit.as_millis()
         )),
     };
+    // A stdio server's last stderr lines often say why it never answered.
+    let outcome = outcome.map_err(|why| match stdio.as_ref().and_then(|t| t.stderr_tail()) {
+        Some(tail) if why.starts_with("startup timed out") => {
+            format!("{why}; stderr tail: {}", tail.trim_end())
+        }
+        _ => why,
+    });
     match outcome {
         Ok((client, lists)) => Ok(Connection {
             client,
@@ -144,7 +151,7 @@ pub(crate) async fn close_bounded(transport: &Arc<dyn Transport>, bound: Duratio
 async fn make_transport(
     config: &ServerConfig,
     options: &ManagerOptions,
-) -> Result<(Arc<dyn Transport>, Option<u32>), String> {
+) -> Result<(Arc<dyn Transport>, Option<u32>, Option<Arc<StdioTransport>>), String> {
     match &config.transport {
         TransportConfig::Stdio(s) => {
             let mut stdio = StdioConfig::new(s.command.clone())
@@ -161,7 +168,8 @@ async fn make_transport(
                 .await
                 .map_err(|e| error_chain(&e))?;
             let pid = t.pid();
-            Ok((Arc::new(t), pid))
+            let t = Arc::new(t);
+            Ok((t.clone(), pid, Some(t)))
         }
         TransportConfig::Remote(r) => {
             let mut http = HttpConfig::new(r.url.clone()).with_label(config.name.clone());
@@ -175,7 +183,7 @@ async fn make_transport(
             let t = HttpTransport::connect(http, mode)
                 .await
                 .map_err(|e| error_chain(&e))?;
-            Ok((Arc::new(t), None))
+            Ok((Arc::new(t), None, None))
         }
     }
 }
