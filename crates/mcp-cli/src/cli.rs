@@ -107,7 +107,8 @@ pub enum Command {
         override_usage = "mcp call [OPTIONS] [SERVER] <TOOL> [JSON | key=value ...] [-- ARGS...]"
     )]
     Call {
-        /// [SERVER] TOOL [JSON | key=value ...]; words after `--` are never options.
+        /// The words: an optional server, the tool, its arguments.
+        #[arg(help = "[SERVER] TOOL [JSON | key=value ...]; words after `--` are never options.")]
         #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
@@ -119,7 +120,8 @@ pub enum Command {
     /// Read a resource: `read [SERVER] URI`.
     #[command(override_usage = "mcp read [OPTIONS] [SERVER] <URI>")]
     Read {
-        /// [SERVER] URI
+        /// The words: an optional server, the resource URI.
+        #[arg(help = "[SERVER] URI")]
         #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
@@ -131,7 +133,8 @@ pub enum Command {
     /// Get a prompt: `prompt [SERVER] NAME [key=value ...]`.
     #[command(override_usage = "mcp prompt [OPTIONS] [SERVER] <NAME> [key=value ...]")]
     Prompt {
-        /// [SERVER] NAME [key=value ...]
+        /// The words: an optional server, the prompt name, its arguments.
+        #[arg(help = "[SERVER] NAME [key=value ...]")]
         #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
     },
@@ -141,7 +144,10 @@ pub enum Command {
         override_usage = "mcp complete [OPTIONS] [SERVER] <prompt|resource> <REF> <ARG> <VALUE> [--context K=V ...]"
     )]
     Complete {
-        /// [SERVER] prompt|resource REF ARG VALUE (a VALUE starting with `-` goes after `--`)
+        /// The words: an optional server, the reference kind and name, the argument and its partial value.
+        #[arg(
+            help = "[SERVER] prompt|resource REF ARG VALUE (a VALUE starting with `-` goes after `--`)"
+        )]
         #[arg(required = true, num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
         /// Already-chosen arguments, key=value (repeatable).

@@ -1,7 +1,7 @@
 //! Writing results to stdout without ever panicking on a closed pipe.
 //!
 //! `println!` panics when stdout is gone (`mcp --json tools | head -1`).
-//! Every result line goes through [`Out`] instead: a write that fails with
+//! Every result line goes through [`line()`] / [`text()`] instead: a write that fails with
 //! `EPIPE` (`BrokenPipe`) ends the command quietly with exit code
 //! [`BROKEN_PIPE`] (141 = 128 + SIGPIPE, what a shell reports for a tool
 //! killed by SIGPIPE, e.g. `yes | head -1`); any other write error is a
