@@ -11,9 +11,13 @@ fn startup_timeout_message_has_the_stderr_tail() {
     let start = Instant::now();
     let run = support::mcp(&["--timeout", "2", "--stdio", &server, "tools"]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stderr.contains("startup timed out after 2000 ms"), "{run:?}");
     assert!(
-        run.stderr.contains("stderr tail: fatal: API_KEY is not set"),
+        run.stderr.contains("startup timed out after 2000 ms"),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr
+            .contains("stderr tail: fatal: API_KEY is not set"),
         "{run:?}"
     );
     // 2 s timeout plus the shutdown of a server that ignores stdin EOF.
