@@ -9,8 +9,11 @@
 //! - A line longer than the limit yields one [`Frame::TooLong`] carrying its
 //!   first [`TOO_LONG_PREFIX`] bytes; the rest of it, up to the next `\n`, is
 //!   discarded without being stored (B15). Memory stays bounded by the limit.
-//! - Each input byte is examined once: linear in the input, whatever the
-//!   chunking.
+//! - Each input byte is examined once, by `memchr`'s line-end search: linear
+//!   in the input, whatever the chunking. A line that lies wholly inside one
+//!   read is handed out as a slice of it ([`LineFramer::next_frame`]); only a
+//!   line split across reads is copied, into a buffer that keeps its capacity
+//!   (up to [`RETAINED_LINE_CAPACITY`]) from one such line to the next.
 
 use mcp_types::RequestId;
 
@@ -18,7 +21,7 @@ use mcp_types::RequestId;
 /// to find its `"id"` ([`sniff_id`]): 4096 bytes.
 pub const TOO_LONG_PREFIX: usize = 4096;
 
-/// One unit of the server's output.
+/// One unit of the server's output, owned (see [`LineFramer::push`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
     /// A complete, non-blank line without its `\n` / `\r\n`.
@@ -32,10 +35,45 @@ pub enum Frame {
     },
 }
 
+/// One unit of the server's output, borrowed where it can be (see
+/// [`LineFramer::next_frame`]): a line that lies wholly inside one read is a
+/// slice of that read, a line split across reads a slice of the framer's
+/// buffer. Either way it is valid until the next call on the framer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameRef<'a> {
+    /// A complete, non-blank line without its `\n` / `\r\n`.
+    Line(&'a [u8]),
+    /// A line exceeded the limit; it is being discarded up to the next `\n`.
+    TooLong {
+        /// Its first bytes (at most [`TOO_LONG_PREFIX`]).
+        prefix: Vec<u8>,
+        /// The limit it exceeded, in bytes.
+        limit: usize,
+    },
+}
+
+impl FrameRef<'_> {
+    /// The owned [`Frame`] (copies a line).
+    pub fn into_owned(self) -> Frame {
+        match self {
+            FrameRef::Line(line) => Frame::Line(line.to_vec()),
+            FrameRef::TooLong { prefix, limit } => Frame::TooLong { prefix, limit },
+        }
+    }
+}
+
+/// Capacity the line buffer keeps between lines split across reads, so it
+/// does not regrow from empty for each one: 1 MiB. A longer line's buffer is
+/// released once the line is handed out.
+pub const RETAINED_LINE_CAPACITY: usize = 1 << 20;
+
 /// Splits a byte stream into [`Frame`]s. See the module docs.
 #[derive(Debug)]
 pub struct LineFramer {
+    /// The start of a line split across reads.
     buf: Vec<u8>,
+    /// `buf` holds a line handed out by `next_frame`; cleared on the next call.
+    emitted: bool,
     max_line_bytes: usize,
     discard: Option<Discard>,
 }
@@ -49,12 +87,20 @@ struct Discard {
     reported: bool,
 }
 
+/// What one line (without its `\n`) becomes.
+enum Complete {
+    Blank,
+    Line(usize),
+    TooLong(usize),
+}
+
 impl LineFramer {
     /// A framer accepting lines of up to `max_line_bytes` bytes (excluding
     /// the line end).
     pub fn new(max_line_bytes: usize) -> Self {
         LineFramer {
             buf: Vec::new(),
+            emitted: false,
             max_line_bytes,
             discard: None,
         }
@@ -67,98 +113,171 @@ impl LineFramer {
 
     /// Bytes of an incomplete line currently buffered.
     pub fn buffered(&self) -> usize {
-        self.buf.len()
+        if self.emitted { 0 } else { self.buf.len() }
     }
 
-    /// Feeds `chunk`, appending every frame it completes to `out`.
+    /// Feeds `chunk`, appending every frame it completes to `out` (owned
+    /// copies; [`next_frame`](Self::next_frame) avoids the copy).
     pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<Frame>) {
-        while !chunk.is_empty() {
-            let newline = chunk.iter().position(|&b| b == b'\n');
+        while let Some(frame) = self.next_frame(&mut chunk) {
+            out.push(frame.into_owned());
+        }
+    }
+
+    /// Reads from `input` up to the end of the next frame and returns it, or
+    /// consumes all of `input` and returns `None` (an unfinished line is
+    /// kept for the next call). Call it again with the rest of `input` until
+    /// it returns `None`. The line end is found with `memchr`; a line that
+    /// lies wholly inside `input` is returned as a slice of it, without a
+    /// copy.
+    pub fn next_frame<'r, 's: 'r, 'c: 'r>(
+        &'s mut self,
+        input: &mut &'c [u8],
+    ) -> Option<FrameRef<'r>> {
+        if self.emitted {
+            self.emitted = false;
+            if self.buf.capacity() > RETAINED_LINE_CAPACITY {
+                self.buf = Vec::new();
+            } else {
+                self.buf.clear();
+            }
+        }
+        loop {
+            let chunk: &'c [u8] = input;
+            if chunk.is_empty() {
+                return None;
+            }
+            let newline = memchr::memchr(b'\n', chunk);
             let (segment, rest, ends_line) = match newline {
                 Some(i) => (&chunk[..i], &chunk[i + 1..], true),
                 None => (chunk, &chunk[chunk.len()..], false),
             };
-            chunk = rest;
+            *input = rest;
             if let Some(discard) = &mut self.discard {
+                let mut frame = None;
                 if !discard.reported {
                     let keep = (TOO_LONG_PREFIX - discard.prefix.len()).min(segment.len());
                     discard.prefix.extend_from_slice(&segment[..keep]);
-                    self.report_if_ready(ends_line, out);
+                    frame = self.report_if_ready(ends_line);
                 }
                 if ends_line {
                     self.discard = None;
                 }
-                continue;
+                match frame {
+                    Some(frame) => return Some(frame),
+                    None => continue,
+                }
             }
             // One byte of slack for a '\r' that may precede the '\n'.
             if self.buf.len() + segment.len() > self.max_line_bytes.saturating_add(1) {
-                let mut prefix = std::mem::take(&mut self.buf);
-                prefix.truncate(TOO_LONG_PREFIX);
+                let mut prefix = Vec::with_capacity(TOO_LONG_PREFIX);
+                let from_buf = self.buf.len().min(TOO_LONG_PREFIX);
+                prefix.extend_from_slice(&self.buf[..from_buf]);
+                self.buf.clear();
                 let keep = (TOO_LONG_PREFIX - prefix.len()).min(segment.len());
                 prefix.extend_from_slice(&segment[..keep]);
                 self.discard = Some(Discard {
                     prefix,
                     reported: false,
                 });
-                self.report_if_ready(ends_line, out);
+                let frame = self.report_if_ready(ends_line);
                 if ends_line {
                     self.discard = None;
                 }
+                match frame {
+                    Some(frame) => return Some(frame),
+                    None => continue,
+                }
+            }
+            if !ends_line {
+                self.buf.extend_from_slice(segment);
                 continue;
             }
+            if self.buf.is_empty() {
+                // The whole line is in this read: hand out a slice of it.
+                match self.complete(segment) {
+                    Complete::Blank => continue,
+                    Complete::Line(len) => return Some(FrameRef::Line(&segment[..len])),
+                    Complete::TooLong(len) => return Some(self.too_long(&segment[..len])),
+                }
+            }
             self.buf.extend_from_slice(segment);
-            if ends_line {
-                self.emit(out);
+            match self.complete(&self.buf) {
+                Complete::Blank => self.buf.clear(),
+                Complete::Line(len) => {
+                    self.emitted = true;
+                    return Some(FrameRef::Line(&self.buf[..len]));
+                }
+                Complete::TooLong(len) => {
+                    let frame = self.too_long(&self.buf[..len]);
+                    self.buf.clear();
+                    return Some(frame);
+                }
             }
         }
     }
 
-    /// Emits the pending `TooLong` once its prefix is complete: full, or the
-    /// line ended. The prefix is then the same however the input was chunked.
-    fn report_if_ready(&mut self, ends_line: bool, out: &mut Vec<Frame>) {
-        let Some(discard) = &mut self.discard else {
-            return;
+    /// Classifies a complete line: one trailing `\r` stripped, blank lines
+    /// skipped, the limit checked.
+    fn complete(&self, line: &[u8]) -> Complete {
+        let len = match line.last() {
+            Some(b'\r') => line.len() - 1,
+            _ => line.len(),
         };
+        if len > self.max_line_bytes {
+            Complete::TooLong(len)
+        } else if line[..len].iter().all(u8::is_ascii_whitespace) {
+            Complete::Blank
+        } else {
+            Complete::Line(len)
+        }
+    }
+
+    fn too_long(&self, line: &[u8]) -> FrameRef<'static> {
+        FrameRef::TooLong {
+            prefix: line[..line.len().min(TOO_LONG_PREFIX)].to_vec(),
+            limit: self.max_line_bytes,
+        }
+    }
+
+    /// The pending `TooLong`, once its prefix is complete: full, or the line
+    /// ended. The prefix is then the same however the input was chunked.
+    fn report_if_ready(&mut self, ends_line: bool) -> Option<FrameRef<'static>> {
+        let discard = self.discard.as_mut()?;
         if discard.reported || !(ends_line || discard.prefix.len() >= TOO_LONG_PREFIX) {
-            return;
+            return None;
         }
         discard.reported = true;
         let mut prefix = std::mem::take(&mut discard.prefix);
         if ends_line && prefix.last() == Some(&b'\r') {
             prefix.pop();
         }
-        out.push(Frame::TooLong {
+        Some(FrameRef::TooLong {
             prefix,
             limit: self.max_line_bytes,
-        });
+        })
     }
 
     /// Ends the stream: a final line without `\n` is emitted as a frame
     /// (lenient), and the framer is reset.
     pub fn finish(&mut self, out: &mut Vec<Frame>) {
+        if self.emitted {
+            self.emitted = false;
+            self.buf.clear();
+        }
         if self.discard.is_some() {
-            self.report_if_ready(true, out);
+            if let Some(frame) = self.report_if_ready(true) {
+                out.push(frame.into_owned());
+            }
         } else if !self.buf.is_empty() {
-            self.emit(out);
+            match self.complete(&self.buf) {
+                Complete::Blank => {}
+                Complete::Line(len) => out.push(Frame::Line(self.buf[..len].to_vec())),
+                Complete::TooLong(len) => out.push(self.too_long(&self.buf[..len]).into_owned()),
+            }
         }
         self.buf = Vec::new();
         self.discard = None;
-    }
-
-    fn emit(&mut self, out: &mut Vec<Frame>) {
-        let mut line = std::mem::take(&mut self.buf);
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        if line.len() > self.max_line_bytes {
-            line.truncate(TOO_LONG_PREFIX);
-            out.push(Frame::TooLong {
-                prefix: line,
-                limit: self.max_line_bytes,
-            });
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            out.push(Frame::Line(line));
-        }
     }
 }
 
@@ -309,6 +428,57 @@ mod tests {
             frames(3, &[b"abcd\r\n"])[0],
             Frame::TooLong { .. }
         ));
+    }
+
+    #[test]
+    fn a_line_inside_one_read_is_a_slice_of_it() {
+        let mut f = LineFramer::new(100);
+        let data = b"{\"a\":1}\r\n\n{\"b\":2}\n{\"c\"";
+        let mut input = &data[..];
+        let first = f.next_frame(&mut input);
+        let Some(FrameRef::Line(line)) = first else {
+            panic!("expected a line, got {first:?}");
+        };
+        assert_eq!(line, b"{\"a\":1}");
+        assert_eq!(line.as_ptr(), data.as_ptr(), "no copy");
+        assert_eq!(
+            f.next_frame(&mut input),
+            Some(FrameRef::Line(&b"{\"b\":2}"[..]))
+        );
+        assert_eq!(f.next_frame(&mut input), None);
+        assert!(input.is_empty());
+        assert_eq!(f.buffered(), 4);
+        let mut rest = &b":3}\n"[..];
+        assert_eq!(
+            f.next_frame(&mut rest),
+            Some(FrameRef::Line(&b"{\"c\":3}"[..]))
+        );
+        assert_eq!(f.buffered(), 0, "a handed-out line is not pending input");
+    }
+
+    #[test]
+    fn the_split_line_buffer_keeps_its_capacity() {
+        let mut f = LineFramer::new(1 << 20);
+        let mut none = Vec::new();
+        f.push(&[b'x'; 50_000], &mut none);
+        f.push(b"x\n", &mut none);
+        let capacity = f.buf.capacity();
+        assert!(capacity >= 50_001);
+        f.push(&[b'y'; 50_000], &mut none);
+        assert_eq!(f.buf.capacity(), capacity, "no regrowth from empty");
+        f.push(b"\n", &mut none);
+        assert_eq!(none.len(), 2);
+        assert_eq!(none[1], Frame::Line(vec![b'y'; 50_000]));
+    }
+
+    #[test]
+    fn a_huge_split_line_releases_its_buffer() {
+        let mut f = LineFramer::new(4 << 20);
+        let mut out = Vec::new();
+        f.push(&vec![b'x'; RETAINED_LINE_CAPACITY + 10], &mut out);
+        f.push(b"\nok\n", &mut out);
+        assert_eq!(out.len(), 2);
+        assert!(f.buf.capacity() <= RETAINED_LINE_CAPACITY);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{NOTIFY_TIMEOUT, SIGTERM_GRACE, StdioConfig, WRITE_QUEUE};
-use crate::framing::{Frame, LineFramer, sniff_id};
+use crate::framing::{Frame, FrameRef, LineFramer, sniff_id};
 use crate::process::{GroupSignal, group_alive, resolve_command, signal_group, spawn_error};
 use crate::stderr::{TailRing, drain};
 
@@ -346,36 +346,44 @@ async fn read_loop(
 ) {
     let mut framer = LineFramer::new(max_line_bytes);
     let mut buf = vec![0u8; READ_CHUNK];
-    let mut frames = Vec::new();
     loop {
         let read = tokio::select! {
             biased;
             _ = signals.finished.cancelled() => break,
             r = stdout.read(&mut buf) => r,
         };
-        match read {
+        let mut input = match read {
             Ok(0) => break,
-            Ok(n) => framer.push(&buf[..n], &mut frames),
+            Ok(n) => &buf[..n],
             Err(e) => {
                 tracing::debug!(server = %label, error = %e, "reading the server's stdout failed");
                 break;
             }
-        }
-        for frame in frames.drain(..) {
+        };
+        // Lines wholly inside this read reach the dispatcher without a copy.
+        while let Some(frame) = framer.next_frame(&mut input) {
             handle_frame(&dispatcher, frame, &label).await;
         }
     }
+    let mut frames = Vec::new();
     framer.finish(&mut frames);
-    for frame in frames.drain(..) {
+    for frame in frames {
+        let frame = match frame {
+            Frame::Line(line) => {
+                dispatcher.handle_incoming(&line).await;
+                continue;
+            }
+            Frame::TooLong { prefix, limit } => FrameRef::TooLong { prefix, limit },
+        };
         handle_frame(&dispatcher, frame, &label).await;
     }
     signals.stdout_done.cancel();
 }
 
-async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: Frame, label: &str) {
+async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: FrameRef<'_>, label: &str) {
     match frame {
-        Frame::Line(line) => dispatcher.handle_incoming(&line).await,
-        Frame::TooLong { prefix, limit } => {
+        FrameRef::Line(line) => dispatcher.handle_incoming(line).await,
+        FrameRef::TooLong { prefix, limit } => {
             let preview = mcp_transport::dispatcher::preview(&prefix);
             match sniff_id(&prefix) {
                 Some(id)

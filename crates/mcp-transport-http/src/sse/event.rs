@@ -1,5 +1,6 @@
 //! What the parser produces: dispatched events and the end-of-stream outcome.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// One dispatched event-stream event (WHATWG "Interpreting an event stream",
@@ -13,8 +14,9 @@ use std::time::Duration;
 #[non_exhaustive]
 pub struct SseEvent {
     /// The event type: the last `event` field's value, or `"message"` if the
-    /// event had none (or an empty one).
-    pub event_type: String,
+    /// event had none (or an empty one). `"message"` is borrowed, so the
+    /// usual MCP event costs no allocation for its type.
+    pub event_type: Cow<'static, str>,
     /// The `data` lines' values joined with `"\n"`, UTF-8 decoded with
     /// U+FFFD for invalid sequences. May be empty (priming event).
     pub data: String,

@@ -78,6 +78,12 @@ impl Interpreter {
                 self.event_type.push_str(&decode(value));
             }
             b"data" => {
+                if self.data.capacity() == 0 {
+                    // The first data line of an event: the buffer was handed
+                    // to the previous event; size it for the common single
+                    // line instead of growing it by doubling.
+                    self.data.reserve_exact(value.len() + 1);
+                }
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
             }
@@ -105,17 +111,19 @@ impl Interpreter {
             self.event_type.clear();
             return;
         }
-        // Every data line appended a trailing LF; drop the last one.
+        // Every data line appended a trailing LF; drop the last one. The
+        // buffer becomes the event's data without a copy.
         self.data.pop();
         let data = match String::from_utf8(std::mem::take(&mut self.data)) {
             Ok(text) => text,
             Err(invalid) => String::from_utf8_lossy(invalid.as_bytes()).into_owned(),
         };
-        let event_type = if self.event_type.is_empty() {
-            DEFAULT_EVENT_TYPE.to_owned()
+        let event_type = if self.event_type.is_empty() || self.event_type == DEFAULT_EVENT_TYPE {
+            Cow::Borrowed(DEFAULT_EVENT_TYPE)
         } else {
-            std::mem::take(&mut self.event_type)
+            Cow::Owned(std::mem::take(&mut self.event_type))
         };
+        self.event_type.clear();
         out.push(Ok(SseEvent {
             event_type,
             data,

@@ -2,9 +2,10 @@
 //! event stream"): the leading BOM, the three line ends, the size limit and
 //! the skip-to-boundary recovery. Complete lines go to the [`Interpreter`].
 //!
-//! Each input byte is looked at once by the line-end search; a line that lies
-//! wholly inside one chunk is handed on as a slice of that chunk, and only a
-//! line split across chunks is copied, into one reused buffer.
+//! Each input byte is looked at once by the line-end search (`memchr2`); a
+//! line that lies wholly inside one chunk is handed on as a slice of that
+//! chunk, and only a line split across chunks is copied, into one reused
+//! buffer.
 
 use std::time::Duration;
 
@@ -172,7 +173,7 @@ impl SseParser {
                 input = &input[1..];
             }
         }
-        while let Some(end) = input.iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', input) {
             let (part, rest) = input.split_at(end);
             self.complete_line(part, out);
             input = match rest {

@@ -24,7 +24,7 @@ fn parse_chunks(limits: SseLimits, chunks: &[&[u8]]) -> (Output, SseParser) {
 
 fn event(event_type: &str, data: &str, id: &str, retry: Option<u64>) -> SseEvent {
     SseEvent {
-        event_type: event_type.to_owned(),
+        event_type: event_type.to_owned().into(),
         data: data.to_owned(),
         last_event_id: id.to_owned(),
         retry: retry.map(Duration::from_millis),
@@ -208,7 +208,7 @@ fn reference(stream: &[u8]) -> (Vec<SseEvent>, String, Option<Duration>) {
                 event_type.clone()
             };
             events.push(SseEvent {
-                event_type: ty,
+                event_type: ty.into(),
                 data: std::mem::take(&mut data),
                 last_event_id: last_id.clone(),
                 retry: this_retry,
