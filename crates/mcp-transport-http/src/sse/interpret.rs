@@ -75,7 +75,10 @@ impl Interpreter {
         match name {
             b"event" => {
                 self.event_type.clear();
-                self.event_type.push_str(&decode(value));
+                // An empty buffer dispatches as "message": no copy for MCP's type.
+                if value != DEFAULT_EVENT_TYPE.as_bytes() {
+                    self.event_type.push_str(&decode(value));
+                }
             }
             b"data" => {
                 if self.data.capacity() == 0 {
@@ -118,12 +121,11 @@ impl Interpreter {
             Ok(text) => text,
             Err(invalid) => String::from_utf8_lossy(invalid.as_bytes()).into_owned(),
         };
-        let event_type = if self.event_type.is_empty() || self.event_type == DEFAULT_EVENT_TYPE {
+        let event_type = if self.event_type.is_empty() {
             Cow::Borrowed(DEFAULT_EVENT_TYPE)
         } else {
             Cow::Owned(std::mem::take(&mut self.event_type))
         };
-        self.event_type.clear();
         out.push(Ok(SseEvent {
             event_type,
             data,
@@ -149,7 +151,12 @@ impl Interpreter {
 
 /// WHATWG "UTF-8 decode" of a field value: borrowed when already valid.
 fn decode(value: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(value)
+    // `from_utf8` first: much cheaper than the lossy decoder on short valid
+    // values, which is what servers send.
+    match std::str::from_utf8(value) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(value),
+    }
 }
 
 /// A `retry` value: only ASCII digits (and at least one), base ten,
