@@ -2,6 +2,11 @@
 //! request on its own task (so a slow sampling answer never delays a
 //! `ping`), and hands notifications to the [`ClientHandler`] in arrival
 //! order. Bad input is answered or logged; the loop never stops on it.
+//!
+//! Server requests in flight are bounded: at most
+//! [`MAX_IN_FLIGHT_SERVER_REQUESTS`] (256) are being answered at once; past
+//! it, and for a request whose id is already being answered, the server
+//! gets an error response at once and no handler runs.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -20,6 +25,39 @@ use crate::handler::{ClientHandler, RequestContext};
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 
+/// How many server requests may be answered at once: 256. A request past
+/// it gets `-32603` (Internal error) without reaching the handler, so a
+/// server cannot grow the client's tasks and in-flight table without bound.
+pub(crate) const MAX_IN_FLIGHT_SERVER_REQUESTS: usize = 256;
+
+/// Registers `request` as in flight, or returns the error to answer it with:
+/// `-32600` when its id is already being answered (spec `basic`: an id is
+/// never reused), `-32603` past [`MAX_IN_FLIGHT_SERVER_REQUESTS`].
+fn admit(
+    in_flight: &InFlight,
+    id: &RequestId,
+    token: &CancellationToken,
+) -> Result<(), JsonRpcError> {
+    let mut map = lock(in_flight);
+    if map.contains_key(id) {
+        return Err(JsonRpcError::new(
+            ErrorCode::INVALID_REQUEST,
+            format!("request id {id} is already used by a request still being answered"),
+        ));
+    }
+    if map.len() >= MAX_IN_FLIGHT_SERVER_REQUESTS {
+        return Err(JsonRpcError::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!(
+                "too many server requests in flight (limit {MAX_IN_FLIGHT_SERVER_REQUESTS}); \
+                 retry after some are answered"
+            ),
+        ));
+    }
+    map.insert(id.clone(), token.clone());
+    Ok(())
+}
+
 fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
     map.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -32,7 +70,13 @@ pub(crate) async fn run(inner: Weak<Inner>, mut events: TransportEvents) {
         match event {
             TransportEvent::Request(request) => {
                 let token = CancellationToken::new();
-                lock(&in_flight).insert(request.id.clone(), token.clone());
+                if let Err(error) = admit(&in_flight, &request.id, &token) {
+                    tracing::warn!(method = %request.method, id = %request.id, %error, "server request refused");
+                    if let Err(e) = request.respond(Err(error)).await {
+                        tracing::debug!(error = %e, "could not deliver the refusal of a server request");
+                    }
+                    continue;
+                }
                 let in_flight = in_flight.clone();
                 tokio::spawn(async move {
                     let id = request.id.clone();
@@ -288,4 +332,74 @@ async fn notification(inner: &Arc<Inner>, n: JsonRpcNotification, in_flight: &In
         _ => {}
     }
     h.on_unknown_notification(n).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::memory_pair;
+    use crate::{Client, ClientOptions, VersionPreference};
+    use async_trait::async_trait;
+    use mcp_types::roots::ListRootsResult;
+    use serde_json::json;
+
+    /// Answers `roots/list` only when the server cancels it.
+    struct Stalls;
+
+    #[async_trait]
+    impl ClientHandler for Stalls {
+        async fn list_roots(&self, ctx: RequestContext) -> Result<ListRootsResult, JsonRpcError> {
+            ctx.cancel.cancelled().await;
+            Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, "cancelled"))
+        }
+    }
+
+    #[tokio::test]
+    async fn server_requests_in_flight_are_bounded_and_ids_unique() {
+        let (transport, mut peer) = memory_pair();
+        let server = tokio::spawn(async move {
+            peer.handshake("2025-11-25", json!({})).await;
+            peer
+        });
+        let options = ClientOptions::new("t", "1")
+            .with_version_preference(VersionPreference::Legacy)
+            .with_handler(Arc::new(Stalls))
+            .with_roots(true);
+        let _client = Client::connect(transport, options).await.expect("connect");
+        let mut peer = server.await.expect("peer task");
+
+        let cap = i64::try_from(MAX_IN_FLIGHT_SERVER_REQUESTS).expect("small");
+        for id in 0..cap {
+            peer.request(id, "roots/list", None).await;
+        }
+        // An id still being answered is refused, not run a second time.
+        peer.request(0, "roots/list", None).await;
+        let dup = peer.expect_response(&RequestId::from(0)).await;
+        assert_eq!(
+            dup.outcome.map_err(|e| e.code),
+            Err(ErrorCode::INVALID_REQUEST)
+        );
+        // One past the cap is refused at once.
+        peer.request(cap, "roots/list", None).await;
+        let over = peer.expect_response(&RequestId::from(cap)).await;
+        assert_eq!(
+            over.outcome.map_err(|e| e.code),
+            Err(ErrorCode::INTERNAL_ERROR)
+        );
+        // Cancelling one frees its slot: a later request is answered by the
+        // client again (a ping, answered at once).
+        peer.notify("notifications/cancelled", Some(json!({"requestId": 1})))
+            .await;
+        let mut admitted = false;
+        for id in cap + 1..cap + 101 {
+            peer.request(id, "ping", None).await;
+            let reply = peer.expect_response(&RequestId::from(id)).await;
+            if reply.outcome == Ok(json!({})) {
+                admitted = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert!(admitted, "a freed slot was never reused");
+    }
 }
