@@ -162,8 +162,11 @@ impl Shared {
             let end = loop {
                 match stream.next().await {
                     Next::Event(event) => {
-                        attempt = 0;
                         if carries_message(&event) {
+                            // Only a message is progress: a server that sends a priming
+                            // event and drops the stream, again and again, runs out of
+                            // reconnection attempts instead of looping forever.
+                            attempt = 0;
                             dispatcher.handle_incoming(event.data.as_bytes()).await;
                         } else {
                             tracing::debug!(connection = %self.label(), event = %event.event_type, "SSE event without a message skipped");

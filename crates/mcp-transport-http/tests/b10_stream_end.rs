@@ -115,3 +115,26 @@ async fn resumption_gives_up_after_the_retry_cap() {
     );
     assert_eq!(server.count(&Method::GET), 3, "max_retries = 3");
 }
+
+#[tokio::test]
+async fn priming_events_alone_are_no_progress_and_resumption_stops() {
+    // Every stream (the POST reply and each resumption GET) sends only a
+    // priming event and ends: the client must run out of attempts, not
+    // reconnect forever because "an event arrived".
+    let server = FaultServer::start(|r| {
+        if r.method == Method::GET {
+            return Reply::sse(vec![Part::bytes("id: e-2\nretry: 1\ndata:\n\n")]);
+        }
+        Reply::sse(vec![Part::bytes("id: e-1\nretry: 1\ndata:\n\n")])
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    let err = t.request("tools/call", None, opts()).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("No response received for request ID 0"),
+        "{err}"
+    );
+    assert_eq!(server.count(&Method::GET), 3, "max_retries = 3");
+}

@@ -611,7 +611,9 @@ fn deadline_after(
     timeout: Option<Duration>,
     total: Option<Instant>,
 ) -> Option<Instant> {
-    match (timeout.map(|t| now + t), total) {
+    // A timeout too large for an Instant (e.g. `Duration::MAX`) means "no
+    // timeout" rather than a panic.
+    match (timeout.and_then(|t| now.checked_add(t)), total) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }

@@ -461,3 +461,21 @@ async fn discarded_server_request_gets_no_answer() {
     tokio::task::yield_now().await;
     assert!(out.try_recv().is_err());
 }
+
+#[tokio::test]
+async fn a_timeout_too_large_for_an_instant_means_no_timeout() {
+    let (d, mut out) = setup();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        d2.request(
+            "x",
+            None,
+            RequestOptions::default().with_timeout(Duration::MAX),
+        )
+        .await
+    });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":"ok"}"#)
+        .await;
+    assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
+}

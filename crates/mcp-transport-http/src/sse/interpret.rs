@@ -12,6 +12,15 @@ use std::time::Duration;
 
 use super::{SseError, SseEvent};
 
+/// The longest `id` field kept, in bytes; a longer one is ignored (the last
+/// event id stays as it was), so the id echoed in `Last-Event-ID` stays small.
+pub const MAX_EVENT_ID_BYTES: usize = 1024;
+/// The longest `event` field kept, in bytes.
+pub const MAX_EVENT_TYPE_BYTES: usize = 256;
+/// The type given to an event whose `event` field exceeded
+/// [`MAX_EVENT_TYPE_BYTES`] (never `message`, so never parsed as JSON-RPC).
+const OVERLONG_EVENT_TYPE: &str = "overlong-event-type";
+
 /// The event type used when an event has no (or an empty) `event` field.
 const DEFAULT_EVENT_TYPE: &str = "message";
 
@@ -73,6 +82,12 @@ impl Interpreter {
             None => (line, &[][..]),
         };
         match name {
+            b"event" if value.len() > MAX_EVENT_TYPE_BYTES => {
+                // Nothing MCP dispatches has a long type; an event with an
+                // over-long type is never a `message`.
+                self.event_type.clear();
+                self.event_type.push_str(OVERLONG_EVENT_TYPE);
+            }
             b"event" => {
                 self.event_type.clear();
                 // An empty buffer dispatches as "message": no copy for MCP's type.
@@ -90,7 +105,10 @@ impl Interpreter {
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
             }
-            b"id" if !value.contains(&0) => {
+            // An id longer than MAX_EVENT_ID_BYTES is ignored like one with a
+            // NUL: it would be kept between events and sent back in the
+            // Last-Event-ID header of every reconnection.
+            b"id" if !value.contains(&0) && value.len() <= MAX_EVENT_ID_BYTES => {
                 self.id_buffer.clear();
                 self.id_buffer.push_str(&decode(value));
             }
@@ -202,6 +220,24 @@ mod tests {
         assert_eq!(events[0].data, "\n");
         let (interp, _) = run(&[b"id: 3", b"", b"id", b""]);
         assert_eq!(interp.last_event_id(), "");
+    }
+
+    #[test]
+    fn overlong_ids_and_types_are_not_kept() {
+        let long_id = format!("id: {}", "x".repeat(MAX_EVENT_ID_BYTES + 1));
+        let long_type = format!("event: {}", "t".repeat(MAX_EVENT_TYPE_BYTES + 1));
+        let (interp, events) = run(&[
+            b"id: 7",
+            b"",
+            long_id.as_bytes(),
+            long_type.as_bytes(),
+            b"data: x",
+            b"",
+        ]);
+        assert_eq!(interp.last_event_id(), "7", "the over-long id is ignored");
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].event_type, OVERLONG_EVENT_TYPE);
+        assert!(!events[0].is_message());
     }
 
     #[test]
