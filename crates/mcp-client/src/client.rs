@@ -237,7 +237,7 @@ impl Inner {
             }
         }
         let value = self
-            .send_recovering(method, params.clone(), &options)
+            .send_recovering(method, params.as_ref(), &options)
             .await?;
         if mrtr::is_input_required(&value) {
             return mrtr::complete(self, method, params, &options, value).await;
@@ -257,10 +257,14 @@ impl Inner {
     /// tool's `x-mcp-header` annotations) and `-32022` re-selects a revision
     /// from `data.supported` (spec 2026-07-28 §3.9, §1.3), then the request
     /// is sent again as a new request.
+    ///
+    /// `params` is borrowed: each attempt hands the transport its own copy
+    /// (the transport consumes what it sends), so the caller's value is
+    /// copied once per attempt and kept for a retry or a later round.
     pub(crate) async fn send_recovering(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let session = self.session().ok_or_else(|| ClientError::Protocol {
@@ -269,7 +273,7 @@ impl Inner {
         })?;
         let generation = self.generation.load(Ordering::Acquire);
         let first = self
-            .send_once(&session, method, params.clone(), options.clone())
+            .send_once(&session, method, params.cloned(), options.clone())
             .await;
         let err = match first {
             Ok(v) => return Ok(v),
@@ -288,7 +292,7 @@ impl Inner {
                 })?;
             let session = self.session().unwrap_or(session);
             return match self
-                .send_once(&session, method, params, options.clone())
+                .send_once(&session, method, params.cloned(), options.clone())
                 .await
             {
                 Ok(v) => Ok(v),
@@ -326,7 +330,7 @@ impl Inner {
             return Err(ClientError::from_transport(method, err));
         }
         let session = self.session().unwrap_or(session);
-        self.send_once(&session, method, params, options.clone())
+        self.send_once(&session, method, params.cloned(), options.clone())
             .await
             .map_err(|e| ClientError::from_transport(method, e))
     }
@@ -449,6 +453,26 @@ impl Inner {
 /// Decodes the result of `method` as `T`, after checking `resultType`
 /// (2026-07-28: absent means `"complete"`; `"input_required"` was already
 /// completed by the multi round-trip loop; any other value is invalid here).
+/// `tools/call` params as a JSON object, with the `arguments` map moved in
+/// rather than serialized again: a large argument map is not copied.
+///
+/// Errors: [`ClientError::Encode`] when the params do not serialize.
+fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientError> {
+    let arguments = params.arguments.take();
+    let mut value =
+        serde_json::to_value(&params).map_err(|e| ClientError::encode(CallTool::METHOD, e))?;
+    if let Some(arguments) = arguments {
+        let Value::Object(map) = &mut value else {
+            return Err(ClientError::encode(
+                CallTool::METHOD,
+                serde::ser::Error::custom("tools/call params did not serialize to an object"),
+            ));
+        };
+        map.insert("arguments".to_owned(), Value::Object(arguments));
+    }
+    Ok(value)
+}
+
 fn decode<T: serde::de::DeserializeOwned>(method: &str, value: Value) -> Result<T, ClientError> {
     match value.get("resultType").and_then(Value::as_str) {
         None | Some("complete") => {}
@@ -1001,10 +1025,12 @@ impl Client {
         if !options.timeout_set {
             request.timeout = Some(self.inner.options.request_timeout);
         }
-        let params = CallToolRequestParams::new(name, arguments);
-        let result = self
-            .request::<mcp_types::tools::CallTool>(params, Some(request))
+        let params = call_tool_params(CallToolRequestParams::new(name, arguments))?;
+        let value = self
+            .inner
+            .send(CallTool::METHOD, Some(params), Some(request))
             .await?;
+        let result: CallToolResult = decode(CallTool::METHOD, value)?;
         if options.validate_output && result.is_error != Some(true) {
             if let Some((_, output, true)) = self.compiled(name) {
                 let errors = match (&result.structured_content, output) {
@@ -1055,8 +1081,7 @@ impl Client {
         }
         let mut params = CallToolRequestParams::new(name, arguments);
         params.task = Some(options.task);
-        let params =
-            serde_json::to_value(&params).map_err(|e| ClientError::encode("tools/call", e))?;
+        let params = call_tool_params(params)?;
         let value = self
             .inner
             .send("tools/call", Some(params), options.request)
@@ -1116,5 +1141,32 @@ fn task_params(task_id: impl Into<String>) -> TaskIdParams {
     TaskIdParams {
         task_id: task_id.into(),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The moved-in `arguments` give the same JSON as serializing the
+    /// whole params, with and without arguments and with other members.
+    #[test]
+    fn call_tool_params_match_serialization() {
+        let mut arguments = Map::new();
+        arguments.insert("text".into(), Value::String("x".repeat(1024)));
+        arguments.insert("n".into(), Value::from(3));
+        let mut with_task = CallToolRequestParams::new("echo", Some(arguments.clone()));
+        with_task.request_state = Some("opaque".into());
+        with_task.extra.insert("z".into(), Value::Bool(true));
+        for params in [
+            CallToolRequestParams::new("echo", Some(arguments)),
+            CallToolRequestParams::new("echo", Some(Map::new())),
+            CallToolRequestParams::new("echo", None),
+            with_task,
+        ] {
+            let expected = serde_json::to_value(&params).expect("serializes");
+            let built = call_tool_params(params).expect("builds");
+            assert_eq!(built, expected);
+        }
     }
 }

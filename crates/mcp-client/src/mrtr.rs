@@ -92,7 +92,9 @@ pub(crate) async fn complete(
         }
         tracing::debug!(%method, round, answers = responses.len(), "retrying with input responses");
         let retry = with_input(params.clone(), responses, state);
-        value = inner.send_recovering(method, retry, options).await?;
+        value = inner
+            .send_recovering(method, retry.as_ref(), options)
+            .await?;
     }
     Ok(value)
 }

@@ -47,8 +47,9 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Opens `config`: transport, handshake, listings. On failure or timeout
-/// the transport is closed (bounded by `options.shutdown_timeout`) before
-/// returning why.
+/// before the handshake completed, a stdio server is killed at once (see
+/// [`discard_unstarted`]); otherwise the transport is closed (bounded by
+/// `options.shutdown_timeout`) before returning why.
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
@@ -87,6 +88,7 @@ pub(crate) async fn open(
     // The manager refreshes tool lists itself.
     client_options.auto_refresh_tools = false;
 
+    let mut initialized = false;
     let handshake = async {
         let client = Client::connect_shared(transport.clone(), client_options)
             .await
@@ -101,6 +103,7 @@ pub(crate) async fn open(
                     format!("handshake failed: {}", error_chain(&e))
                 }
             })?;
+        initialized = true;
         let lists = list_everything(&client)
             .await
             .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
@@ -129,8 +132,37 @@ pub(crate) async fn open(
             lists,
         }),
         Err(why) => {
-            close_bounded(&transport, options.shutdown_timeout).await;
+            match stdio {
+                Some(stdio) if !initialized => {
+                    discard_unstarted(transport, stdio, options.shutdown_timeout).await;
+                }
+                _ => close_bounded(&transport, options.shutdown_timeout).await,
+            }
             Err(why)
+        }
+    }
+}
+
+/// Ends a stdio server that never completed the handshake: no stdin EOF
+/// and grace period (it has nothing to finish), its process group gets
+/// SIGKILL at once. The handles are dropped; when `stdio` was the last one,
+/// its `Drop` kills the group synchronously and the transport's supervisor
+/// reaps the child. When another handle is still alive (a transport layer
+/// kept one), this falls back to [`close_bounded`] with `bound` (ms).
+async fn discard_unstarted(
+    transport: Arc<dyn Transport>,
+    stdio: Arc<StdioTransport>,
+    bound: Duration,
+) {
+    drop(transport);
+    match Arc::try_unwrap(stdio) {
+        Ok(stdio) => {
+            tracing::debug!(server = %stdio.label(), "server did not start; killing its process group");
+            drop(stdio);
+        }
+        Err(shared) => {
+            let transport: Arc<dyn Transport> = shared;
+            close_bounded(&transport, bound).await;
         }
     }
 }
