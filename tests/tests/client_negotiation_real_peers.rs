@@ -361,3 +361,66 @@ async fn python_stdio_full_modern_surface() {
     exercise_modern(&client, &handler, true).await;
     client.close().await.unwrap();
 }
+
+/// `subscriptions/listen` against the Python SDK: the acknowledgement
+/// grants what was asked, the subscription stays open (no timeout), and
+/// dropping it (HTTP: the response stream is closed; stdio:
+/// `notifications/cancelled`) leaves the connection usable, also for a
+/// second listen.
+async fn listen_then_drop(client: &Client) {
+    use mcp_types::subscriptions::SubscriptionFilter;
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        resource_subscriptions: Some(vec!["test://greeting".into()]),
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        let mut subscription =
+            tokio::time::timeout(Duration::from_secs(10), client.listen(filter.clone()))
+                .await
+                .expect("acknowledged in time")
+                .expect("listen");
+        assert!(
+            subscription.id().is_some(),
+            "the ack carries the subscription id"
+        );
+        assert_eq!(subscription.granted().tools_list_changed, Some(true));
+        assert_eq!(
+            subscription.granted().resource_subscriptions,
+            Some(vec!["test://greeting".to_owned()])
+        );
+        // Nothing published: no event, and the listen is not ended.
+        let quiet = tokio::time::timeout(Duration::from_millis(300), subscription.next()).await;
+        assert!(quiet.is_err(), "unexpected event {quiet:?}");
+        drop(subscription);
+        assert_eq!(
+            exercise(client, "echo", json!({"text": "after"})).await,
+            "after"
+        );
+    }
+}
+
+#[tokio::test]
+async fn python_streamable_http_subscriptions_listen() {
+    let Some(peer) = peers::skip_if_missing(peers::spawn_python_server(
+        PyTransport::StreamableHttp,
+        PyOptions::default(),
+    )) else {
+        return;
+    };
+    let client = http_client(peer.url()).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    listen_then_drop(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn python_stdio_subscriptions_listen() {
+    let Some((command, arguments)) = peers::python_stdio_command() else {
+        return;
+    };
+    let (client, _) = stdio_client(command, arguments).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    listen_then_drop(&client).await;
+    client.close().await.unwrap();
+}

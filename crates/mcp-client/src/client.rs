@@ -66,6 +66,8 @@ pub(crate) struct Inner {
     /// Why the connection closed, once the receive loop saw it (see
     /// [`Client::closed`]).
     closed: tokio::sync::watch::Sender<Option<CloseReason>>,
+    /// Active `subscriptions/listen` (2026-07-28).
+    pub(crate) subscriptions: crate::subscription::Registry,
 }
 
 #[derive(Default)]
@@ -520,6 +522,7 @@ impl Client {
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
             closed: tokio::sync::watch::channel(None).0,
+            subscriptions: crate::subscription::Registry::default(),
         });
         match transport.take_events() {
             Some(events) => {

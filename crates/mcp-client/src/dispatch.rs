@@ -280,6 +280,12 @@ fn decode_or_log<T: DeserializeOwned>(n: &JsonRpcNotification) -> Option<T> {
 }
 
 async fn notification(inner: &Arc<Inner>, n: JsonRpcNotification, in_flight: &InFlight) {
+    // 2026-07-28 `subscriptions/listen`: the acknowledgement and a server
+    // cancellation of a listen end here; change notifications are copied to
+    // their subscription and still reach the handler below.
+    if inner.subscriptions.route(&n) {
+        return;
+    }
     let h = inner.options.handler.as_ref();
     match n.method.as_str() {
         "notifications/message" => {

@@ -58,10 +58,11 @@
 //! (`resultType: "input_required"`) are completed through the
 //! [`ClientHandler`] (elicitation, sampling, roots) and retried with
 //! `inputResponses`, at most [`ClientOptions::max_input_rounds`] rounds.
+//! Change notifications come through [`Client::listen`]
+//! (`subscriptions/listen`, see [`subscription`]).
 //!
 //! # Not yet supported
-//! `subscriptions/listen` (2026-07-28 change notifications) and the tasks
-//! extension (`io.modelcontextprotocol/tasks`).
+//! The tasks extension (`io.modelcontextprotocol/tasks`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
@@ -76,6 +77,7 @@ pub mod negotiate;
 pub mod options;
 pub mod request_metadata;
 mod schema;
+pub mod subscription;
 pub mod template;
 #[cfg(feature = "test-util")]
 pub mod testing;
@@ -86,4 +88,5 @@ pub use handler::{ClientHandler, NoopHandler, RequestContext};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions};
 pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, TaskOptions, VersionPreference};
+pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;
