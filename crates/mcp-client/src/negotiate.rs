@@ -104,26 +104,18 @@ fn with_modern_meta(
     caps: &ClientCapabilities,
     info: &Implementation,
 ) -> Value {
-    let mut obj = match params {
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            tracing::warn!("request params are not an object; per-request _meta not added");
-            return other;
-        }
-        None => Map::new(),
-    };
-    let meta = obj
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
+    mcp_types::base::with_params_meta(params, |meta| {
         meta.entry(META_PROTOCOL_VERSION)
             .or_insert_with(|| Value::String(version.as_str().to_owned()));
         meta.entry(META_CLIENT_CAPABILITIES)
             .or_insert_with(|| serde_json::to_value(caps).unwrap_or_default());
         meta.entry(META_CLIENT_INFO)
             .or_insert_with(|| serde_json::to_value(info).unwrap_or_default());
-    }
-    Value::Object(obj)
+    })
+    .unwrap_or_else(|other| {
+        tracing::warn!("request params are not an object; per-request _meta not added");
+        other
+    })
 }
 
 /// Handshake revisions this client speaks, newest first.

@@ -587,23 +587,14 @@ fn notification_message(method: &str, params: Option<Value>) -> Outgoing {
 }
 
 fn with_progress_token(params: Option<Value>, id: &RequestId) -> Value {
-    let mut obj = match params {
-        Some(Value::Object(map)) => map,
-        Some(other) => {
-            // Params that are not an object cannot carry _meta; MCP params
-            // are always objects, so this is a caller bug: keep theirs.
-            tracing::warn!("request params are not an object; no progressToken added");
-            return other;
-        }
-        None => Map::new(),
-    };
-    let meta = obj
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
+    mcp_types::base::with_params_meta(params, |meta| {
         meta.insert("progressToken".into(), id.to_value());
-    }
-    Value::Object(obj)
+    })
+    .unwrap_or_else(|other| {
+        // MCP params are always objects; keep the caller's as they are.
+        tracing::warn!("request params are not an object; no progressToken added");
+        other
+    })
 }
 
 fn deadline_after(

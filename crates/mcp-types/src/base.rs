@@ -21,6 +21,38 @@ pub type JsonObject = Map<String, Value>;
 /// same shape and equality rules as a [`RequestId`]: `1` and `"1"` differ.
 pub type ProgressToken = RequestId;
 
+/// Edits the `_meta` object of request params, creating `params` and
+/// `_meta` as needed (spec: `basic/index` § `_meta`).
+///
+/// Returns the edited params. MCP params are always objects; params of any
+/// other shape cannot carry `_meta` and come back unchanged as `Err` so the
+/// caller can log it. A `_meta` that is not an object is left as it is.
+///
+/// ```
+/// use serde_json::json;
+/// let p = mcp_types::base::with_params_meta(Some(json!({"name": "x"})), |meta| {
+///     meta.insert("progressToken".into(), json!(1));
+/// });
+/// assert_eq!(p, Ok(json!({"name": "x", "_meta": {"progressToken": 1}})));
+/// ```
+pub fn with_params_meta(
+    params: Option<Value>,
+    edit: impl FnOnce(&mut Meta),
+) -> Result<Value, Value> {
+    let mut obj = match params {
+        Some(Value::Object(map)) => map,
+        Some(other) => return Err(other),
+        None => Map::new(),
+    };
+    let meta = obj
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        edit(meta);
+    }
+    Ok(Value::Object(obj))
+}
+
 /// An opaque pagination cursor (schema `Cursor`).
 pub type Cursor = String;
 
