@@ -371,7 +371,18 @@ impl Dispatcher {
     /// Never fails the connection: a message that is not JSON-RPC is logged
     /// and skipped; a malformed response fails only its own request; a
     /// response with an unknown id is logged at debug and dropped.
+    ///
+    /// Copies `bytes` once; a transport that already holds the frame as
+    /// [`Bytes`] uses [`Dispatcher::handle_frame`], which does not.
     pub async fn handle_incoming(self: &Arc<Self>, bytes: &[u8]) {
+        self.handle_frame(Bytes::copy_from_slice(bytes)).await
+    }
+
+    /// [`Dispatcher::handle_incoming`] for a frame the transport holds as
+    /// [`Bytes`]: the `result` of a response is handed to its request as a
+    /// slice of `frame`, without a copy.
+    pub async fn handle_frame(self: &Arc<Self>, frame: Bytes) {
+        let bytes: &[u8] = &frame;
         let options = DecodeOptions {
             allow_batch: self.protocol_version().is_some_and(|v| v.allows_batch()),
         };
