@@ -89,7 +89,7 @@ impl EventStream {
                 }
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
-                        self.parser.feed(&data, &mut self.scratch);
+                        self.parser.feed_bytes(&data, &mut self.scratch);
                         self.queue.extend(self.scratch.drain(..));
                     }
                 }

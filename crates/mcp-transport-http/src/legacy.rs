@@ -138,7 +138,7 @@ async fn read_legacy_stream(
                     tracing::debug!(connection = %label, "second endpoint event ignored");
                     continue;
                 };
-                let result = resolve(&shared.url, &event.data)
+                let result = resolve(&shared.url, event.data.as_str())
                     .map_err(|e| TransportError::Protocol(format!("legacy endpoint event: {e}")))
                     .and_then(|uri| {
                         if same_origin(&shared.url, &uri) {
@@ -153,7 +153,7 @@ async fn read_legacy_stream(
                 let _ = tx.send(result);
             }
             Next::Event(event) if carries_message(&event) => {
-                dispatcher.handle_incoming(event.data.as_bytes()).await;
+                dispatcher.handle_frame(event.data.into_bytes()).await;
             }
             Next::Event(event) => {
                 tracing::debug!(connection = %label, event = %event.event_type, "SSE event without a message skipped");

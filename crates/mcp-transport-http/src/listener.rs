@@ -100,7 +100,7 @@ async fn run_listener(
                                     // event and drops the stream, again and again, runs out of
                                     // reconnection attempts instead of looping forever.
                                     attempt = 0;
-                                    dispatcher.handle_incoming(event.data.as_bytes()).await;
+                                    dispatcher.handle_frame(event.data.into_bytes()).await;
                                 } else {
                                     tracing::debug!(connection = %label, event = %event.event_type, "SSE event without a message skipped");
                                 }

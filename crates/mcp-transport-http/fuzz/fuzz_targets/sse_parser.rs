@@ -11,9 +11,11 @@
 //! an empty chunk; the lengths repeat until the stream is used up), then the
 //! stream itself. The stream fed in those chunks, fed whole and fed one byte
 //! at a time must give the same events, errors, last event ID, reconnection
-//! time, comment count and end-of-stream outcome. The parser must not panic.
+//! time, comment count and end-of-stream outcome, through both entries
+//! (`feed_bytes`, zero-copy, and `feed`, copying). The parser must not panic.
 #![no_main]
 
+use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
 use mcp_transport_http::sse::{SseEnd, SseError, SseEvent, SseLimits, SseParser};
 use std::time::Duration;
@@ -26,11 +28,21 @@ type Observed = (
     SseEnd,
 );
 
-fn observe<'a>(limits: SseLimits, chunks: impl Iterator<Item = &'a [u8]>) -> Observed {
+/// Parses with the zero-copy entry (`feed_bytes`), or with `feed` when
+/// `copying`.
+fn observe<'a>(
+    limits: SseLimits,
+    copying: bool,
+    chunks: impl Iterator<Item = &'a [u8]>,
+) -> Observed {
     let mut parser = SseParser::new(limits);
     let mut out = Vec::new();
     for chunk in chunks {
-        parser.feed(chunk, &mut out);
+        if copying {
+            parser.feed(chunk, &mut out);
+        } else {
+            parser.feed_bytes(&Bytes::copy_from_slice(chunk), &mut out);
+        }
     }
     let id = parser.last_event_id().map(str::to_owned);
     let retry = parser.retry();
@@ -78,9 +90,11 @@ fuzz_target!(|input: &[u8]| {
     let count = usize::from(count % 16).min(rest.len());
     let (lengths, stream) = rest.split_at(count);
 
-    let whole = observe(limits, std::iter::once(stream));
-    let in_chunks = observe(limits, chunked(stream, lengths));
+    let whole = observe(limits, false, std::iter::once(stream));
+    let in_chunks = observe(limits, false, chunked(stream, lengths));
     assert_eq!(in_chunks, whole, "chunked {lengths:?}");
-    let bytewise = observe(limits, stream.chunks(1));
+    let copying = observe(limits, true, chunked(stream, lengths));
+    assert_eq!(copying, whole, "copying, chunked {lengths:?}");
+    let bytewise = observe(limits, false, stream.chunks(1));
     assert_eq!(bytewise, whole, "byte by byte");
 });

@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use super::Utf8Bytes;
+
 /// One dispatched event-stream event (WHATWG "Interpreting an event stream",
 /// "dispatch the event").
 ///
@@ -19,10 +21,17 @@ pub struct SseEvent {
     pub event_type: Cow<'static, str>,
     /// The `data` lines' values joined with `"\n"`, UTF-8 decoded with
     /// U+FFFD for invalid sequences. May be empty (priming event).
-    pub data: String,
+    ///
+    /// With [`SseParser::feed_bytes`](super::SseParser::feed_bytes), an
+    /// event with one `data` line that arrived within one chunk gets a slice
+    /// of that chunk (no copy); several `data` lines, or one split across
+    /// chunks, are joined into a new buffer.
+    pub data: Utf8Bytes,
     /// The last event ID at dispatch (set by this or an earlier event's `id`
     /// field); `""` means none, i.e. no `Last-Event-ID` header on resumption.
-    pub last_event_id: String,
+    /// Shared with the parser and the other events that carry it (a
+    /// reference count, not a copy per event).
+    pub last_event_id: Utf8Bytes,
     /// The reconnection time set by a valid `retry` field among this event's
     /// own lines, if any (milliseconds on the wire). The parser's current
     /// value, which also counts `retry` fields in events that were not
@@ -36,9 +45,10 @@ impl SseEvent {
         self.event_type == "message"
     }
 
-    /// The last event ID at dispatch, `None` if it is empty.
+    /// The last event ID at dispatch, `None` if it is empty. (Validates the
+    /// id's UTF-8 again, see [`Utf8Bytes::as_str`]; ids are at most 1 KiB.)
     pub fn id(&self) -> Option<&str> {
-        (!self.last_event_id.is_empty()).then_some(self.last_event_id.as_str())
+        (!self.last_event_id.is_empty()).then(|| self.last_event_id.as_str())
     }
 }
 

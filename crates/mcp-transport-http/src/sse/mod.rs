@@ -25,9 +25,17 @@
 //!   *is* dispatched with data `""` (an MCP priming event, SEP-1699);
 //! - the data is UTF-8 decoded after framing, so characters split across
 //!   chunks are intact; invalid sequences become U+FFFD (WHATWG "UTF-8
-//!   decode");
+//!   decode"). Data and ids are [`Utf8Bytes`]: shared buffers that are
+//!   always valid UTF-8;
 //! - an event still open at end of stream is discarded; [`SseParser::finish`]
 //!   says whether that happened ([`SseEnd`]).
+//!
+//! Zero-copy: fed with [`SseParser::feed_bytes`] (a body chunk as
+//! [`bytes::Bytes`]), an event whose single `data` line lies within one chunk
+//! carries a slice of that chunk as its data, and the last event ID is a
+//! slice too, shared by the parser and the events (only an `id` line changes
+//! it). Only data split across chunks or spread over several `data` lines is
+//! copied. [`SseParser::feed`] takes `&[u8]` and copies what it keeps.
 //!
 //! Bounded: an event (its accumulated data plus the line being read) may not
 //! exceed [`SseLimits::max_event_size`] bytes (default 64 MiB). Past that the
@@ -59,8 +67,10 @@ mod limits;
 mod parser;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub use error::SseError;
 pub use event::{SseEnd, SseEvent};
 pub use limits::SseLimits;
 pub use parser::SseParser;
+pub use text::Utf8Bytes;

@@ -4,12 +4,15 @@
 //!
 //! Each input byte is looked at once by the line-end search (`memchr2`); a
 //! line that lies wholly inside one chunk is handed on as a slice of that
-//! chunk, and only a line split across chunks is copied, into one reused
-//! buffer.
+//! chunk (with the chunk's [`Bytes`], when fed with
+//! [`SseParser::feed_bytes`], so that values can be kept without a copy),
+//! and only a line split across chunks is copied, into one reused buffer.
 
 use std::time::Duration;
 
-use super::interpret::Interpreter;
+use bytes::Bytes;
+
+use super::interpret::{Interpreter, Line};
 use super::{SseEnd, SseError, SseEvent, SseLimits};
 
 /// The UTF-8 byte order mark, stripped once at stream start.
@@ -84,9 +87,52 @@ impl SseParser {
     /// [`SseLimits::max_event_size`] (that event is dropped; parsing goes on
     /// after the next blank line). Bytes of an unfinished line or event are
     /// kept for the next call. An empty chunk does nothing.
+    ///
+    /// The values an event keeps (`data`, the id) are copied out of `chunk`;
+    /// [`SseParser::feed_bytes`] slices them from a shared buffer instead.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Result<SseEvent, SseError>>) {
+        self.feed_inner(chunk, None, out);
+    }
+
+    /// [`SseParser::feed`] for a chunk held as [`Bytes`] (a hyper body
+    /// frame, say), without copies: an event whose one `data` line lies
+    /// wholly in `chunk` gets a slice of it as its
+    /// [`data`](SseEvent::data), and a long `id` likewise (text of up to
+    /// [`Utf8Bytes::INLINE_CAPACITY`](super::Utf8Bytes::INLINE_CAPACITY)
+    /// bytes is copied inline instead). Such a slice keeps the chunk's
+    /// allocation alive while it lives. Several `data` lines, or one split
+    /// across chunks, are joined into a new buffer. The result is the same
+    /// as with [`SseParser::feed`], for any split of the stream.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use mcp_transport_http::sse::SseParser;
+    ///
+    /// let chunk = Bytes::from_static(b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n");
+    /// let mut parser = SseParser::default();
+    /// let mut out = Vec::new();
+    /// parser.feed_bytes(&chunk, &mut out);
+    /// let event = out.remove(0).expect("within limits");
+    /// assert_eq!(event.data, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+    /// assert_eq!(event.data.as_bytes().as_ptr(), chunk[12..].as_ptr()); // no copy
+    /// assert_eq!(event.id(), Some("1"));
+    /// let frame: Bytes = event.data.into_bytes(); // what the dispatcher takes
+    /// assert_eq!(frame.as_ptr(), chunk[12..].as_ptr());
+    /// ```
+    pub fn feed_bytes(&mut self, chunk: &Bytes, out: &mut Vec<Result<SseEvent, SseError>>) {
+        self.feed_inner(chunk, Some(chunk), out);
+    }
+
+    /// Strips the BOM at stream start, then frames the rest. `shared`, when
+    /// given, holds `chunk`.
+    fn feed_inner(
+        &mut self,
+        chunk: &[u8],
+        shared: Option<&Bytes>,
+        out: &mut Vec<Result<SseEvent, SseError>>,
+    ) {
         let BomState::Matching(seen) = self.bom else {
-            self.frame(chunk, out);
+            self.frame(chunk, shared, out);
             return;
         };
         let want = &BOM[seen..];
@@ -97,7 +143,7 @@ impl SseParser {
             .count();
         if matched == want.len() {
             self.bom = BomState::Done;
-            self.frame(&chunk[matched..], out);
+            self.frame(&chunk[matched..], shared, out);
         } else if matched == chunk.len() {
             // Still a BOM prefix; wait for more bytes.
             self.bom = BomState::Matching(seen + matched);
@@ -105,8 +151,8 @@ impl SseParser {
             // Not a BOM: the bytes held back from earlier chunks are the start
             // of the first line, followed by this whole chunk.
             self.bom = BomState::Done;
-            self.frame(&BOM[..seen], out);
-            self.frame(chunk, out);
+            self.frame(&BOM[..seen], None, out);
+            self.frame(chunk, shared, out);
         }
     }
 
@@ -141,9 +187,19 @@ impl SseParser {
     /// The last event ID (WHATWG "last event ID string") as of the last blank
     /// line: what to send as `Last-Event-ID` when resuming. `None` if no `id`
     /// field was seen or the last one was empty.
+    ///
+    /// Validates the id's UTF-8 again (at most 1 KiB, see
+    /// [`Utf8Bytes::as_str`](super::Utf8Bytes::as_str)); the id itself, shared
+    /// with the events, is [`SseParser::last_event_id_text`].
     pub fn last_event_id(&self) -> Option<&str> {
         let id = self.interp.last_event_id();
-        (!id.is_empty()).then_some(id)
+        (!id.is_empty()).then(|| id.as_str())
+    }
+
+    /// The last event ID as [`Utf8Bytes`](super::Utf8Bytes) (empty when
+    /// none): the buffer the events carry, without a copy.
+    pub fn last_event_id_text(&self) -> &super::Utf8Bytes {
+        self.interp.last_event_id()
     }
 
     /// The reconnection time from the last valid `retry` field (milliseconds
@@ -162,8 +218,14 @@ impl SseParser {
         self.interp.comments()
     }
 
-    /// Splits `input` (past the BOM) into lines.
-    fn frame(&mut self, mut input: &[u8], out: &mut Vec<Result<SseEvent, SseError>>) {
+    /// Splits `input` (past the BOM) into lines. `shared`, when given,
+    /// holds `input`.
+    fn frame(
+        &mut self,
+        mut input: &[u8],
+        shared: Option<&Bytes>,
+        out: &mut Vec<Result<SseEvent, SseError>>,
+    ) {
         if input.is_empty() {
             return;
         }
@@ -173,9 +235,9 @@ impl SseParser {
                 input = &input[1..];
             }
         }
-        while let Some(end) = memchr::memchr2(b'\n', b'\r', input) {
+        while let Some(end) = find_line_end(input) {
             let (part, rest) = input.split_at(end);
-            self.complete_line(part, out);
+            self.complete_line(part, shared, out);
             input = match rest {
                 [b'\r', b'\n', tail @ ..] => tail,
                 [b'\r'] => {
@@ -191,8 +253,14 @@ impl SseParser {
         self.partial_line(input, out);
     }
 
-    /// A line end was found; `part` is the line's bytes in this chunk.
-    fn complete_line(&mut self, part: &[u8], out: &mut Vec<Result<SseEvent, SseError>>) {
+    /// A line end was found; `part` is the line's bytes in this chunk
+    /// (`shared` holds them, if given).
+    fn complete_line(
+        &mut self,
+        part: &[u8],
+        shared: Option<&Bytes>,
+        out: &mut Vec<Result<SseEvent, SseError>>,
+    ) {
         if self.skipping {
             if part.is_empty() && !self.skip_line_has_bytes {
                 // Blank line: the discarded event ends here.
@@ -207,12 +275,20 @@ impl SseParser {
             return;
         }
         if self.line.is_empty() {
-            self.interp.line(part, out);
+            let line = Line {
+                bytes: part,
+                chunk: shared,
+            };
+            self.interp.line(line, out);
         } else {
             self.line.extend_from_slice(part);
-            let line = std::mem::take(&mut self.line);
-            self.interp.line(&line, out);
-            self.line = line;
+            let joined = std::mem::take(&mut self.line);
+            let line = Line {
+                bytes: &joined,
+                chunk: None,
+            };
+            self.interp.line(line, out);
+            self.line = joined;
             self.line.clear();
         }
     }
@@ -251,9 +327,66 @@ impl SseParser {
     }
 }
 
+/// Position of the first LF or CR in `input`.
+///
+/// The lines other than `data` are short (`id: 17`, `event: message`, the
+/// blank line), so the first 16 bytes are looked at eight at a time before
+/// paying for `memchr2`'s setup, which is then left with the long lines.
+fn find_line_end(input: &[u8]) -> Option<usize> {
+    for offset in [0, 8] {
+        let Some(word) = input.get(offset..).and_then(<[u8]>::first_chunk::<8>) else {
+            return memchr::memchr2(b'\n', b'\r', &input[offset..]).map(|at| offset + at);
+        };
+        let word = u64::from_le_bytes(*word);
+        let hits = zero_bytes(word ^ EVERY_LF) | zero_bytes(word ^ EVERY_CR);
+        if hits != 0 {
+            // Little-endian: the lowest flagged byte comes first.
+            return Some(offset + (hits.trailing_zeros() / 8) as usize);
+        }
+    }
+    memchr::memchr2(b'\n', b'\r', &input[16..]).map(|at| 16 + at)
+}
+
+/// `0x01` in every byte of a word.
+const EVERY_BYTE: u64 = 0x0101_0101_0101_0101;
+/// LF in every byte of a word.
+const EVERY_LF: u64 = EVERY_BYTE * b'\n' as u64;
+/// CR in every byte of a word.
+const EVERY_CR: u64 = EVERY_BYTE * b'\r' as u64;
+
+/// The high bit set in each byte of `word` that may be zero: the lowest one
+/// flagged is exactly the first zero byte (a borrow can only flag bytes
+/// above a real zero), which is all [`find_line_end`] uses.
+const fn zero_bytes(word: u64) -> u64 {
+    word.wrapping_sub(EVERY_BYTE) & !word & (EVERY_BYTE << 7)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_end_search_finds_the_first_lf_or_cr() {
+        for len in 0..40 {
+            let mut line = vec![b'x'; len];
+            assert_eq!(find_line_end(&line), None);
+            for at in 0..len {
+                for end in [b'\n', b'\r'] {
+                    line[at] = end;
+                    // Other bytes that a borrow could confuse, after the end.
+                    for (i, byte) in line.iter_mut().enumerate().skip(at + 1) {
+                        *byte = [0x0B, 0x0C, 0x0E, 0x00, b'\n', 0x8D][i % 6];
+                    }
+                    assert_eq!(find_line_end(&line), Some(at), "len {len}, end at {at}");
+                    line.fill(b'x');
+                }
+            }
+        }
+        assert_eq!(
+            find_line_end(b"\x0B\x0C\x0E\x09\x8A\x8D\x00\x01\rx"),
+            Some(8)
+        );
+    }
 
     fn feed_all(parser: &mut SseParser, chunks: &[&[u8]]) -> Vec<Result<SseEvent, SseError>> {
         let mut out = Vec::new();

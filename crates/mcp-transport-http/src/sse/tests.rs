@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use bytes::Bytes;
 use proptest::prelude::*;
 
 use super::{SseEnd, SseError, SseEvent, SseLimits, SseParser};
@@ -13,7 +14,18 @@ const INIT_1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"202
 
 type Output = Vec<Result<SseEvent, SseError>>;
 
+/// Parses `chunks` with the zero-copy entry, [`SseParser::feed_bytes`].
 fn parse_chunks(limits: SseLimits, chunks: &[&[u8]]) -> (Output, SseParser) {
+    let mut parser = SseParser::new(limits);
+    let mut out = Vec::new();
+    for chunk in chunks {
+        parser.feed_bytes(&Bytes::copy_from_slice(chunk), &mut out);
+    }
+    (out, parser)
+}
+
+/// Parses `chunks` with the copying entry, [`SseParser::feed`].
+fn parse_slices(limits: SseLimits, chunks: &[&[u8]]) -> (Output, SseParser) {
     let mut parser = SseParser::new(limits);
     let mut out = Vec::new();
     for chunk in chunks {
@@ -25,8 +37,8 @@ fn parse_chunks(limits: SseLimits, chunks: &[&[u8]]) -> (Output, SseParser) {
 fn event(event_type: &str, data: &str, id: &str, retry: Option<u64>) -> SseEvent {
     SseEvent {
         event_type: event_type.to_owned().into(),
-        data: data.to_owned(),
-        last_event_id: id.to_owned(),
+        data: data.into(),
+        last_event_id: id.into(),
         retry: retry.map(Duration::from_millis),
     }
 }
@@ -209,8 +221,8 @@ fn reference(stream: &[u8]) -> (Vec<SseEvent>, String, Option<Duration>) {
             };
             events.push(SseEvent {
                 event_type: ty.into(),
-                data: std::mem::take(&mut data),
-                last_event_id: last_id.clone(),
+                data: std::mem::take(&mut data).into(),
+                last_event_id: last_id.as_str().into(),
                 retry: this_retry,
             });
             event_type.clear();
@@ -241,12 +253,20 @@ fn reference(stream: &[u8]) -> (Vec<SseEvent>, String, Option<Duration>) {
     (events, last_id, retry)
 }
 
-/// Everything observable after parsing `chunks` and ending the stream.
-fn observe(
+type Observed = (Output, Option<String>, Option<Duration>, u64, SseEnd);
+
+/// Everything observable after parsing `chunks` (zero-copy entry) and
+/// ending the stream.
+fn observe(limits: SseLimits, chunks: &[&[u8]]) -> Observed {
+    observe_with(parse_chunks, limits, chunks)
+}
+
+fn observe_with(
+    parse: fn(SseLimits, &[&[u8]]) -> (Output, SseParser),
     limits: SseLimits,
     chunks: &[&[u8]],
-) -> (Output, Option<String>, Option<Duration>, u64, SseEnd) {
-    let (out, mut parser) = parse_chunks(limits, chunks);
+) -> Observed {
+    let (out, mut parser) = parse(limits, chunks);
     let id = parser.last_event_id().map(str::to_owned);
     let retry = parser.retry();
     let comments = parser.comments_seen();
@@ -315,12 +335,64 @@ fn corpus() -> Vec<Vec<u8>> {
     corpus
 }
 
+/// Where the bytes of an event's data and id live after `feed_bytes`.
+#[test]
+fn single_line_data_is_a_slice_of_the_chunk_and_the_rest_is_copied() {
+    let within = |text: &super::Utf8Bytes, chunk: &Bytes| {
+        let range = chunk.as_ptr_range();
+        range.contains(&text.as_bytes().as_ptr())
+    };
+    let long_id = "i".repeat(40);
+    let stream =
+        format!("id: 7\ndata: {INIT_1}\n\nid: {long_id}\ndata: a\ndata: b\n\ndata: {INIT_1}\n\n");
+    let chunk = Bytes::from(stream);
+    let mut parser = SseParser::default();
+    let mut out = Vec::new();
+    parser.feed_bytes(&chunk, &mut out);
+    let events: Vec<SseEvent> = out.into_iter().map(|e| e.expect("ok")).collect();
+    assert_eq!(events.len(), 3);
+    // One data line within the chunk: a slice of it; the short id is inline.
+    assert_eq!(events[0].data, INIT_1);
+    assert!(within(&events[0].data, &chunk));
+    assert_eq!(events[0].last_event_id, "7");
+    assert!(!within(&events[0].last_event_id, &chunk));
+    // Two data lines: joined into a new buffer; a long id is a slice.
+    assert_eq!(events[1].data, "a\nb");
+    assert!(!within(&events[1].data, &chunk));
+    assert_eq!(events[1].last_event_id, long_id.as_str());
+    assert!(within(&events[1].last_event_id, &chunk));
+    // The id is shared with later events and the parser, not copied.
+    assert_eq!(
+        events[2].last_event_id.as_bytes().as_ptr(),
+        events[1].last_event_id.as_bytes().as_ptr()
+    );
+    assert_eq!(
+        parser.last_event_id_text().as_bytes().as_ptr(),
+        events[1].last_event_id.as_bytes().as_ptr()
+    );
+    // Handing the data on keeps the slice.
+    let frame = events[0].data.clone().into_bytes();
+    assert_eq!(frame.as_ptr(), events[0].data.as_bytes().as_ptr());
+
+    // A data line split across chunks is copied, and still whole.
+    let (head, tail) = chunk.split_at(20);
+    let (head, tail) = (Bytes::copy_from_slice(head), Bytes::copy_from_slice(tail));
+    let mut parser = SseParser::default();
+    let mut out = Vec::new();
+    parser.feed_bytes(&head, &mut out);
+    parser.feed_bytes(&tail, &mut out);
+    let first = out.remove(0).expect("ok");
+    assert_eq!(first.data, INIT_1);
+    assert!(!within(&first.data, &head) && !within(&first.data, &tail));
+}
+
 #[test]
 fn fixed_corpus_is_independent_of_every_byte_boundary() {
     for limit in [usize::MAX, 24, 8, 0] {
         let limits = SseLimits::default().with_max_event_size(limit);
         for stream in corpus() {
             let whole = observe(limits, &[&stream]);
+            assert_eq!(observe_with(parse_slices, limits, &[&stream]), whole);
             let bytes: Vec<&[u8]> = stream.chunks(1).collect();
             assert_eq!(
                 observe(limits, &bytes),
@@ -369,6 +441,8 @@ proptest! {
         let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
         let whole = observe(limits, &[&stream]);
         prop_assert_eq!(observe(limits, &chunks), whole.clone());
+        // The copying entry gives the same as the zero-copy one.
+        prop_assert_eq!(observe_with(parse_slices, limits, &chunks), whole.clone());
         let bytes: Vec<&[u8]> = stream.chunks(1).collect();
         prop_assert_eq!(observe(limits, &bytes), whole);
     }
@@ -397,7 +471,7 @@ proptest! {
             match item {
                 Ok(event) => {
                     // U+FFFD replaces at least one raw byte.
-                    prop_assert!(event.data.chars().count() <= limit);
+                    prop_assert!(event.data.as_str().chars().count() <= limit);
                     prop_assert!(remaining.any(|e| e.data == event.data && e.event_type == event.event_type));
                 }
                 Err(err) => prop_assert_eq!(err, &SseError::EventTooLarge { limit }),
