@@ -333,6 +333,10 @@ impl SseParser {
 /// blank line), so the first 16 bytes are looked at eight at a time before
 /// paying for `memchr2`'s setup, which is then left with the long lines.
 fn find_line_end(input: &[u8]) -> Option<usize> {
+    if input.starts_with(b"data:") {
+        // Usually the long line of an event: straight to memchr2.
+        return memchr::memchr2(b'\n', b'\r', input);
+    }
     for offset in [0, 8] {
         let Some(word) = input.get(offset..).and_then(<[u8]>::first_chunk::<8>) else {
             return memchr::memchr2(b'\n', b'\r', &input[offset..]).map(|at| offset + at);
