@@ -329,9 +329,11 @@ impl SseParser {
 
 /// Position of the first LF or CR in `input`.
 ///
-/// The lines other than `data` are short (`id: 17`, `event: message`, the
-/// blank line), so the first 16 bytes are looked at eight at a time before
-/// paying for `memchr2`'s setup, which is then left with the long lines.
+/// A `data` line (usually the long one) goes straight to `memchr2`. The
+/// other lines are short (`id: 17`, `event: message`, the blank line), so
+/// their first 16 bytes are looked at eight at a time before paying for
+/// `memchr2`'s setup. (Sending `data` lines through those 16 bytes first
+/// measured 10% slower on `mcp-bench sse`.)
 fn find_line_end(input: &[u8]) -> Option<usize> {
     if input.starts_with(b"data:") {
         // Usually the long line of an event: straight to memchr2.
@@ -390,6 +392,15 @@ mod tests {
             find_line_end(b"\x0B\x0C\x0E\x09\x8A\x8D\x00\x01\rx"),
             Some(8)
         );
+        for (line, end) in [
+            (&b"data:\n"[..], Some(5)),
+            (b"data: x\r\n", Some(7)),
+            (b"data: 0123456789abcdef", None),
+            (b"data", None),
+            (b"dat\n", Some(3)),
+        ] {
+            assert_eq!(find_line_end(line), end, "{line:?}");
+        }
     }
 
     fn feed_all(parser: &mut SseParser, chunks: &[&[u8]]) -> Vec<Result<SseEvent, SseError>> {
