@@ -102,5 +102,5 @@ pub use config::{
     DEFAULT_MAX_LINE_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_STDERR_TAIL_BYTES, NOTIFY_TIMEOUT,
     SIGTERM_GRACE, STDERR_LINE_MAX, StderrCallback, StdioConfig, WRITE_QUEUE,
 };
-pub use framing::{Frame, FrameRef, LineFramer};
+pub use framing::{Frame, LineFramer};
 pub use transport::StdioTransport;

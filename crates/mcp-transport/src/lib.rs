@@ -38,4 +38,5 @@ pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvent
 pub use options::{DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions};
 pub use pending::PendingTable;
 pub use tokio_util::sync::CancellationToken;
+pub use mcp_types::RawResult;
 pub use transport::Transport;
