@@ -64,7 +64,10 @@ async fn b03_multiline_data_joined_with_newline() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let tools = t.request("tools/list", None, opts()).await.unwrap()
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
         .to_value()
         .unwrap();
     assert_eq!(tools, json!({"tools": []}));

@@ -155,7 +155,10 @@ async fn everything_sse_legacy_and_auto() {
     t.close().await.unwrap();
     let t = handshake(peer.url(), HttpMode::Auto).await;
     assert_eq!(t.mode(), ActiveMode::Legacy, "the POST probe fell back");
-    let tools = t.request("tools/list", None, opts()).await.unwrap()
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
         .to_value()
         .unwrap();
     assert!(tool_names(&tools).iter().any(|n| n == "echo"));

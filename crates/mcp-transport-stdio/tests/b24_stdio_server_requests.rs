@@ -31,9 +31,11 @@ async fn unhandled_server_requests_are_answered_by_default() {
             {"write": "{\"jsonrpc\":\"2.0\",\"id\":<ID>,\"result\":{}}\n"}
         ]);
         script(&t, steps, within(10_000)).await.unwrap();
-        t.request("release", None, within(10_000)).await.unwrap()
-        .to_value()
-        .unwrap()
+        t.request("release", None, within(10_000))
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap()
     };
     let (r0, r1, released) = tokio::join!(held0, held1, rest);
     assert_eq!(r0.unwrap(), json!({"held": {"n": 0}}));

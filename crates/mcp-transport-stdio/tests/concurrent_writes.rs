@@ -18,8 +18,8 @@ async fn fifty_concurrent_large_echoes_round_trip() {
                 .request("echo", Some(&json!({ "p": payload })), within(30_000))
                 .await
                 .unwrap()
-        .to_value()
-        .unwrap();
+                .to_value()
+                .unwrap();
             assert_eq!(result["echo"]["p"], payload.as_str());
         }));
     }

@@ -40,7 +40,10 @@ async fn initialize_list_call_and_progress() {
     assert!(init["capabilities"]["tools"].is_object(), "{init}");
     t.notify("notifications/initialized", None).await.unwrap();
 
-    let tools = t.request("tools/list", None, within(30_000)).await.unwrap()
+    let tools = t
+        .request("tools/list", None, within(30_000))
+        .await
+        .unwrap()
         .to_value()
         .unwrap();
     let names: Vec<&str> = tools["tools"]

@@ -316,19 +316,27 @@ mod tests {
     use super::*;
 
     fn decode(text: &str) -> Result<Decoded, DecodeError> {
-        decode_frame(&Bytes::copy_from_slice(text.as_bytes()), DecodeOptions::default())
+        decode_frame(
+            &Bytes::copy_from_slice(text.as_bytes()),
+            DecodeOptions::default(),
+        )
     }
 
     #[test]
     fn plain_result_stays_raw_and_parses() {
-        let Ok(Decoded::Response { id, outcome: Ok(raw) }) =
-            decode(r#" {"jsonrpc":"2.0","id":7,"result":{"a":[1,"x\"}"],"b":null}} "#)
+        let Ok(Decoded::Response {
+            id,
+            outcome: Ok(raw),
+        }) = decode(r#" {"jsonrpc":"2.0","id":7,"result":{"a":[1,"x\"}"],"b":null}} "#)
         else {
             panic!("not a fast response")
         };
         assert_eq!(id, RequestId::Number(7));
         assert_eq!(raw.as_bytes(), br#"{"a":[1,"x\"}"],"b":null}"#);
-        assert_eq!(raw.to_value().unwrap(), json!({"a": [1, "x\"}"], "b": null}));
+        assert_eq!(
+            raw.to_value().unwrap(),
+            json!({"a": [1, "x\"}"], "b": null})
+        );
         assert_eq!(raw.member("b"), Some(&b"null"[..]));
         assert_eq!(raw.member("a"), Some(&br#"[1,"x\"}"]"#[..]));
         assert_eq!(raw.member("c"), None);
@@ -336,8 +344,10 @@ mod tests {
 
     #[test]
     fn member_order_does_not_matter() {
-        let Ok(Decoded::Response { id, outcome: Ok(raw) }) =
-            decode(r#"{"result" : "r", "id":"s-1" ,"jsonrpc":"2.0"}"#)
+        let Ok(Decoded::Response {
+            id,
+            outcome: Ok(raw),
+        }) = decode(r#"{"result" : "r", "id":"s-1" ,"jsonrpc":"2.0"}"#)
         else {
             panic!("not a fast response")
         };
@@ -347,8 +357,9 @@ mod tests {
 
     #[test]
     fn error_response_is_parsed() {
-        let Ok(Decoded::Response { outcome: Err(e), .. }) =
-            decode(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#)
+        let Ok(Decoded::Response {
+            outcome: Err(e), ..
+        }) = decode(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#)
         else {
             panic!("not a fast error response")
         };
@@ -367,7 +378,10 @@ mod tests {
             ),
             (r#"{"jsonrpc":"2.0","id":1}"#, "neither"),
             (r#"{"jsonrpc":"1.0","id":1,"result":1}"#, "jsonrpc"),
-            (r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#, "not JSON"),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#,
+                "not JSON",
+            ),
             (r#"{"jsonrpc":"2.0","id":1,"result":1} x"#, "not JSON"),
             (r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#, "error"),
             (r#"{"jsonrpc":"2.0","id":1.5,"result":1}"#, "id"),
@@ -389,8 +403,9 @@ mod tests {
     /// error comes from `parse`, for that request alone.
     #[test]
     fn broken_result_contents_fail_at_parse() {
-        let Ok(Decoded::Response { outcome: Ok(raw), .. }) =
-            decode(r#"{"jsonrpc":"2.0","id":1,"result":{"a":tru}}"#)
+        let Ok(Decoded::Response {
+            outcome: Ok(raw), ..
+        }) = decode(r#"{"jsonrpc":"2.0","id":1,"result":{"a":tru}}"#)
         else {
             panic!("not a fast response")
         };
