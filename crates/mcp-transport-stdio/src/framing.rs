@@ -26,8 +26,8 @@ use mcp_types::RequestId;
 pub const TOO_LONG_PREFIX: usize = 4096;
 
 /// The free space [`LineFramer::read_buffer`] provides for one read: at
-/// least 64 KiB (the default pipe capacity on Linux).
-pub const READ_CHUNK: usize = 64 * 1024;
+/// least 256 KiB, so a response of that size is read in one call.
+pub const READ_CHUNK: usize = 256 * 1024;
 
 /// Below this much free space the read buffer is grown before a read: 4 KiB.
 const MIN_SPARE: usize = 4 * 1024;

@@ -150,6 +150,9 @@ impl StdioTransport {
         let pid = child.id();
         let label: Arc<str> = config.label.as_str().into();
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        if let (Some(stdin), Some(stdout)) = (&pipes.0, &pipes.1) {
+            grow_pipes(stdin, stdout, config.pipe_capacity, &label);
+        }
         let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
             // Cannot happen with piped stdio; end the child rather than leak it.
             if let Some(pid) = pid {
@@ -334,6 +337,27 @@ async fn write_loop(
 }
 
 /// Reads stdout, frames it, and hands each message to the dispatcher.
+/// Raises the capacity of the child's stdin and stdout pipes to `bytes`
+/// (Linux `F_SETPIPE_SZ`), best effort: where the system refuses
+/// (`/proc/sys/fs/pipe-max-size`, the per-user pipe budget) a pipe keeps
+/// its size, logged at debug.
+fn grow_pipes(stdin: &ChildStdin, stdout: &ChildStdout, bytes: usize, label: &str) {
+    if bytes == 0 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    for (name, result) in [
+        ("stdin", rustix::pipe::fcntl_setpipe_size(stdin, bytes)),
+        ("stdout", rustix::pipe::fcntl_setpipe_size(stdout, bytes)),
+    ] {
+        if let Err(e) = result {
+            tracing::debug!(server = %label, pipe = name, error = %e, "pipe capacity not raised");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (stdin, stdout, label);
+}
+
 async fn read_loop(
     mut stdout: ChildStdout,
     dispatcher: Arc<Dispatcher>,
