@@ -80,6 +80,33 @@ struct ToolCache {
     validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
 }
 
+impl ToolCache {
+    /// Records `tool` from a `tools/list` page. A tool identical to the
+    /// cached one is left alone (no copy, and its compiled validators are
+    /// kept); a changed one replaces it and drops its validators.
+    fn observe(&mut self, tool: &Tool) {
+        if self.by_name.get(&tool.name) == Some(tool) {
+            return;
+        }
+        self.validators.remove(&tool.name);
+        self.by_name.insert(tool.name.clone(), tool.clone());
+    }
+
+    /// Replaces the cache with a complete listing: tools no longer listed
+    /// are forgotten, the others are [observed](Self::observe).
+    fn replace_all(&mut self, tools: &[Tool]) {
+        let listed: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        self.by_name
+            .retain(|name, _| listed.contains(name.as_str()));
+        self.validators
+            .retain(|name, _| listed.contains(name.as_str()));
+        for tool in tools {
+            self.observe(tool);
+        }
+        self.listed = Some(Arc::new(tools.to_vec()));
+    }
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
         if let Some(handle) = self
@@ -437,9 +464,7 @@ impl Inner {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.tools();
-        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        cache.validators.clear();
-        cache.listed = Some(Arc::new(tools.clone()));
+        cache.replace_all(&tools);
         Ok(tools)
     }
 
@@ -800,8 +825,7 @@ impl Client {
                 if check && request_metadata::param_headers(&tool.input_schema).is_err() {
                     continue;
                 }
-                cache.validators.remove(&tool.name);
-                cache.by_name.insert(tool.name.clone(), tool.clone());
+                cache.observe(tool);
             }
         }
     }
@@ -840,9 +864,7 @@ impl Client {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.inner.tools();
-        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        cache.validators.clear();
-        cache.listed = Some(Arc::new(tools.clone()));
+        cache.replace_all(&tools);
         Ok(tools)
     }
 
@@ -1167,6 +1189,40 @@ fn task_params(task_id: impl Into<String>) -> TaskIdParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tool(name: &str, schema: Value) -> Tool {
+        serde_json::from_value(serde_json::json!({"name": name, "inputSchema": schema})).unwrap()
+    }
+
+    /// Re-listing an unchanged tool keeps its compiled validators; a
+    /// changed one loses them; a complete listing forgets unlisted tools.
+    #[test]
+    fn tool_cache_keeps_what_did_not_change() {
+        let mut cache = ToolCache::default();
+        let a = tool("a", serde_json::json!({"type": "object"}));
+        let b = tool("b", serde_json::json!({"type": "object"}));
+        cache.replace_all(&[a.clone(), b.clone()]);
+        cache.validators.insert("a".into(), (None, None));
+        cache.validators.insert("b".into(), (None, None));
+        cache.observe(&a);
+        assert!(
+            cache.validators.contains_key("a"),
+            "unchanged: validators kept"
+        );
+        let b2 = tool(
+            "b",
+            serde_json::json!({"type": "object", "required": ["x"]}),
+        );
+        cache.observe(&b2);
+        assert!(
+            !cache.validators.contains_key("b"),
+            "changed: validators dropped"
+        );
+        assert_eq!(cache.by_name["b"], b2);
+        cache.replace_all(std::slice::from_ref(&a));
+        assert!(!cache.by_name.contains_key("b") && cache.validators.contains_key("a"));
+        assert_eq!(cache.listed.as_deref(), Some(&vec![a]));
+    }
 
     /// The moved-in `arguments` give the same JSON as serializing the
     /// whole params, with and without arguments and with other members.
