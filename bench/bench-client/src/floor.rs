@@ -2,8 +2,10 @@
 //! once, up front; responses are framed (newline search, or the HTTP body)
 //! but never parsed.
 //!
-//! - stdio: one pipe; the bench server answers in order, so responses are
-//!   matched to waiters first-in first-out (no ids read).
+//! - stdio: one pipe, of our transport's capacity
+//!   (`mcp_transport_stdio::DEFAULT_PIPE_CAPACITY`, 256 KiB); the bench
+//!   server answers in order, so responses are matched to waiters
+//!   first-in first-out (no ids read).
 //! - HTTP: hyper's HTTP/1.1 connection API, one request at a time on each
 //!   connection; N calls in flight use N connections (as the pooled
 //!   clients do).
@@ -108,6 +110,10 @@ impl StdioFloorConnector {
             .spawn()?;
         let stdin = child.stdin.take().expect("piped");
         let mut stdout = child.stdout.take().expect("piped");
+        // The same pipes as our transport: its default capacity.
+        let capacity = mcp_transport_stdio::DEFAULT_PIPE_CAPACITY;
+        rustix::pipe::fcntl_setpipe_size(&stdin, capacity)?;
+        rustix::pipe::fcntl_setpipe_size(&stdout, capacity)?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(write_loop(stdin, rx));
         let queue: Arc<Queue> = Arc::new(Mutex::new((tx, VecDeque::new())));

@@ -36,10 +36,10 @@ impl Transport for Wiretap {
     async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError> {
-        tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", compact(params.as_ref()));
+    ) -> Result<mcp_types::RawResult, TransportError> {
+        tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", compact(params));
         let outcome = self.inner.request(method, params, options).await;
         match &outcome {
             Ok(result) => {

@@ -24,7 +24,7 @@ use mcp_types::tasks::{
 use mcp_types::tools::{
     CallTool, CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, Tool,
 };
-use mcp_types::{ErrorCode, ProtocolVersion, Request};
+use mcp_types::{ErrorCode, ProtocolVersion, RawResult, Request};
 use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 
@@ -78,6 +78,33 @@ struct ToolCache {
     by_name: HashMap<String, Tool>,
     /// Compiled (input, output) validators, by tool name.
     validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
+}
+
+impl ToolCache {
+    /// Records `tool` from a `tools/list` page. A tool identical to the
+    /// cached one is left alone (no copy, and its compiled validators are
+    /// kept); a changed one replaces it and drops its validators.
+    fn observe(&mut self, tool: &Tool) {
+        if self.by_name.get(&tool.name) == Some(tool) {
+            return;
+        }
+        self.validators.remove(&tool.name);
+        self.by_name.insert(tool.name.clone(), tool.clone());
+    }
+
+    /// Replaces the cache with a complete listing: tools no longer listed
+    /// are forgotten, the others are [observed](Self::observe).
+    fn replace_all(&mut self, tools: &[Tool]) {
+        let listed: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        self.by_name
+            .retain(|name, _| listed.contains(name.as_str()));
+        self.validators
+            .retain(|name, _| listed.contains(name.as_str()));
+        for tool in tools {
+            self.observe(tool);
+        }
+        self.listed = Some(Arc::new(tools.to_vec()));
+    }
 }
 
 impl Drop for Inner {
@@ -204,7 +231,7 @@ impl Inner {
         method: &str,
         params: Option<Value>,
         options: Option<RequestOptions>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<RawResult, ClientError> {
         let session = self.session().ok_or_else(|| ClientError::Protocol {
             method: method.to_owned(),
             message: "not initialized".into(),
@@ -238,13 +265,13 @@ impl Inner {
                 }
             }
         }
-        let value = self
+        let raw = self
             .send_recovering(method, params.as_ref(), &options)
             .await?;
-        if mrtr::is_input_required(&value) {
-            return mrtr::complete(self, method, params, &options, value).await;
+        if session.is_stateless() && mrtr::is_input_required(&raw) {
+            return mrtr::complete(self, method, params, &options, raw).await;
         }
-        Ok(value)
+        Ok(raw)
     }
 
     /// `true` when requests carry the 2026-07-28 request-metadata headers
@@ -260,22 +287,22 @@ impl Inner {
     /// from `data.supported` (spec 2026-07-28 §3.9, §1.3), then the request
     /// is sent again as a new request.
     ///
-    /// `params` is borrowed: each attempt hands the transport its own copy
-    /// (the transport consumes what it sends), so the caller's value is
-    /// copied once per attempt and kept for a retry or a later round.
+    /// `params` is borrowed, and so is each attempt's: the transport
+    /// serializes it as it writes the request, so the caller's value is
+    /// never copied and is kept for a retry or a later round.
     pub(crate) async fn send_recovering(
         &self,
         method: &str,
         params: Option<&Value>,
         options: &RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<RawResult, ClientError> {
         let session = self.session().ok_or_else(|| ClientError::Protocol {
             method: method.to_owned(),
             message: "not initialized".into(),
         })?;
         let generation = self.generation.load(Ordering::Acquire);
         let first = self
-            .send_once(&session, method, params.cloned(), options.clone())
+            .send_once(&session, method, params, options.clone())
             .await;
         let err = match first {
             Ok(v) => return Ok(v),
@@ -294,7 +321,7 @@ impl Inner {
                 })?;
             let session = self.session().unwrap_or(session);
             return match self
-                .send_once(&session, method, params.cloned(), options.clone())
+                .send_once(&session, method, params, options.clone())
                 .await
             {
                 Ok(v) => Ok(v),
@@ -332,26 +359,28 @@ impl Inner {
             return Err(ClientError::from_transport(method, err));
         }
         let session = self.session().unwrap_or(session);
-        self.send_once(&session, method, params.cloned(), options.clone())
+        self.send_once(&session, method, params, options.clone())
             .await
             .map_err(|e| ClientError::from_transport(method, e))
     }
 
     /// Sends `method` once under `session`'s revision: its per-request
-    /// `_meta`, and under 2026-07-28 the request-metadata headers.
+    /// `_meta` ([`Negotiated::request_meta`], merged by the transport as it
+    /// serializes), and under 2026-07-28 the request-metadata headers.
     async fn send_once(
         &self,
         session: &Negotiated,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         mut options: RequestOptions,
-    ) -> Result<Value, TransportError> {
+    ) -> Result<RawResult, TransportError> {
         if self.uses_metadata_headers(session) {
-            options.metadata_headers = self.metadata_headers(method, params.as_ref());
+            options.metadata_headers = self.metadata_headers(method, params);
         }
-        self.transport
-            .request(method, session.prepare_params(params), options)
-            .await
+        if options.params_meta.is_none() {
+            options.params_meta = session.request_meta();
+        }
+        self.transport.request(method, params, options).await
     }
 
     /// `Mcp-Name` and, for `tools/call`, the `Mcp-Param-*` of the cached
@@ -403,7 +432,12 @@ impl Inner {
                 .map_err(|e| ClientError::encode(ListTools::METHOD, e))?;
             let params = Some(params).filter(|p| p.as_object().is_none_or(|m| !m.is_empty()));
             let value = self
-                .send_once(&session, ListTools::METHOD, params, self.default_options())
+                .send_once(
+                    &session,
+                    ListTools::METHOD,
+                    params.as_ref(),
+                    self.default_options(),
+                )
                 .await
                 .map_err(|e| ClientError::from_transport(ListTools::METHOD, e))?;
             let page: ListToolsResult = decode(ListTools::METHOD, value)?;
@@ -430,9 +464,7 @@ impl Inner {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.tools();
-        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        cache.validators.clear();
-        cache.listed = Some(Arc::new(tools.clone()));
+        cache.replace_all(&tools);
         Ok(tools)
     }
 
@@ -475,17 +507,21 @@ fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientEr
     Ok(value)
 }
 
-fn decode<T: serde::de::DeserializeOwned>(method: &str, value: Value) -> Result<T, ClientError> {
-    match value.get("resultType").and_then(Value::as_str) {
-        None | Some("complete") => {}
+fn decode<T: serde::de::DeserializeOwned>(method: &str, raw: RawResult) -> Result<T, ClientError> {
+    match raw.member("resultType") {
+        None => {}
+        Some(t) if t == br#""complete""# => {}
         Some(other) => {
             return Err(ClientError::Protocol {
                 method: method.to_owned(),
-                message: format!("result of type {other:?} is not supported"),
+                message: format!(
+                    "result of type {} is not supported",
+                    String::from_utf8_lossy(other)
+                ),
             });
         }
     }
-    serde_json::from_value(value).map_err(|e| ClientError::decode(method, e))
+    raw.parse().map_err(|e| ClientError::decode(method, e))
 }
 
 impl Client {
@@ -659,16 +695,22 @@ impl Client {
         decode(R::METHOD, value)
     }
 
-    /// Sends a request by name with raw params and returns the raw result.
+    /// Sends a request by name with untyped params and returns the result
+    /// as a [`Value`].
     ///
-    /// Errors: as [`Client::request`].
+    /// Errors: as [`Client::request`]; [`ClientError::Decode`] when the
+    /// result is not JSON.
     pub async fn request_raw(
         &self,
         method: &str,
         params: Option<Value>,
         options: Option<RequestOptions>,
     ) -> Result<Value, ClientError> {
-        self.inner.send(method, params, options).await
+        self.inner
+            .send(method, params, options)
+            .await?
+            .to_value()
+            .map_err(|e| ClientError::decode(method, e))
     }
 
     /// Sends a notification by name (e.g. `notifications/roots/list_changed`).
@@ -783,8 +825,7 @@ impl Client {
                 if check && request_metadata::param_headers(&tool.input_schema).is_err() {
                     continue;
                 }
-                cache.validators.remove(&tool.name);
-                cache.by_name.insert(tool.name.clone(), tool.clone());
+                cache.observe(tool);
             }
         }
     }
@@ -823,9 +864,7 @@ impl Client {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.inner.tools();
-        cache.by_name = tools.iter().map(|t| (t.name.clone(), t.clone())).collect();
-        cache.validators.clear();
-        cache.listed = Some(Arc::new(tools.clone()));
+        cache.replace_all(&tools);
         Ok(tools)
     }
 
@@ -1150,6 +1189,40 @@ fn task_params(task_id: impl Into<String>) -> TaskIdParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tool(name: &str, schema: Value) -> Tool {
+        serde_json::from_value(serde_json::json!({"name": name, "inputSchema": schema})).unwrap()
+    }
+
+    /// Re-listing an unchanged tool keeps its compiled validators; a
+    /// changed one loses them; a complete listing forgets unlisted tools.
+    #[test]
+    fn tool_cache_keeps_what_did_not_change() {
+        let mut cache = ToolCache::default();
+        let a = tool("a", serde_json::json!({"type": "object"}));
+        let b = tool("b", serde_json::json!({"type": "object"}));
+        cache.replace_all(&[a.clone(), b.clone()]);
+        cache.validators.insert("a".into(), (None, None));
+        cache.validators.insert("b".into(), (None, None));
+        cache.observe(&a);
+        assert!(
+            cache.validators.contains_key("a"),
+            "unchanged: validators kept"
+        );
+        let b2 = tool(
+            "b",
+            serde_json::json!({"type": "object", "required": ["x"]}),
+        );
+        cache.observe(&b2);
+        assert!(
+            !cache.validators.contains_key("b"),
+            "changed: validators dropped"
+        );
+        assert_eq!(cache.by_name["b"], b2);
+        cache.replace_all(std::slice::from_ref(&a));
+        assert!(!cache.by_name.contains_key("b") && cache.validators.contains_key("a"));
+        assert_eq!(cache.listed.as_deref(), Some(&vec![a]));
+    }
 
     /// The moved-in `arguments` give the same JSON as serializing the
     /// whole params, with and without arguments and with other members.

@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use mcp_transport::{RequestOptions, TransportError};
-use mcp_types::RequestId;
+use mcp_types::{RawResult, RequestId};
 use serde_json::{Map, Value};
 
 use crate::client::Inner;
@@ -33,9 +33,10 @@ const INPUT_REQUEST_METHODS: [&str; 3] =
 /// The longest pause before retrying a state-only round: 2 000 ms.
 const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
 
-/// `true` when `value` is an `InputRequiredResult`.
-pub(crate) fn is_input_required(value: &Value) -> bool {
-    value.get("resultType").and_then(Value::as_str) == Some("input_required")
+/// `true` when the result is an `InputRequiredResult` (its top-level
+/// `resultType` is `"input_required"`; found without parsing the rest).
+pub(crate) fn is_input_required(result: &RawResult) -> bool {
+    result.member("resultType") == Some(&br#""input_required""#[..])
 }
 
 fn protocol(method: &str, message: impl Into<String>) -> ClientError {
@@ -59,8 +60,8 @@ pub(crate) async fn complete(
     method: &str,
     params: Option<Value>,
     options: &RequestOptions,
-    mut value: Value,
-) -> Result<Value, ClientError> {
+    mut result: RawResult,
+) -> Result<RawResult, ClientError> {
     if !INPUT_METHODS.contains(&method) {
         return Err(protocol(
             method,
@@ -70,7 +71,7 @@ pub(crate) async fn complete(
     }
     let max_rounds = inner.options.max_input_rounds;
     let mut round = 0usize;
-    while is_input_required(&value) {
+    while is_input_required(&result) {
         if round >= max_rounds {
             return Err(protocol(
                 method,
@@ -78,6 +79,9 @@ pub(crate) async fn complete(
             ));
         }
         round += 1;
+        let value = result
+            .to_value()
+            .map_err(|e| ClientError::decode(method, e))?;
         let (requests, state) = parse(method, &value)?;
         let responses = fulfil(inner, method, requests, options).await?;
         if responses.is_empty() {
@@ -92,11 +96,11 @@ pub(crate) async fn complete(
         }
         tracing::debug!(%method, round, answers = responses.len(), "retrying with input responses");
         let retry = with_input(params.clone(), responses, state);
-        value = inner
+        result = inner
             .send_recovering(method, retry.as_ref(), options)
             .await?;
     }
-    Ok(value)
+    Ok(result)
 }
 
 /// The input requests (key → request object) and the `requestState`.

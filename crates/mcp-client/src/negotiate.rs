@@ -4,10 +4,11 @@
 //!
 //! `negotiate()` runs once at connect (and again after a lost session) and
 //! yields a [`Negotiated`]: the revision, the server's info, capabilities and
-//! instructions. Every later request passes through
-//! [`Negotiated::prepare_params`], which adds the 2026-07-28 per-request
-//! `_meta` (protocol version, client capabilities, client info) and is a
-//! no-op for handshake revisions. Nothing else in the client depends on
+//! instructions. Every later request carries
+//! [`Negotiated::request_meta`]: the 2026-07-28 per-request `_meta`
+//! (protocol version, client capabilities, client info), built once and
+//! written into `params._meta` by the transport as it serializes the
+//! request; nothing for handshake revisions. Nothing else in the client depends on
 //! the era.
 //!
 //! The dual-era algorithm follows the 2026-07-28 client checklist §0:
@@ -16,6 +17,7 @@
 //! HTTP 400/404/405 without a modern error body, or no answer within the
 //! probe timeout means a legacy server, which gets `initialize`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_transport::{RequestOptions, Transport, TransportError};
@@ -28,7 +30,7 @@ use mcp_types::errors::UnsupportedProtocolVersionData;
 use mcp_types::lifecycle::{
     ClientCapabilities, InitializeRequestParams, InitializeResult, ServerCapabilities,
 };
-use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
+use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion, RawResult};
 use serde_json::{Map, Value};
 
 use crate::error::ClientError;
@@ -60,7 +62,8 @@ pub struct Negotiated {
     pub discover_cache_scope: Option<CacheScope>,
     /// When this negotiation completed (local clock).
     pub negotiated_at: Instant,
-    client_info: Implementation,
+    /// 2026-07-28: the `_meta` members of every request, built once.
+    request_meta: Option<Arc<Map<String, Value>>>,
 }
 
 impl Negotiated {
@@ -81,21 +84,73 @@ impl Negotiated {
         }
     }
 
-    /// Adds what the negotiated revision requires on every request: for
-    /// 2026-07-28 the `_meta` keys `io.modelcontextprotocol/protocolVersion`,
-    /// `…/clientCapabilities` and `…/clientInfo` (keys the caller already
-    /// set are kept). Handshake revisions: unchanged.
-    pub fn prepare_params(&self, params: Option<Value>) -> Option<Value> {
-        if !self.is_stateless() {
-            return params;
-        }
-        Some(with_modern_meta(
-            params,
-            self.protocol_version,
-            &self.client_capabilities,
-            &self.client_info,
-        ))
+    /// The `_meta` members the negotiated revision requires on every
+    /// request: for 2026-07-28 `io.modelcontextprotocol/protocolVersion`,
+    /// `…/clientCapabilities` and `…/clientInfo`, built once per session
+    /// and shared; `None` for handshake revisions. Handed to the transport
+    /// as [`RequestOptions::params_meta`], which writes them into
+    /// `params._meta` where the caller did not set them.
+    pub fn request_meta(&self) -> Option<Arc<Map<String, Value>>> {
+        self.request_meta.clone()
     }
+
+    /// `params` with [`Negotiated::request_meta`] added (keys the caller
+    /// already set are kept). Handshake revisions: unchanged. The client
+    /// itself does not copy params this way; it passes the members to the
+    /// transport.
+    pub fn prepare_params(&self, params: Option<Value>) -> Option<Value> {
+        let Some(meta) = &self.request_meta else {
+            return params;
+        };
+        Some(add_meta_defaults(params, meta))
+    }
+}
+
+/// The 2026-07-28 per-request `_meta` members for a revision that needs
+/// them (`None` for handshake revisions).
+fn request_meta_for(
+    version: ProtocolVersion,
+    caps: &ClientCapabilities,
+    info: &Implementation,
+) -> Option<Arc<Map<String, Value>>> {
+    version
+        .is_stateless()
+        .then(|| Arc::new(modern_meta(version, caps, info)))
+}
+
+/// `io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`,
+/// `…/clientInfo`.
+fn modern_meta(
+    version: ProtocolVersion,
+    caps: &ClientCapabilities,
+    info: &Implementation,
+) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(
+        META_PROTOCOL_VERSION.into(),
+        Value::String(version.as_str().to_owned()),
+    );
+    meta.insert(
+        META_CLIENT_CAPABILITIES.into(),
+        serde_json::to_value(caps).unwrap_or_default(),
+    );
+    meta.insert(
+        META_CLIENT_INFO.into(),
+        serde_json::to_value(info).unwrap_or_default(),
+    );
+    meta
+}
+
+fn add_meta_defaults(params: Option<Value>, defaults: &Map<String, Value>) -> Value {
+    mcp_types::base::with_params_meta(params, |meta| {
+        for (k, v) in defaults {
+            meta.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    })
+    .unwrap_or_else(|other| {
+        tracing::warn!("request params are not an object; per-request _meta not added");
+        other
+    })
 }
 
 fn with_modern_meta(
@@ -104,18 +159,7 @@ fn with_modern_meta(
     caps: &ClientCapabilities,
     info: &Implementation,
 ) -> Value {
-    mcp_types::base::with_params_meta(params, |meta| {
-        meta.entry(META_PROTOCOL_VERSION)
-            .or_insert_with(|| Value::String(version.as_str().to_owned()));
-        meta.entry(META_CLIENT_CAPABILITIES)
-            .or_insert_with(|| serde_json::to_value(caps).unwrap_or_default());
-        meta.entry(META_CLIENT_INFO)
-            .or_insert_with(|| serde_json::to_value(info).unwrap_or_default());
-    })
-    .unwrap_or_else(|other| {
-        tracing::warn!("request params are not an object; per-request _meta not added");
-        other
-    })
+    add_meta_defaults(params, &modern_meta(version, caps, info))
 }
 
 /// Handshake revisions this client speaks, newest first.
@@ -204,7 +248,7 @@ async fn initialize(
         let reply = transport
             .request(
                 "initialize",
-                Some(params),
+                Some(&params),
                 RequestOptions::default().with_timeout(options.initialize_timeout),
             )
             .await;
@@ -243,8 +287,9 @@ async fn initialize(
             },
             Err(e) => return Err(ClientError::from_transport("initialize", e)),
         };
-        let result: InitializeResult =
-            serde_json::from_value(value).map_err(|e| ClientError::decode("initialize", e))?;
+        let result: InitializeResult = value
+            .parse()
+            .map_err(|e| ClientError::decode("initialize", e))?;
         let acceptable: Vec<ProtocolVersion> = legacy_versions()
             .into_iter()
             .filter(|v| {
@@ -278,7 +323,11 @@ async fn initialize(
             discover_ttl_ms: None,
             discover_cache_scope: None,
             negotiated_at: Instant::now(),
-            client_info: options.client_info.clone(),
+            request_meta: request_meta_for(
+                chosen,
+                &options.capabilities_for(chosen),
+                &options.client_info,
+            ),
         });
     }
     Err(ClientError::Protocol {
@@ -338,9 +387,13 @@ fn error_in_body(body: &str) -> Option<JsonRpcError> {
     serde_json::from_value(v.get("error")?.clone()).ok()
 }
 
-fn classify(reply: Result<Value, TransportError>) -> Probe {
+fn classify(reply: Result<RawResult, TransportError>) -> Probe {
     match reply {
-        Ok(value) => {
+        Ok(raw) => {
+            let value = match raw.to_value() {
+                Ok(value) => value,
+                Err(e) => return Probe::Fail(ClientError::decode("server/discover", e)),
+            };
             if value.get("supportedVersions").is_none() {
                 return Probe::Legacy("server/discover answered without supportedVersions".into());
             }
@@ -400,7 +453,7 @@ async fn discover(
         let reply = transport
             .request(
                 "server/discover",
-                Some(params),
+                Some(&params),
                 // A legacy server must see nothing before `initialize`, so a
                 // probe that times out is not followed by notifications/cancelled.
                 RequestOptions::default()
@@ -430,11 +483,11 @@ async fn discover(
                         server_info,
                         capabilities: result.capabilities,
                         instructions: result.instructions,
-                        client_capabilities: caps,
+                        client_capabilities: caps.clone(),
                         discover_ttl_ms: result.ttl_ms,
                         discover_cache_scope: result.cache_scope.clone(),
                         negotiated_at: Instant::now(),
-                        client_info: options.client_info.clone(),
+                        request_meta: request_meta_for(asked, &caps, &options.client_info),
                     });
                 }
                 if let Some(v) = retry_with(&result.supported_versions) {
@@ -590,11 +643,11 @@ mod tests {
         ));
         assert!(matches!(
             classify(Ok(
-                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}})
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}).into()
             )),
             Probe::Modern(_)
         ));
-        assert!(matches!(classify(Ok(json!({}))), Probe::Legacy(_)));
+        assert!(matches!(classify(Ok(json!({}).into())), Probe::Legacy(_)));
     }
 
     #[test]

@@ -445,7 +445,7 @@ impl Client {
                     .any(|s| Arc::ptr_eq(s, &shared));
                 inner.subscriptions.remove(&shared);
                 let event = match outcome {
-                    Ok(value) => match serde_json::from_value(value) {
+                    Ok(raw) => match raw.parse() {
                         Ok(result) => SubscriptionEvent::Ended(result),
                         Err(e) => SubscriptionEvent::Failed(ClientError::decode(method, e)),
                     },

@@ -104,9 +104,9 @@ impl Transport for MemoryTransport {
     async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError> {
+    ) -> Result<mcp_types::RawResult, TransportError> {
         self.dispatcher.request(method, params, options).await
     }
 

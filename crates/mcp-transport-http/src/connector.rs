@@ -24,6 +24,7 @@ use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::ClientConfig;
 use tokio::net::TcpStream;
+use tower_service::Service as _;
 
 use crate::config::ProxySetting;
 
@@ -38,17 +39,13 @@ pub(crate) fn build_client(proxy: &ProxySetting, connect_timeout: Duration) -> H
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(connect_timeout));
-    let tls = tls_config();
-    let direct = https_wrap(&tls, http.clone());
     let matcher = match proxy {
         ProxySetting::FromEnv => Some(Matcher::from_env()),
         ProxySetting::None => None,
         ProxySetting::Url(url) => Some(Matcher::builder().all(url.clone()).build()),
     };
     let connector = Connector {
-        direct,
         http,
-        tls,
         proxies: matcher.map(Arc::new),
     };
     Client::builder(TokioExecutor::new()).build(connector)
@@ -64,7 +61,9 @@ fn https_wrap<H>(tls: &Arc<ClientConfig>, conn: H) -> HttpsConnector<H> {
         .wrap_connector(conn)
 }
 
-/// The rustls configuration: web PKI roots plus native roots, built once.
+/// The rustls configuration: web PKI roots plus native roots, built once,
+/// on the first `https` connection (loading the native roots takes
+/// milliseconds; a client that only speaks plain HTTP never pays it).
 fn tls_config() -> Arc<ClientConfig> {
     static CONFIG: OnceLock<Arc<ClientConfig>> = OnceLock::new();
     CONFIG
@@ -111,10 +110,40 @@ pub(crate) fn proxy_authorization(proxy: &ProxySetting, uri: &Uri) -> Option<htt
 /// Connects directly, through a CONNECT tunnel, or to a forward proxy.
 #[derive(Clone)]
 pub(crate) struct Connector {
-    direct: HttpsConnector<HttpConnector>,
     http: HttpConnector,
-    tls: Arc<ClientConfig>,
     proxies: Option<Arc<Matcher>>,
+}
+
+impl Connector {
+    /// Connects to `dst` directly: plain TCP for `http`, TLS for `https`.
+    fn direct(&self, dst: Uri) -> Pin<Box<dyn Future<Output = Result<Conn, BoxError>> + Send>> {
+        let via_proxy = false;
+        self.to(dst, via_proxy)
+    }
+
+    fn to(
+        &self,
+        dst: Uri,
+        via_proxy: bool,
+    ) -> Pin<Box<dyn Future<Output = Result<Conn, BoxError>> + Send>> {
+        if dst.scheme() == Some(&Scheme::HTTPS) {
+            let mut https = https_wrap(&tls_config(), self.http.clone());
+            Box::pin(async move {
+                Ok(Conn {
+                    inner: https.call(dst).await?,
+                    via_proxy,
+                })
+            })
+        } else {
+            let mut http = self.http.clone();
+            Box::pin(async move {
+                Ok(Conn {
+                    inner: MaybeHttpsStream::Http(http.call(dst).await?),
+                    via_proxy,
+                })
+            })
+        }
+    }
 }
 
 impl tower_service::Service<Uri> for Connector {
@@ -130,21 +159,13 @@ impl tower_service::Service<Uri> for Connector {
     fn call(&mut self, dst: Uri) -> Self::Future {
         let intercept = self.proxies.as_ref().and_then(|m| m.intercept(&dst));
         match intercept {
-            None => {
-                let mut direct = self.direct.clone();
-                Box::pin(async move {
-                    Ok(Conn {
-                        inner: direct.call(dst).await?,
-                        via_proxy: false,
-                    })
-                })
-            }
+            None => self.direct(dst),
             Some(proxy) if dst.scheme() == Some(&Scheme::HTTPS) => {
                 let mut tunnel = Tunnel::new(proxy.uri().clone(), self.http.clone());
                 if let Some(auth) = proxy.basic_auth() {
                     tunnel = tunnel.with_auth(auth.clone());
                 }
-                let mut https = https_wrap(&self.tls, tunnel);
+                let mut https = https_wrap(&tls_config(), tunnel);
                 Box::pin(async move {
                     Ok(Conn {
                         inner: https.call(dst).await?,
@@ -152,16 +173,7 @@ impl tower_service::Service<Uri> for Connector {
                     })
                 })
             }
-            Some(proxy) => {
-                let target = proxy.uri().clone();
-                let mut direct = self.direct.clone();
-                Box::pin(async move {
-                    Ok(Conn {
-                        inner: direct.call(target).await?,
-                        via_proxy: true,
-                    })
-                })
-            }
+            Some(proxy) => self.to(proxy.uri().clone(), true),
         }
     }
 }

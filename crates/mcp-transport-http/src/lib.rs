@@ -70,7 +70,7 @@
 //! let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
 //! let init = serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
 //!     "clientInfo": {"name": "example", "version": "0"}});
-//! let result = transport.request("initialize", Some(init), RequestOptions::default()).await?;
+//! let result = transport.request("initialize", Some(&init), RequestOptions::default()).await?;
 //! transport.set_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
 //! transport.notify("notifications/initialized", None).await?;
 //! # let _ = result; transport.close().await }

@@ -2,7 +2,7 @@
 //! [`HttpTransport`] (same POST, parser, limits and errors).
 
 use mcp_transport::{RequestOptions, Transport, TransportError};
-use mcp_types::ProtocolVersion;
+use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
@@ -43,7 +43,7 @@ impl CallOptions {
 }
 
 /// POSTs one JSON-RPC request `method` with `params` to `url` and returns
-/// its result. No handshake is made; no GET stream is opened; nothing is
+/// its result, unparsed (as [`Transport::request`]). No handshake is made; no GET stream is opened; nothing is
 /// deleted afterwards.
 ///
 /// Errors: as [`Transport::request`]: `JsonRpc`, `Http`, `SessionExpired`,
@@ -52,9 +52,9 @@ impl CallOptions {
 pub async fn call(
     url: &str,
     method: &str,
-    params: Option<Value>,
+    params: Option<&Value>,
     options: CallOptions,
-) -> Result<Value, TransportError> {
+) -> Result<RawResult, TransportError> {
     let mut config = HttpConfig::new(url).listen_after_initialized(false);
     config.headers = options.headers;
     let transport = HttpTransport::connect(config, HttpMode::Streamable).await?;

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
@@ -546,28 +546,47 @@ pub(crate) async fn read_limited(mut body: Incoming, limit: usize) -> (Vec<u8>, 
     (out, false)
 }
 
-/// Reads a whole body of at most `limit` bytes.
+/// Reads a whole body of at most `limit` bytes. A body that arrives in one
+/// frame is returned as that frame's bytes (no copy); a longer one is
+/// gathered once, into a buffer sized from `Content-Length` when the
+/// server sent it.
 ///
 /// Errors: `MessageTooLarge` past the limit; `Io` when the body fails.
 pub(crate) async fn read_bounded(
     mut body: Incoming,
     limit: usize,
-) -> Result<Vec<u8>, TransportError> {
-    let mut out = Vec::new();
+) -> Result<Bytes, TransportError> {
+    let expected = usize::try_from(hyper::body::Body::size_hint(&body).lower()).unwrap_or(limit);
+    let mut first: Option<Bytes> = None;
+    let mut out = BytesMut::new();
+    let mut total = 0usize;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| {
             TransportError::Io(Arc::new(std::io::Error::other(format!(
                 "reading the response body: {e}"
             ))))
         })?;
-        if let Ok(data) = frame.into_data() {
-            if out.len() + data.len() > limit {
-                return Err(TransportError::MessageTooLarge { limit });
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total += data.len();
+        if total > limit {
+            return Err(TransportError::MessageTooLarge { limit });
+        }
+        match first.take() {
+            None if out.is_empty() => first = Some(data),
+            None => out.extend_from_slice(&data),
+            Some(earlier) => {
+                out.reserve(expected.min(limit).max(total));
+                out.extend_from_slice(&earlier);
+                out.extend_from_slice(&data);
             }
-            out.extend_from_slice(&data);
         }
     }
-    Ok(out)
+    Ok(match first {
+        Some(only) => only,
+        None => out.freeze(),
+    })
 }
 
 /// The error of a request whose reply ended without its response.

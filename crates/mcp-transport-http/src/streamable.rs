@@ -118,7 +118,7 @@ impl Shared {
             Media::Json => {
                 let body =
                     read_bounded(reply.response.into_body(), self.config.max_event_bytes).await?;
-                dispatcher.handle_incoming(&body).await;
+                dispatcher.handle_frame(body).await;
                 // When the body was the response, the dispatcher prefers it
                 // over this error.
                 Err(no_response(

@@ -9,7 +9,7 @@ use http::Method;
 use mcp_transport::{
     CloseReason, Dispatcher, RequestOptions, Transport, TransportError, TransportEvents,
 };
-use mcp_types::ProtocolVersion;
+use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
@@ -146,9 +146,9 @@ impl Transport for HttpTransport {
     async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError> {
+    ) -> Result<RawResult, TransportError> {
         self.dispatcher.request(method, params, options).await
     }
 

@@ -39,7 +39,9 @@ async fn b02_priming_events_are_skipped_and_ids_tracked() {
     let tools = t
         .request("tools/list", None, opts())
         .await
-        .expect("resumed");
+        .expect("resumed")
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     let gets: Vec<_> = server
         .requests()
@@ -62,7 +64,12 @@ async fn b03_multiline_data_joined_with_newline() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
 }
 

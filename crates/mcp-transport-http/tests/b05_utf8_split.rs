@@ -31,6 +31,11 @@ async fn split_characters_are_intact() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let result = t.request("tools/call", None, opts()).await.unwrap();
+    let result = t
+        .request("tools/call", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(result["content"][0]["text"], "café — 😀");
 }

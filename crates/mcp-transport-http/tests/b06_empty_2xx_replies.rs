@@ -26,7 +26,12 @@ async fn play(reply: fn() -> Reply) {
     t.notify("notifications/initialized", None)
         .await
         .expect("any 2xx is delivered");
-    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     t.close().await.unwrap();
 }

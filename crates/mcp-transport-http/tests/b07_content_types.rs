@@ -39,7 +39,12 @@ async fn charset_parameters_and_case() {
     let mut events = t.take_events().unwrap();
     initialize(&t).await.unwrap();
     t.notify("notifications/initialized", None).await.unwrap();
-    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     let event = tokio::time::timeout(PROMPT, events.recv())
         .await

@@ -49,7 +49,11 @@ async fn expire_then_reinitialize(expired: fn() -> Reply) {
     initialize(&t).await.unwrap();
     assert_eq!(t.session_id().as_deref(), Some("s-2"));
     assert_eq!(
-        t.request("tools/list", None, opts()).await.unwrap(),
+        t.request("tools/list", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap(),
         json!({"tools": []})
     );
     let sent: Vec<_> = server

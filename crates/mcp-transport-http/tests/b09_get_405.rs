@@ -32,7 +32,11 @@ async fn exactly_one_get_and_delete_405_ignored() {
     initialize(&t).await.unwrap();
     t.notify("notifications/initialized", None).await.unwrap();
     for _ in 0..3 {
-        t.request("tools/list", None, opts()).await.unwrap();
+        t.request("tools/list", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap();
     }
     // Longer than several reconnect delays (10–50 ms) would take.
     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -64,7 +64,12 @@ async fn b_result_on_a_stream_left_open_is_delivered_at_once() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let start = Instant::now();
-    let result = t.request("tools/call", None, opts()).await.unwrap();
+    let result = t
+        .request("tools/call", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert!(start.elapsed() < PROMPT);
     assert_eq!(result, json!({"content": []}));
 }
@@ -85,7 +90,12 @@ async fn with_event_ids_the_request_resumes_via_get() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let result = t.request("tools/call", None, opts()).await.unwrap();
+    let result = t
+        .request("tools/call", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(result, json!({"resumed": true}));
     let get = server
         .requests()

@@ -46,13 +46,19 @@ async fn strict_server_sees_the_headers_it_requires() {
         .await
         .unwrap();
     let init = t
-        .request("initialize", Some(init_params("2025-11-25")), opts())
+        .request("initialize", Some(&init_params("2025-11-25")), opts())
         .await
+        .unwrap()
+        .to_value()
         .unwrap();
     assert_eq!(init["protocolVersion"], "2025-06-18");
     t.set_protocol_version(ProtocolVersion::V2025_06_18);
     t.notify("notifications/initialized", None).await.unwrap();
-    t.request("tools/list", None, opts()).await.unwrap();
+    t.request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     t.close().await.unwrap();
 

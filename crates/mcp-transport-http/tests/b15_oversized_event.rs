@@ -68,6 +68,11 @@ async fn sixteen_mebibyte_events_pass_by_default() {
     .await
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
-    let result = t.request("tools/call", None, opts()).await.unwrap();
+    let result = t
+        .request("tools/call", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(result["text"].as_str().map(str::len), Some(n));
 }

@@ -34,7 +34,11 @@ async fn b22_result_and_error_together_is_malformed() {
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
     assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
     assert_eq!(
-        t.request("ping", None, opts()).await.unwrap(),
+        t.request("ping", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap(),
         json!({}),
         "neither is tolerated for ping"
     );
@@ -63,7 +67,12 @@ async fn b24_unhandled_server_requests_are_answered_by_post() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     // Our request is id 0, like the server's ping.
-    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     tokio::time::sleep(Duration::from_millis(200)).await;
     let answers: Vec<_> = server

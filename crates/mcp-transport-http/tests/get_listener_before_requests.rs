@@ -51,7 +51,11 @@ async fn get_stream_is_open_when_initialized_was_delivered() {
         1,
         "the GET stream was answered before notifications/initialized completed"
     );
-    t.request("tools/list", None, opts()).await.unwrap();
+    t.request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     let requests = server.requests();
     let get = requests
         .iter()

@@ -61,7 +61,11 @@ async fn legacy_mode_posts_to_the_endpoint_and_reads_the_stream() {
     assert_eq!(init["protocolVersion"], "2024-11-05");
     t.notify("notifications/initialized", None).await.unwrap();
     assert_eq!(
-        t.request("tools/list", None, opts()).await.unwrap(),
+        t.request("tools/list", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap(),
         json!({"tools": []})
     );
     t.close().await.unwrap();
@@ -85,7 +89,11 @@ async fn auto_falls_back_on_400_404_405() {
         assert_eq!(init["protocolVersion"], "2024-11-05");
         assert_eq!(t.mode(), ActiveMode::Legacy);
         assert_eq!(
-            t.request("tools/list", None, opts()).await.unwrap(),
+            t.request("tools/list", None, opts())
+                .await
+                .unwrap()
+                .to_value()
+                .unwrap(),
             json!({"tools": []})
         );
         let inits = server
@@ -175,8 +183,16 @@ async fn auth_provider_headers_are_retried_and_kept() {
     let t = HttpTransport::connect(config, HttpMode::Streamable)
         .await
         .unwrap();
-    t.request("tools/list", None, opts()).await.unwrap();
-    t.request("tools/list", None, opts()).await.unwrap();
+    t.request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
+    t.request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     let seen = provider.seen.lock().unwrap();
     assert_eq!(seen.len(), 1, "called once; the fresh header is kept");
     assert_eq!(seen[0].status, 401);
@@ -204,7 +220,7 @@ async fn one_shot_call_uses_the_same_path() {
         .await
         .unwrap();
     assert_eq!(result, json!({"tools": []}));
-    let err = call(&server.url("/mcp"), "nope", Some(json!({})), options)
+    let err = call(&server.url("/mcp"), "nope", Some(&json!({})), options)
         .await
         .unwrap_err();
     let rpc = err.as_jsonrpc().expect("JSON-RPC error");

@@ -33,9 +33,11 @@ async fn handshake(url: &str, mode: HttpMode) -> HttpTransport {
     let config = HttpConfig::new(url).with_proxy(ProxySetting::None);
     let t = HttpTransport::connect(config, mode).await.expect("connect");
     let init = t
-        .request("initialize", Some(init_params("2025-06-18")), opts())
+        .request("initialize", Some(&init_params("2025-06-18")), opts())
         .await
-        .expect("initialize");
+        .expect("initialize")
+        .to_value()
+        .unwrap();
     let version = init["protocolVersion"]
         .as_str()
         .and_then(ProtocolVersion::parse)
@@ -71,30 +73,36 @@ async fn exercise(t: &HttpTransport, progress_tool: &str, progress_args: Value, 
     let tools = t
         .request("tools/list", None, opts())
         .await
-        .expect("tools/list");
+        .expect("tools/list")
+        .to_value()
+        .unwrap();
     let names = tool_names(&tools);
     assert!(names.iter().any(|n| n == "echo"), "{names:?}");
     let echoed = t
         .request(
             "tools/call",
-            Some(json!({"name": "echo", "arguments": {"message": "héllo", "text": "héllo"}})),
+            Some(&json!({"name": "echo", "arguments": {"message": "héllo", "text": "héllo"}})),
             opts(),
         )
         .await
-        .expect("tools/call echo");
+        .expect("tools/call echo")
+        .to_value()
+        .unwrap();
     assert!(text_of(&echoed).contains("héllo"), "{echoed}");
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let result = t
         .request(
             "tools/call",
-            Some(json!({"name": progress_tool, "arguments": progress_args})),
+            Some(&json!({"name": progress_tool, "arguments": progress_args})),
             RequestOptions::default()
                 .with_timeout(Duration::from_secs(30))
                 .with_progress(move |p| sink.lock().unwrap().push(p.progress)),
         )
         .await
-        .expect("progress tool");
+        .expect("progress tool")
+        .to_value()
+        .unwrap();
     let seen = seen.lock().unwrap().clone();
     assert!(!text_of(&result).is_empty(), "{result}");
     if steps == 0 {
@@ -147,7 +155,12 @@ async fn everything_sse_legacy_and_auto() {
     t.close().await.unwrap();
     let t = handshake(peer.url(), HttpMode::Auto).await;
     assert_eq!(t.mode(), ActiveMode::Legacy, "the POST probe fell back");
-    let tools = t.request("tools/list", None, opts()).await.unwrap();
+    let tools = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert!(tool_names(&tools).iter().any(|n| n == "echo"));
     t.close().await.unwrap();
 }
@@ -165,10 +178,12 @@ async fn python_streamable(opts_: PyOptions) {
     let sum = t
         .request(
             "tools/call",
-            Some(json!({"name": "add", "arguments": {"a": 2, "b": 3}})),
+            Some(&json!({"name": "add", "arguments": {"a": 2, "b": 3}})),
             opts(),
         )
         .await
+        .unwrap()
+        .to_value()
         .unwrap();
     assert_eq!(text_of(&sum), "5");
     t.close().await.unwrap();

@@ -28,7 +28,11 @@ async fn slow_drip_one_byte_at_a_time() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     assert_eq!(
-        t.request("x", None, opts()).await.unwrap(),
+        t.request("x", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap(),
         json!({"ok": "é"})
     );
 }
@@ -70,7 +74,12 @@ async fn progress_arrives_before_the_result_and_out_of_order_responses_resolve()
         })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let second = t.request("tools/list", None, opts()).await.unwrap();
+    let second = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(second, json!({"n": 1}));
     let first = first.await.unwrap().unwrap();
     assert_eq!(first, json!({"n": 0}));

@@ -10,6 +10,10 @@ use std::time::Duration;
 /// servers send (case B15) with room for their JSON.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
+/// Default capacity asked for the child's stdin and stdout pipes: 256 KiB
+/// (see [`StdioConfig::pipe_capacity`]).
+pub const DEFAULT_PIPE_CAPACITY: usize = 256 * 1024;
+
 /// Default time the server gets to exit after its stdin is closed, before
 /// SIGTERM: 2 000 ms.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_millis(2_000);
@@ -67,6 +71,16 @@ pub struct StdioConfig {
     /// Maximum length of one line from the server, in bytes (default
     /// [`DEFAULT_MAX_LINE_BYTES`], 64 MiB).
     pub max_line_bytes: usize,
+    /// Capacity asked for the stdin and stdout pipes, in bytes (default
+    /// [`DEFAULT_PIPE_CAPACITY`], 256 KiB; Linux only, best effort; `0`
+    /// keeps the system default, 64 KiB on Linux). A message that fits
+    /// crosses the pipe in one write and one read; with the default pipe a
+    /// 100 KiB response makes the server block until the client has read
+    /// the first 64 KiB, one more wake-up each way. Each pipe counts
+    /// against the user's pipe budget (`/proc/sys/fs/pipe-user-pages-soft`,
+    /// 64 MiB by default), so 256 KiB × 2 leaves room for about 128
+    /// servers.
+    pub pipe_capacity: usize,
     /// Time the server gets to exit after stdin is closed, before SIGTERM
     /// (default [`DEFAULT_SHUTDOWN_GRACE`], 2 000 ms).
     pub shutdown_grace: Duration,
@@ -110,6 +124,7 @@ impl StdioConfig {
             clean_env: false,
             cwd: None,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            pipe_capacity: DEFAULT_PIPE_CAPACITY,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             stderr_tail_bytes: DEFAULT_STDERR_TAIL_BYTES,
             on_stderr: None,
@@ -153,6 +168,12 @@ impl StdioConfig {
     /// Sets the maximum line length, in bytes.
     pub fn max_line_bytes(mut self, bytes: usize) -> Self {
         self.max_line_bytes = bytes;
+        self
+    }
+
+    /// Sets [`StdioConfig::pipe_capacity`], in bytes (`0`: system default).
+    pub fn pipe_capacity(mut self, bytes: usize) -> Self {
+        self.pipe_capacity = bytes;
         self
     }
 

@@ -9,23 +9,35 @@
 //! - A line longer than the limit yields one [`Frame::TooLong`] carrying its
 //!   first [`TOO_LONG_PREFIX`] bytes; the rest of it, up to the next `\n`, is
 //!   discarded without being stored (B15). Memory stays bounded by the limit.
-//! - Each input byte is examined once, by `memchr`'s line-end search: linear
-//!   in the input, whatever the chunking. A line that lies wholly inside one
-//!   read is handed out as a slice of it ([`LineFramer::next_frame`]); only a
-//!   line split across reads is copied, into a buffer that keeps its capacity
-//!   (up to [`RETAINED_LINE_CAPACITY`]) from one such line to the next.
+//! - The transport reads straight into the framer's buffer
+//!   ([`LineFramer::read_buffer`]) and every line is handed out as a
+//!   [`Bytes`] slice of it: no copy from the read to the dispatcher, which
+//!   keeps slices of the same bytes as raw results (issue 9). Each input
+//!   byte is examined once by `memchr`'s line-end search, whatever the
+//!   chunking. A line longer than the free space is moved once into a
+//!   buffer at least twice its size, so its copies stay within a constant
+//!   factor of its length.
 
+use bytes::{Buf, Bytes, BytesMut};
 use mcp_types::RequestId;
 
 /// How many leading bytes of an over-long line are kept, for diagnosis and
 /// to find its `"id"` ([`sniff_id`]): 4096 bytes.
 pub const TOO_LONG_PREFIX: usize = 4096;
 
-/// One unit of the server's output, owned (see [`LineFramer::push`]).
+/// The free space [`LineFramer::read_buffer`] provides for one read: at
+/// least 256 KiB, so a response of that size is read in one call.
+pub const READ_CHUNK: usize = 256 * 1024;
+
+/// Below this much free space the read buffer is grown before a read: 4 KiB.
+const MIN_SPARE: usize = 4 * 1024;
+
+/// One unit of the server's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
-    /// A complete, non-blank line without its `\n` / `\r\n`.
-    Line(Vec<u8>),
+    /// A complete, non-blank line without its `\n` / `\r\n`: a slice of the
+    /// bytes read, not a copy.
+    Line(Bytes),
     /// A line exceeded the limit; it is being discarded up to the next `\n`.
     TooLong {
         /// Its first bytes (at most [`TOO_LONG_PREFIX`]).
@@ -34,46 +46,15 @@ pub enum Frame {
         limit: usize,
     },
 }
-
-/// One unit of the server's output, borrowed where it can be (see
-/// [`LineFramer::next_frame`]): a line that lies wholly inside one read is a
-/// slice of that read, a line split across reads a slice of the framer's
-/// buffer. Either way it is valid until the next call on the framer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FrameRef<'a> {
-    /// A complete, non-blank line without its `\n` / `\r\n`.
-    Line(&'a [u8]),
-    /// A line exceeded the limit; it is being discarded up to the next `\n`.
-    TooLong {
-        /// Its first bytes (at most [`TOO_LONG_PREFIX`]).
-        prefix: Vec<u8>,
-        /// The limit it exceeded, in bytes.
-        limit: usize,
-    },
-}
-
-impl FrameRef<'_> {
-    /// The owned [`Frame`] (copies a line).
-    pub fn into_owned(self) -> Frame {
-        match self {
-            FrameRef::Line(line) => Frame::Line(line.to_vec()),
-            FrameRef::TooLong { prefix, limit } => Frame::TooLong { prefix, limit },
-        }
-    }
-}
-
-/// Capacity the line buffer keeps between lines split across reads, so it
-/// does not regrow from empty for each one: 1 MiB. A longer line's buffer is
-/// released once the line is handed out.
-pub const RETAINED_LINE_CAPACITY: usize = 1 << 20;
 
 /// Splits a byte stream into [`Frame`]s. See the module docs.
 #[derive(Debug)]
 pub struct LineFramer {
-    /// The start of a line split across reads.
-    buf: Vec<u8>,
-    /// `buf` holds a line handed out by `next_frame`; cleared on the next call.
-    emitted: bool,
+    /// Bytes read and not yet handed out: at most one incomplete line once
+    /// [`next_frame`](Self::next_frame) returned `None`.
+    buf: BytesMut,
+    /// Leading bytes of `buf` already searched for `\n` (none found).
+    scanned: usize,
     max_line_bytes: usize,
     discard: Option<Discard>,
 }
@@ -87,20 +68,13 @@ struct Discard {
     reported: bool,
 }
 
-/// What one line (without its `\n`) becomes.
-enum Complete {
-    Blank,
-    Line(usize),
-    TooLong(usize),
-}
-
 impl LineFramer {
     /// A framer accepting lines of up to `max_line_bytes` bytes (excluding
     /// the line end).
     pub fn new(max_line_bytes: usize) -> Self {
         LineFramer {
-            buf: Vec::new(),
-            emitted: false,
+            buf: BytesMut::new(),
+            scanned: 0,
             max_line_bytes,
             discard: None,
         }
@@ -113,136 +87,96 @@ impl LineFramer {
 
     /// Bytes of an incomplete line currently buffered.
     pub fn buffered(&self) -> usize {
-        if self.emitted { 0 } else { self.buf.len() }
+        self.buf.len()
     }
 
-    /// Feeds `chunk`, appending every frame it completes to `out` (owned
-    /// copies; [`next_frame`](Self::next_frame) avoids the copy).
-    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<Frame>) {
-        while let Some(frame) = self.next_frame(&mut chunk) {
-            out.push(frame.into_owned());
+    /// The buffer to read the next chunk into (append only, e.g. with
+    /// `AsyncReadExt::read_buf`), with at least 4 KiB free and usually
+    /// [`READ_CHUNK`]; then call [`next_frame`](Self::next_frame) until it
+    /// returns `None`.
+    pub fn read_buffer(&mut self) -> &mut BytesMut {
+        if self.buf.capacity() - self.buf.len() < MIN_SPARE {
+            // A long incomplete line doubles the buffer: amortized, each
+            // byte of it is moved a constant number of times.
+            self.buf.reserve(READ_CHUNK.max(self.buf.len()));
+        }
+        &mut self.buf
+    }
+
+    /// Feeds `chunk` (copied into the buffer), appending every frame it
+    /// completes to `out`.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
+        self.buf.extend_from_slice(chunk);
+        while let Some(frame) = self.next_frame() {
+            out.push(frame);
         }
     }
 
-    /// Reads from `input` up to the end of the next frame and returns it, or
-    /// consumes all of `input` and returns `None` (an unfinished line is
-    /// kept for the next call). Call it again with the rest of `input` until
-    /// it returns `None`. The line end is found with `memchr`; a line that
-    /// lies wholly inside `input` is returned as a slice of it, without a
-    /// copy.
-    pub fn next_frame<'r, 's: 'r, 'c: 'r>(
-        &'s mut self,
-        input: &mut &'c [u8],
-    ) -> Option<FrameRef<'r>> {
-        if self.emitted {
-            self.emitted = false;
-            if self.buf.capacity() > RETAINED_LINE_CAPACITY {
-                self.buf = Vec::new();
-            } else {
-                self.buf.clear();
-            }
-        }
+    /// The next frame in the bytes read so far, or `None` when they hold
+    /// no complete line (an unfinished line is kept for the next read).
+    pub fn next_frame(&mut self) -> Option<Frame> {
         loop {
-            let chunk: &'c [u8] = input;
-            if chunk.is_empty() {
-                return None;
-            }
-            let newline = memchr::memchr(b'\n', chunk);
-            let (segment, rest, ends_line) = match newline {
-                Some(i) => (&chunk[..i], &chunk[i + 1..], true),
-                None => (chunk, &chunk[chunk.len()..], false),
-            };
-            *input = rest;
             if let Some(discard) = &mut self.discard {
-                let mut frame = None;
+                let newline = memchr::memchr(b'\n', &self.buf);
+                let segment_end = newline.unwrap_or(self.buf.len());
                 if !discard.reported {
-                    let keep = (TOO_LONG_PREFIX - discard.prefix.len()).min(segment.len());
-                    discard.prefix.extend_from_slice(&segment[..keep]);
-                    frame = self.report_if_ready(ends_line);
+                    let keep = (TOO_LONG_PREFIX - discard.prefix.len()).min(segment_end);
+                    discard.prefix.extend_from_slice(&self.buf[..keep]);
                 }
-                if ends_line {
+                match newline {
+                    Some(i) => self.buf.advance(i + 1),
+                    None => self.buf.clear(),
+                }
+                let frame = self.report_if_ready(newline.is_some());
+                if newline.is_some() {
                     self.discard = None;
                 }
-                match frame {
-                    Some(frame) => return Some(frame),
-                    None => continue,
+                match (frame, newline) {
+                    (Some(frame), _) => return Some(frame),
+                    (None, Some(_)) => continue,
+                    (None, None) => return None,
                 }
             }
-            // One byte of slack for a '\r' that may precede the '\n'.
-            if self.buf.len() + segment.len() > self.max_line_bytes.saturating_add(1) {
-                let mut prefix = Vec::with_capacity(TOO_LONG_PREFIX);
-                let from_buf = self.buf.len().min(TOO_LONG_PREFIX);
-                prefix.extend_from_slice(&self.buf[..from_buf]);
-                self.buf.clear();
-                let keep = (TOO_LONG_PREFIX - prefix.len()).min(segment.len());
-                prefix.extend_from_slice(&segment[..keep]);
-                self.discard = Some(Discard {
-                    prefix,
-                    reported: false,
+            let Some(offset) = memchr::memchr(b'\n', &self.buf[self.scanned..]) else {
+                self.scanned = self.buf.len();
+                // One byte of slack for a '\r' that may precede the '\n'.
+                if self.buf.len() > self.max_line_bytes.saturating_add(1) {
+                    let keep = self.buf.len().min(TOO_LONG_PREFIX);
+                    self.discard = Some(Discard {
+                        prefix: self.buf[..keep].to_vec(),
+                        reported: false,
+                    });
+                    self.buf.clear();
+                    self.scanned = 0;
+                    if let Some(frame) = self.report_if_ready(false) {
+                        return Some(frame);
+                    }
+                }
+                return None;
+            };
+            let end = self.scanned + offset;
+            self.scanned = 0;
+            let mut line = self.buf.split_to(end + 1);
+            line.truncate(end);
+            if line.last() == Some(&b'\r') {
+                line.truncate(end - 1);
+            }
+            if line.len() > self.max_line_bytes {
+                return Some(Frame::TooLong {
+                    prefix: line[..line.len().min(TOO_LONG_PREFIX)].to_vec(),
+                    limit: self.max_line_bytes,
                 });
-                let frame = self.report_if_ready(ends_line);
-                if ends_line {
-                    self.discard = None;
-                }
-                match frame {
-                    Some(frame) => return Some(frame),
-                    None => continue,
-                }
             }
-            if !ends_line {
-                self.buf.extend_from_slice(segment);
+            if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if self.buf.is_empty() {
-                // The whole line is in this read: hand out a slice of it.
-                match self.complete(segment) {
-                    Complete::Blank => continue,
-                    Complete::Line(len) => return Some(FrameRef::Line(&segment[..len])),
-                    Complete::TooLong(len) => return Some(self.too_long(&segment[..len])),
-                }
-            }
-            self.buf.extend_from_slice(segment);
-            match self.complete(&self.buf) {
-                Complete::Blank => self.buf.clear(),
-                Complete::Line(len) => {
-                    self.emitted = true;
-                    return Some(FrameRef::Line(&self.buf[..len]));
-                }
-                Complete::TooLong(len) => {
-                    let frame = self.too_long(&self.buf[..len]);
-                    self.buf.clear();
-                    return Some(frame);
-                }
-            }
-        }
-    }
-
-    /// Classifies a complete line: one trailing `\r` stripped, blank lines
-    /// skipped, the limit checked.
-    fn complete(&self, line: &[u8]) -> Complete {
-        let len = match line.last() {
-            Some(b'\r') => line.len() - 1,
-            _ => line.len(),
-        };
-        if len > self.max_line_bytes {
-            Complete::TooLong(len)
-        } else if line[..len].iter().all(u8::is_ascii_whitespace) {
-            Complete::Blank
-        } else {
-            Complete::Line(len)
-        }
-    }
-
-    fn too_long(&self, line: &[u8]) -> FrameRef<'static> {
-        FrameRef::TooLong {
-            prefix: line[..line.len().min(TOO_LONG_PREFIX)].to_vec(),
-            limit: self.max_line_bytes,
+            return Some(Frame::Line(line.freeze()));
         }
     }
 
     /// The pending `TooLong`, once its prefix is complete: full, or the line
     /// ended. The prefix is then the same however the input was chunked.
-    fn report_if_ready(&mut self, ends_line: bool) -> Option<FrameRef<'static>> {
+    fn report_if_ready(&mut self, ends_line: bool) -> Option<Frame> {
         let discard = self.discard.as_mut()?;
         if discard.reported || !(ends_line || discard.prefix.len() >= TOO_LONG_PREFIX) {
             return None;
@@ -252,7 +186,7 @@ impl LineFramer {
         if ends_line && prefix.last() == Some(&b'\r') {
             prefix.pop();
         }
-        Some(FrameRef::TooLong {
+        Some(Frame::TooLong {
             prefix,
             limit: self.max_line_bytes,
         })
@@ -261,22 +195,19 @@ impl LineFramer {
     /// Ends the stream: a final line without `\n` is emitted as a frame
     /// (lenient), and the framer is reset.
     pub fn finish(&mut self, out: &mut Vec<Frame>) {
-        if self.emitted {
-            self.emitted = false;
-            self.buf.clear();
-        }
         if self.discard.is_some() {
             if let Some(frame) = self.report_if_ready(true) {
-                out.push(frame.into_owned());
+                out.push(frame);
             }
         } else if !self.buf.is_empty() {
-            match self.complete(&self.buf) {
-                Complete::Blank => {}
-                Complete::Line(len) => out.push(Frame::Line(self.buf[..len].to_vec())),
-                Complete::TooLong(len) => out.push(self.too_long(&self.buf[..len]).into_owned()),
+            self.buf.extend_from_slice(b"\n");
+            self.scanned = 0;
+            while let Some(frame) = self.next_frame() {
+                out.push(frame);
             }
         }
-        self.buf = Vec::new();
+        self.buf = BytesMut::new();
+        self.scanned = 0;
         self.discard = None;
     }
 }
@@ -371,7 +302,7 @@ mod tests {
     }
 
     fn line(s: &str) -> Frame {
-        Frame::Line(s.as_bytes().to_vec())
+        Frame::Line(Bytes::copy_from_slice(s.as_bytes()))
     }
 
     #[test]
@@ -431,54 +362,47 @@ mod tests {
     }
 
     #[test]
-    fn a_line_inside_one_read_is_a_slice_of_it() {
+    fn lines_are_slices_of_the_read_buffer() {
         let mut f = LineFramer::new(100);
         let data = b"{\"a\":1}\r\n\n{\"b\":2}\n{\"c\"";
-        let mut input = &data[..];
-        let first = f.next_frame(&mut input);
-        let Some(FrameRef::Line(line)) = first else {
-            panic!("expected a line, got {first:?}");
+        f.read_buffer().extend_from_slice(data);
+        let start = f.buf.as_ptr();
+        let Some(Frame::Line(first)) = f.next_frame() else {
+            panic!("expected a line");
         };
-        assert_eq!(line, b"{\"a\":1}");
-        assert_eq!(line.as_ptr(), data.as_ptr(), "no copy");
-        assert_eq!(
-            f.next_frame(&mut input),
-            Some(FrameRef::Line(&b"{\"b\":2}"[..]))
-        );
-        assert_eq!(f.next_frame(&mut input), None);
-        assert!(input.is_empty());
+        assert_eq!(&first[..], b"{\"a\":1}");
+        assert_eq!(first.as_ptr(), start, "no copy");
+        assert_eq!(f.next_frame(), Some(line("{\"b\":2}")));
+        assert_eq!(f.next_frame(), None);
         assert_eq!(f.buffered(), 4);
-        let mut rest = &b":3}\n"[..];
-        assert_eq!(
-            f.next_frame(&mut rest),
-            Some(FrameRef::Line(&b"{\"c\":3}"[..]))
-        );
+        f.read_buffer().extend_from_slice(b":3}\n");
+        assert_eq!(f.next_frame(), Some(line("{\"c\":3}")));
         assert_eq!(f.buffered(), 0, "a handed-out line is not pending input");
     }
 
+    /// A line longer than the free space grows the buffer geometrically:
+    /// a 1 MiB line read 4 KiB at a time is moved O(1) times per byte,
+    /// never once per read.
     #[test]
-    fn the_split_line_buffer_keeps_its_capacity() {
-        let mut f = LineFramer::new(1 << 20);
-        let mut none = Vec::new();
-        f.push(&[b'x'; 50_000], &mut none);
-        f.push(b"x\n", &mut none);
-        let capacity = f.buf.capacity();
-        assert!(capacity >= 50_001);
-        f.push(&[b'y'; 50_000], &mut none);
-        assert_eq!(f.buf.capacity(), capacity, "no regrowth from empty");
-        f.push(b"\n", &mut none);
-        assert_eq!(none.len(), 2);
-        assert_eq!(none[1], Frame::Line(vec![b'y'; 50_000]));
-    }
-
-    #[test]
-    fn a_huge_split_line_releases_its_buffer() {
+    fn a_long_line_grows_the_buffer_geometrically() {
         let mut f = LineFramer::new(4 << 20);
-        let mut out = Vec::new();
-        f.push(&vec![b'x'; RETAINED_LINE_CAPACITY + 10], &mut out);
-        f.push(b"\nok\n", &mut out);
-        assert_eq!(out.len(), 2);
-        assert!(f.buf.capacity() <= RETAINED_LINE_CAPACITY);
+        let mut grows = 0;
+        let mut capacity = 0;
+        for _ in 0..256 {
+            let buf = f.read_buffer();
+            if buf.capacity() != capacity {
+                grows += 1;
+                capacity = buf.capacity();
+            }
+            buf.extend_from_slice(&[b'x'; 4096]);
+            assert_eq!(f.next_frame(), None);
+        }
+        f.read_buffer().extend_from_slice(b"\n");
+        let Some(Frame::Line(l)) = f.next_frame() else {
+            panic!("expected the line")
+        };
+        assert_eq!(l.len(), 1 << 20);
+        assert!(grows <= 8, "{grows} reallocations for a 1 MiB line");
     }
 
     #[test]

@@ -25,6 +25,7 @@
 //! | setting | default | |
 //! |---|---|---|
 //! | [`StdioConfig::max_line_bytes`] | 64 MiB (67 108 864 bytes) | longest message line from the server |
+//! | [`StdioConfig::pipe_capacity`] | 256 KiB (Linux) | stdin/stdout pipe capacity asked for |
 //! | [`StdioConfig::shutdown_grace`] | 2 000 ms | stdin closed → SIGTERM |
 //! | [`SIGTERM_GRACE`] | 1 000 ms | SIGTERM → SIGKILL |
 //! | [`StdioConfig::stderr_tail_bytes`] | 8 KiB | stderr kept for the close reason |
@@ -99,8 +100,9 @@ pub mod stderr;
 mod transport;
 
 pub use config::{
-    DEFAULT_MAX_LINE_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_STDERR_TAIL_BYTES, NOTIFY_TIMEOUT,
-    SIGTERM_GRACE, STDERR_LINE_MAX, StderrCallback, StdioConfig, WRITE_QUEUE,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_PIPE_CAPACITY, DEFAULT_SHUTDOWN_GRACE,
+    DEFAULT_STDERR_TAIL_BYTES, NOTIFY_TIMEOUT, SIGTERM_GRACE, STDERR_LINE_MAX, StderrCallback,
+    StdioConfig, WRITE_QUEUE,
 };
-pub use framing::{Frame, FrameRef, LineFramer};
+pub use framing::{Frame, LineFramer};
 pub use transport::StdioTransport;

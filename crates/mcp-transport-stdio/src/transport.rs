@@ -13,7 +13,7 @@ use mcp_transport::{
     CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RequestOptions, TimeoutPhase,
     Transport, TransportError, TransportEvents,
 };
-use mcp_types::ProtocolVersion;
+use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -21,16 +21,13 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{NOTIFY_TIMEOUT, SIGTERM_GRACE, StdioConfig, WRITE_QUEUE};
-use crate::framing::{Frame, FrameRef, LineFramer, sniff_id};
+use crate::framing::{Frame, LineFramer, sniff_id};
 use crate::process::{GroupSignal, group_alive, resolve_command, signal_group, spawn_error};
 use crate::stderr::{TailRing, drain};
 
 /// How long, once the server exited, the transport waits for the rest of its
 /// stdout and stderr before failing pending requests: 500 ms.
 const DRAIN_WAIT: Duration = Duration::from_millis(500);
-
-/// Read size for stdout: 64 KiB.
-const READ_CHUNK: usize = 64 * 1024;
 
 /// An MCP connection to a server running as a child process, exchanging
 /// newline-delimited JSON-RPC over its stdin/stdout (spec:
@@ -153,6 +150,9 @@ impl StdioTransport {
         let pid = child.id();
         let label: Arc<str> = config.label.as_str().into();
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        if let (Some(stdin), Some(stdout)) = (&pipes.0, &pipes.1) {
+            grow_pipes(stdin, stdout, config.pipe_capacity, &label);
+        }
         let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
             // Cannot happen with piped stdio; end the child rather than leak it.
             if let Some(pid) = pid {
@@ -245,9 +245,9 @@ impl Transport for StdioTransport {
     async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError> {
+    ) -> Result<RawResult, TransportError> {
         self.dispatcher.request(method, params, options).await
     }
 
@@ -337,6 +337,27 @@ async fn write_loop(
 }
 
 /// Reads stdout, frames it, and hands each message to the dispatcher.
+/// Raises the capacity of the child's stdin and stdout pipes to `bytes`
+/// (Linux `F_SETPIPE_SZ`), best effort: where the system refuses
+/// (`/proc/sys/fs/pipe-max-size`, the per-user pipe budget) a pipe keeps
+/// its size, logged at debug.
+fn grow_pipes(stdin: &ChildStdin, stdout: &ChildStdout, bytes: usize, label: &str) {
+    if bytes == 0 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    for (name, result) in [
+        ("stdin", rustix::pipe::fcntl_setpipe_size(stdin, bytes)),
+        ("stdout", rustix::pipe::fcntl_setpipe_size(stdout, bytes)),
+    ] {
+        if let Err(e) = result {
+            tracing::debug!(server = %label, pipe = name, error = %e, "pipe capacity not raised");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (stdin, stdout, label);
+}
+
 async fn read_loop(
     mut stdout: ChildStdout,
     dispatcher: Arc<Dispatcher>,
@@ -345,45 +366,38 @@ async fn read_loop(
     label: Arc<str>,
 ) {
     let mut framer = LineFramer::new(max_line_bytes);
-    let mut buf = vec![0u8; READ_CHUNK];
     loop {
+        // Read straight into the framer's buffer: lines reach the
+        // dispatcher as slices of it, without a copy.
         let read = tokio::select! {
             biased;
             _ = signals.finished.cancelled() => break,
-            r = stdout.read(&mut buf) => r,
+            r = stdout.read_buf(framer.read_buffer()) => r,
         };
-        let mut input = match read {
+        match read {
             Ok(0) => break,
-            Ok(n) => &buf[..n],
+            Ok(_) => {}
             Err(e) => {
                 tracing::debug!(server = %label, error = %e, "reading the server's stdout failed");
                 break;
             }
-        };
-        // Lines wholly inside this read reach the dispatcher without a copy.
-        while let Some(frame) = framer.next_frame(&mut input) {
+        }
+        while let Some(frame) = framer.next_frame() {
             handle_frame(&dispatcher, frame, &label).await;
         }
     }
     let mut frames = Vec::new();
     framer.finish(&mut frames);
     for frame in frames {
-        let frame = match frame {
-            Frame::Line(line) => {
-                dispatcher.handle_incoming(&line).await;
-                continue;
-            }
-            Frame::TooLong { prefix, limit } => FrameRef::TooLong { prefix, limit },
-        };
         handle_frame(&dispatcher, frame, &label).await;
     }
     signals.stdout_done.cancel();
 }
 
-async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: FrameRef<'_>, label: &str) {
+async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: Frame, label: &str) {
     match frame {
-        FrameRef::Line(line) => dispatcher.handle_incoming(line).await,
-        FrameRef::TooLong { prefix, limit } => {
+        Frame::Line(line) => dispatcher.handle_frame(line).await,
+        Frame::TooLong { prefix, limit } => {
             let preview = mcp_transport::dispatcher::preview(&prefix);
             match sniff_id(&prefix) {
                 Some(id)

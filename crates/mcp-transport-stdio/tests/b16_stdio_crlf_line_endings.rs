@@ -20,7 +20,12 @@ async fn crlf_responses_are_both_delivered() {
     .await
     .unwrap();
     assert_eq!(blank, json!({}));
-    let tools = t.request("tools/list", None, within(5_000)).await.unwrap();
+    let tools = t
+        .request("tools/list", None, within(5_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     t.close().await.unwrap();
 }

@@ -8,8 +8,10 @@ use serde_json::json;
 use support::*;
 
 async fn env_of(t: &StdioTransport, name: &str) -> serde_json::Value {
-    t.request("env", Some(json!({"name": name})), within(5_000))
+    t.request("env", Some(&json!({"name": name})), within(5_000))
         .await
+        .unwrap()
+        .to_value()
         .unwrap()["value"]
         .clone()
 }

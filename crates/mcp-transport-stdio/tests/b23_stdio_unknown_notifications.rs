@@ -41,7 +41,12 @@ async fn unknown_notifications_are_delivered_not_answered() {
             "ping"
         ]
     );
-    let tools = t.request("tools/list", None, within(5_000)).await.unwrap();
+    let tools = t
+        .request("tools/list", None, within(5_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     assert_eq!(tools, json!({"tools": []}));
     t.close().await.unwrap();
     let sent: Vec<String> = recorded(&record)

@@ -15,8 +15,10 @@ async fn unhandled_server_requests_are_answered_by_default() {
         .await
         .unwrap();
     // Our ids 0 and 1 stay pending on the server.
-    let held0 = t.request("hold", Some(json!({"n": 0})), within(10_000));
-    let held1 = t.request("hold", Some(json!({"n": 1})), within(10_000));
+    let held0_params = json!({"n": 0});
+    let held0 = t.request("hold", Some(&held0_params), within(10_000));
+    let held1_params = json!({"n": 1});
+    let held1 = t.request("hold", Some(&held1_params), within(10_000));
     let rest = async {
         // Give the holds time to be queued first (they are sent in order).
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -29,7 +31,11 @@ async fn unhandled_server_requests_are_answered_by_default() {
             {"write": "{\"jsonrpc\":\"2.0\",\"id\":<ID>,\"result\":{}}\n"}
         ]);
         script(&t, steps, within(10_000)).await.unwrap();
-        t.request("release", None, within(10_000)).await.unwrap()
+        t.request("release", None, within(10_000))
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap()
     };
     let (r0, r1, released) = tokio::join!(held0, held1, rest);
     assert_eq!(r0.unwrap(), json!({"held": {"n": 0}}));

@@ -31,7 +31,11 @@ async fn timeout_sends_one_cancelled_and_ignores_the_late_response() {
     // Let the late response arrive, then use the connection again.
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert!(t.is_connected());
-    t.request("ping", None, within(5_000)).await.unwrap();
+    t.request("ping", None, within(5_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     t.close().await.unwrap();
 
     let sent = recorded(&record);
@@ -64,7 +68,11 @@ async fn dropping_the_request_future_sends_one_cancelled() {
     .await;
     assert!(dropped.is_err(), "the future was dropped while pending");
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    t.request("ping", None, within(5_000)).await.unwrap();
+    t.request("ping", None, within(5_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     t.close().await.unwrap();
 
     let sent = recorded(&record);
@@ -90,14 +98,18 @@ async fn initialize_is_never_cancelled() {
     let err = t
         .request(
             "initialize",
-            Some(json!({"protocolVersion": "2025-06-18"})),
+            Some(&json!({"protocolVersion": "2025-06-18"})),
             within(300),
         )
         .await
         .unwrap_err();
     assert!(matches!(err, TransportError::Timeout { .. }), "{err:?}");
     // A later request proves the fake has read everything sent before it.
-    t.request("ping", None, within(5_000)).await.unwrap();
+    t.request("ping", None, within(5_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     t.close().await.unwrap();
     let sent = recorded(&record);
     assert_eq!(sent[0]["method"], "initialize", "{sent:?}");

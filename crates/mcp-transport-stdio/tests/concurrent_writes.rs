@@ -15,8 +15,10 @@ async fn fifty_concurrent_large_echoes_round_trip() {
         tasks.push(tokio::spawn(async move {
             let payload = format!("{i}:{}", "y".repeat(100_000 + i));
             let result = t
-                .request("echo", Some(json!({ "p": payload })), within(30_000))
+                .request("echo", Some(&json!({ "p": payload })), within(30_000))
                 .await
+                .unwrap()
+                .to_value()
                 .unwrap();
             assert_eq!(result["echo"]["p"], payload.as_str());
         }));

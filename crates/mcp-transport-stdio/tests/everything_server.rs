@@ -25,7 +25,7 @@ async fn initialize_list_call_and_progress() {
     let init = t
         .request(
             "initialize",
-            Some(json!({
+            Some(&json!({
                 "protocolVersion": "2025-06-18",
                 "capabilities": {},
                 "clientInfo": {"name": "stdio-tests", "version": "0"}
@@ -33,12 +33,19 @@ async fn initialize_list_call_and_progress() {
             within(60_000),
         )
         .await
+        .unwrap()
+        .to_value()
         .unwrap();
     assert_eq!(init["protocolVersion"], "2025-06-18");
     assert!(init["capabilities"]["tools"].is_object(), "{init}");
     t.notify("notifications/initialized", None).await.unwrap();
 
-    let tools = t.request("tools/list", None, within(30_000)).await.unwrap();
+    let tools = t
+        .request("tools/list", None, within(30_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
     let names: Vec<&str> = tools["tools"]
         .as_array()
         .unwrap()
@@ -59,10 +66,12 @@ async fn initialize_list_call_and_progress() {
     let echo = t
         .request(
             "tools/call",
-            Some(json!({"name": "echo", "arguments": {"message": "hi there"}})),
+            Some(&json!({"name": "echo", "arguments": {"message": "hi there"}})),
             within(30_000),
         )
         .await
+        .unwrap()
+        .to_value()
         .unwrap();
     assert!(
         echo["content"][0]["text"]
@@ -80,10 +89,12 @@ async fn initialize_list_call_and_progress() {
     let result: Value = t
         .request(
             "tools/call",
-            Some(json!({"name": long, "arguments": {"duration": 1, "steps": 3}})),
+            Some(&json!({"name": long, "arguments": {"duration": 1, "steps": 3}})),
             options,
         )
         .await
+        .unwrap()
+        .to_value()
         .unwrap();
     // The progress sink runs on the awaiting task before the request
     // resolves, so every update seen here arrived before the result. (The

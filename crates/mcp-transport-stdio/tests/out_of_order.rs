@@ -9,8 +9,9 @@ use support::*;
 #[tokio::test]
 async fn responses_in_reverse_order_reach_their_requests() {
     let t = StdioTransport::spawn(fake(&[])).await.unwrap();
-    let a = t.request("hold", Some(json!({"which": "a"})), within(10_000));
-    let b = t.request("hold", Some(json!({"which": "b"})), within(10_000));
+    let (pa, pb) = (json!({"which": "a"}), json!({"which": "b"}));
+    let a = t.request("hold", Some(&pa), within(10_000));
+    let b = t.request("hold", Some(&pb), within(10_000));
     let release = async {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         t.request("release", None, within(10_000)).await

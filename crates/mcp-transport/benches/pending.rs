@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_transport::PendingTable;
-use serde_json::Value;
+use mcp_transport::RawResult;
 
 fn pending(c: &mut Criterion) {
     let mut g = c.benchmark_group("pending");
@@ -15,7 +15,10 @@ fn pending(c: &mut Criterion) {
         let table = PendingTable::new();
         b.iter(|| {
             let mut w = table.register("tools/call", false);
-            assert!(table.complete(&w.id, Ok(Value::Null)));
+            assert!(table.complete(
+                &w.id,
+                Ok(RawResult::new(bytes::Bytes::from_static(b"null")))
+            ));
             w.done.try_recv().unwrap().unwrap()
         })
     });
@@ -26,7 +29,10 @@ fn pending(c: &mut Criterion) {
             .collect();
         b.iter(|| {
             let mut w = table.register("tools/call", false);
-            assert!(table.complete(&w.id, Ok(Value::Null)));
+            assert!(table.complete(
+                &w.id,
+                Ok(RawResult::new(bytes::Bytes::from_static(b"null")))
+            ));
             w.done.try_recv().unwrap().unwrap()
         })
     });
@@ -38,7 +44,10 @@ fn pending(c: &mut Criterion) {
                 move || {
                     for _ in 0..iters {
                         let mut w = table.register("tools/call", false);
-                        table.complete(&w.id, Ok(Value::Null));
+                        table.complete(
+                            &w.id,
+                            Ok(RawResult::new(bytes::Bytes::from_static(b"null"))),
+                        );
                         let _ = w.done.try_recv();
                     }
                 }

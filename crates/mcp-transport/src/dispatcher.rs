@@ -15,11 +15,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
+use mcp_types::jsonrpc::RequestBody;
 use mcp_types::{
-    DecodeOptions, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcResponse, ProtocolVersion, RequestId,
+    DecodeOptions, Decoded, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse,
+    ProtocolVersion, RawResult, RequestId, decode_frame,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -196,7 +197,8 @@ impl Dispatcher {
     /// Sends a request and waits for its response, honouring `options`.
     ///
     /// When `options.progress` is set, `params._meta.progressToken` is set to
-    /// the request id. On timeout, cancellation, or when the returned future
+    /// the request id; `options.params_meta` members are added to
+    /// `params._meta` where absent. The result comes back unparsed. On timeout, cancellation, or when the returned future
     /// is dropped before completion, the request is forgotten, a late response
     /// is dropped, and the peer is sent exactly one `notifications/cancelled`
     /// (never for `initialize`).
@@ -207,27 +209,30 @@ impl Dispatcher {
     pub async fn request(
         self: &Arc<Self>,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError> {
+    ) -> Result<RawResult, TransportError> {
         if !self.is_open() {
             return Err(self.closed_error());
         }
         let want_progress = options.progress.is_some();
         let mut waiter = self.pending.register(method, want_progress);
         let id = waiter.id.clone();
-        let mut params = params;
-        if want_progress {
-            params = Some(with_progress_token(params, &id));
-        }
+        let progress_token = [("progressToken", id.to_value())];
         let body = Bytes::from(
-            JsonRpcMessage::Request(JsonRpcRequest {
-                id: id.clone(),
-                method: method.to_owned(),
+            RequestBody {
+                id: &id,
+                method,
                 params,
-            })
+                meta_defaults: options.params_meta.as_deref(),
+                meta_overrides: if want_progress { &progress_token } else { &[] },
+            }
             .to_vec(),
         );
+        if want_progress && params.is_some_and(|p| !p.is_object()) {
+            // MCP params are always objects; the caller's are kept as they are.
+            tracing::warn!(%method, "request params are not an object; no progressToken added");
+        }
         let notify_peer = options.cancel_notification && method != "initialize";
         let mut guard = CancelOnDrop {
             dispatcher: self.clone(),
@@ -386,8 +391,14 @@ impl Dispatcher {
         let options = DecodeOptions {
             allow_batch: self.protocol_version().is_some_and(|v| v.allows_batch()),
         };
-        match JsonRpcMessage::decode_with(bytes, options) {
-            Ok(message) => self.route(message).await,
+        match decode_frame(&frame, options) {
+            Ok(Decoded::Response { id, outcome }) => {
+                let outcome = outcome.map_err(TransportError::JsonRpc);
+                if !self.pending.complete(&id, outcome) {
+                    tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
+                }
+            }
+            Ok(Decoded::Message(message)) => self.route(message).await,
             Err(err) => {
                 if let Some(id) = err.request_id() {
                     // A response with both/neither result and error. `ping`
@@ -395,7 +406,7 @@ impl Dispatcher {
                     let tolerated = matches!(err, mcp_types::DecodeError::NoResultOrError { .. })
                         && self.pending.method_of(id).as_deref() == Some("ping");
                     let outcome = if tolerated {
-                        Ok(Value::Object(Map::new()))
+                        Ok(RawResult::new(Bytes::from_static(b"{}")))
                     } else {
                         Err(TransportError::malformed_response(id, &err))
                     };
@@ -432,7 +443,9 @@ impl Dispatcher {
                 id: Some(id),
                 outcome,
             }) => {
-                let outcome = outcome.map_err(TransportError::JsonRpc);
+                let outcome = outcome
+                    .map(|v| RawResult::from_value(&v))
+                    .map_err(TransportError::JsonRpc);
                 if !self.pending.complete(&id, outcome) {
                     tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
                 }
@@ -595,17 +608,6 @@ fn notification_message(method: &str, params: Option<Value>) -> Outgoing {
         body,
         metadata_headers: Vec::new(),
     }
-}
-
-fn with_progress_token(params: Option<Value>, id: &RequestId) -> Value {
-    mcp_types::base::with_params_meta(params, |meta| {
-        meta.insert("progressToken".into(), id.to_value());
-    })
-    .unwrap_or_else(|other| {
-        // MCP params are always objects; keep the caller's as they are.
-        tracing::warn!("request params are not an object; no progressToken added");
-        other
-    })
 }
 
 fn deadline_after(

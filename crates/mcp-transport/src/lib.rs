@@ -35,6 +35,7 @@ pub mod transport;
 pub use dispatcher::{Dispatcher, Outbound, Outgoing, OutgoingKind};
 pub use error::{CloseReason, TimeoutPhase, TransportError};
 pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents};
+pub use mcp_types::RawResult;
 pub use options::{DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions};
 pub use pending::PendingTable;
 pub use tokio_util::sync::CancellationToken;

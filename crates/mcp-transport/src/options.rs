@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 /// The default per-request timeout: 30 000 ms.
@@ -65,6 +66,12 @@ pub struct RequestOptions {
     /// value encoding (`=?base64?…?=`) itself; transports without headers
     /// (stdio) ignore them. Default: empty.
     pub metadata_headers: Vec<(String, String)>,
+    /// `_meta` members written into the request's `params._meta` where the
+    /// params lack them, as the request is serialized (so the params are
+    /// not copied to add them). The protocol side's per-request `_meta`
+    /// (2026-07-28: protocol version, client capabilities and info);
+    /// shared, so one map serves every request of a session. Default: none.
+    pub params_meta: Option<Arc<Map<String, Value>>>,
 }
 
 impl Default for RequestOptions {
@@ -77,6 +84,7 @@ impl Default for RequestOptions {
             progress: None,
             cancel_notification: true,
             metadata_headers: Vec::new(),
+            params_meta: None,
         }
     }
 }
@@ -99,11 +107,24 @@ impl fmt::Debug for RequestOptions {
                     .map(|(n, _)| n.as_str())
                     .collect::<Vec<_>>(),
             )
+            .field(
+                "params_meta",
+                &self
+                    .params_meta
+                    .as_ref()
+                    .map(|m| m.keys().map(String::as_str).collect::<Vec<_>>()),
+            )
             .finish()
     }
 }
 
 impl RequestOptions {
+    /// Sets [`RequestOptions::params_meta`].
+    pub fn with_params_meta(mut self, meta: Arc<Map<String, Value>>) -> Self {
+        self.params_meta = Some(meta);
+        self
+    }
+
     /// Sets the per-request timeout.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);

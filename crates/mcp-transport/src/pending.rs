@@ -12,8 +12,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use mcp_types::RawResult;
 use mcp_types::RequestId;
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::TransportError;
@@ -24,7 +24,7 @@ use crate::options::Progress;
 pub const PROGRESS_QUEUE: usize = 64;
 
 /// The outcome delivered to a waiting request.
-pub type Outcome = Result<Value, TransportError>;
+pub type Outcome = Result<RawResult, TransportError>;
 
 struct Entry {
     method: Cow<'static, str>,
@@ -286,13 +286,22 @@ mod tests {
         let t = PendingTable::new();
         let w = t.register("tools/list", false);
         assert!(
-            !t.complete(&RequestId::from("0"), Ok(Value::Null)),
+            !t.complete(
+                &RequestId::from("0"),
+                Ok(RawResult::from_value(&serde_json::Value::Null))
+            ),
             "string \"0\" is not id 0"
         );
-        assert!(t.complete(&w.id, Ok(Value::Bool(true))));
-        assert_eq!(w.done.await.unwrap().unwrap(), Value::Bool(true));
+        assert!(t.complete(
+            &w.id,
+            Ok(RawResult::from_value(&serde_json::Value::Bool(true)))
+        ));
+        assert_eq!(w.done.await.unwrap().unwrap().as_bytes(), b"true");
         assert!(
-            !t.complete(&RequestId::Number(0), Ok(Value::Null)),
+            !t.complete(
+                &RequestId::Number(0),
+                Ok(RawResult::from_value(&serde_json::Value::Null))
+            ),
             "late duplicate is dropped"
         );
     }

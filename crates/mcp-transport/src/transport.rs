@@ -2,7 +2,7 @@
 //! and a concrete transport (stdio, Streamable HTTP, legacy HTTP+SSE).
 
 use async_trait::async_trait;
-use mcp_types::ProtocolVersion;
+use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::error::TransportError;
@@ -22,7 +22,12 @@ use crate::options::RequestOptions;
 /// [`notify`](Transport::notify) may or may not have delivered the message.
 #[async_trait]
 pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
-    /// Sends request `method` with `params` and waits for its result.
+    /// Sends request `method` with `params` and waits for its result, which
+    /// comes back unparsed ([`RawResult`]: a slice of the frame it arrived
+    /// in) so the caller parses it once, into the type it expects. `params`
+    /// is borrowed: it is serialized as it is written, with
+    /// `options.params_meta` and (with `options.progress`) the
+    /// `progressToken` merged into its `_meta`, never copied.
     ///
     /// Errors: `JsonRpc` for an error response; `Timeout` (after
     /// `options.timeout`, default 30 000 ms), `Cancelled`, `Closed`,
@@ -30,9 +35,9 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         options: RequestOptions,
-    ) -> Result<Value, TransportError>;
+    ) -> Result<RawResult, TransportError>;
 
     /// Sends notification `method` with `params`.
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError>;

@@ -128,7 +128,7 @@ async fn timeout_sends_one_cancelled_and_drops_late_response() {
     let err = d
         .request(
             "tools/call",
-            Some(json!({"name":"slow"})),
+            Some(&json!({"name":"slow"})),
             RequestOptions::default().with_timeout(Duration::from_secs(1)),
         )
         .await
@@ -153,7 +153,7 @@ async fn initialize_timeout_sends_no_cancelled() {
     let err = d
         .request(
             "initialize",
-            Some(json!({})),
+            Some(&json!({})),
             RequestOptions::default().with_timeout(Duration::from_secs(1)),
         )
         .await
@@ -219,7 +219,7 @@ async fn progress_resets_timeout_up_to_total_cap() {
         .reset_timeout_on_progress(Duration::from_secs(10));
     let d2 = d.clone();
     let call = tokio::spawn(async move {
-        d2.request("tools/call", Some(json!({"name":"long"})), opts)
+        d2.request("tools/call", Some(&json!({"name":"long"})), opts)
             .await
     });
     let req = body(&out.recv().await.unwrap());

@@ -41,6 +41,7 @@ pub mod logging;
 pub mod method;
 pub mod notifications;
 pub mod prompts;
+pub mod raw;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
@@ -58,4 +59,5 @@ pub use jsonrpc::{
     JsonRpcRequest, JsonRpcResponse, RequestId,
 };
 pub use method::{Notification, Request};
+pub use raw::{Decoded, RawResult, decode_frame};
 pub use version::ProtocolVersion;

@@ -40,8 +40,9 @@ pub fn init_params(version: &str) -> Value {
 }
 
 pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
-    t.request("initialize", Some(init_params("2025-06-18")), opts())
+    t.request("initialize", Some(&init_params("2025-06-18")), opts())
         .await
+        .map(|r| r.to_value().expect("the result is JSON"))
 }
 
 /// Captures WARN and above while alive (current thread only: use the

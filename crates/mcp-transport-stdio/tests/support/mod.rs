@@ -87,8 +87,9 @@ pub async fn script(
     steps: Value,
     options: RequestOptions,
 ) -> Result<Value, mcp_transport::TransportError> {
-    t.request("script", Some(json!({ "steps": steps })), options)
+    t.request("script", Some(&json!({ "steps": steps })), options)
         .await
+        .map(|r| r.to_value().expect("the result is JSON"))
 }
 
 /// Reads the fake's recorded stdin: one JSON value per line.
@@ -137,7 +138,7 @@ pub async fn read_pid(path: &Path) -> u32 {
 pub async fn initialize(t: &StdioTransport) -> Value {
     t.request(
         "initialize",
-        Some(json!({
+        Some(&json!({
             "protocolVersion": "2025-06-18",
             "capabilities": {},
             "clientInfo": {"name": "stdio-tests", "version": "0"}
@@ -146,4 +147,6 @@ pub async fn initialize(t: &StdioTransport) -> Value {
     )
     .await
     .expect("initialize")
+    .to_value()
+    .expect("the result is JSON")
 }

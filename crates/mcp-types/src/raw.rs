@@ -1,0 +1,433 @@
+//! Responses decoded without building a `serde_json::Value`: the `result`
+//! member stays as the bytes it arrived in ([`RawResult`]) until the caller
+//! parses it straight into the type it expects, so a response is parsed
+//! once. Issue 9 (benchmarks): a 1 000-tool `tools/list` went from two
+//! passes over a `Value` tree to one typed parse.
+//!
+//! [`decode_frame`] finds the members of a message with a structural scan
+//! that jumps over strings with `memchr`: it looks at each member's bounds,
+//! not at its contents. Only the common case, a response with an id and
+//! exactly one of `result` / `error`, is taken this way; every other
+//! message (requests, notifications, batches, anything unusual) is decoded
+//! by [`JsonRpcMessage::decode_with`], with its checks and errors.
+
+use std::fmt;
+use std::ops::Range;
+
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::jsonrpc::{DecodeError, DecodeOptions, JsonRpcError, JsonRpcMessage, RequestId};
+
+/// The `result` member of a response, as the bytes it arrived in (JSON
+/// text, UTF-8 unless the peer broke the rules), not yet parsed.
+///
+/// Cloning is cheap (a reference count): the bytes are shared with the
+/// frame they came in. Parse with [`RawResult::parse`]; a result that is
+/// not valid JSON, or not of the expected shape, is an error then.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RawResult(Bytes);
+
+impl RawResult {
+    /// Wraps bytes that hold (or should hold) one JSON value.
+    pub fn new(bytes: Bytes) -> Self {
+        RawResult(bytes)
+    }
+
+    /// Serializes `value` (compact JSON).
+    pub fn from_value(value: &Value) -> Self {
+        let mut out = Vec::new();
+        crate::jsonrpc::write_value(&mut out, value);
+        RawResult(Bytes::from(out))
+    }
+
+    /// The JSON text.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The JSON text as shared bytes.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+
+    /// Parses the result as `T` (one pass over the bytes).
+    ///
+    /// Errors: the bytes are not JSON, or not a `T`.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(&self.0)
+    }
+
+    /// Parses the result as a [`Value`].
+    ///
+    /// Errors: the bytes are not JSON.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        self.parse()
+    }
+
+    /// The raw text of the top-level member `key` when the result is an
+    /// object that has it, without parsing the rest (e.g. `resultType`).
+    /// `None` when the result is not an object, lacks `key`, or is not
+    /// well formed enough to scan (a later [`parse`](Self::parse) reports
+    /// that).
+    pub fn member(&self, key: &str) -> Option<&[u8]> {
+        let bytes: &[u8] = &self.0;
+        let mut found = None;
+        scan_object(bytes, |k, range| {
+            if found.is_none() && k == key.as_bytes() {
+                found = Some(range);
+            }
+        })
+        .ok()?;
+        found.map(|r| &bytes[r])
+    }
+}
+
+impl fmt::Debug for RawResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cut = &self.0[..self.0.len().min(200)];
+        write!(f, "RawResult({}", String::from_utf8_lossy(cut))?;
+        if self.0.len() > 200 {
+            write!(f, "… {} bytes", self.0.len())?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// The JSON text (invalid UTF-8 shown as U+FFFD).
+impl fmt::Display for RawResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.0))
+    }
+}
+
+/// Equal when the bytes parse to `other` (a result that is not JSON equals
+/// nothing).
+impl PartialEq<Value> for RawResult {
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value().is_ok_and(|v| v == *other)
+    }
+}
+
+impl From<Value> for RawResult {
+    fn from(value: Value) -> Self {
+        RawResult::from_value(&value)
+    }
+}
+
+/// What [`decode_frame`] found.
+#[derive(Debug)]
+pub enum Decoded {
+    /// A response that names its request, with its result still raw.
+    Response {
+        /// The request it answers.
+        id: RequestId,
+        /// The result, or the error object.
+        outcome: Result<RawResult, JsonRpcError>,
+    },
+    /// Any other message, decoded by [`JsonRpcMessage::decode_with`].
+    Message(JsonRpcMessage),
+}
+
+/// Decodes one framed message, keeping a response's `result` raw (a slice
+/// of `frame`, no copy).
+///
+/// Errors: as [`JsonRpcMessage::decode_with`], which decodes every message
+/// that is not a plain response (and every response this scan finds
+/// unusual: a `null` id, an escaped member name, both or neither of
+/// `result` and `error`, a malformed `error`), so the checks and errors are
+/// the same as there.
+pub fn decode_frame(frame: &Bytes, options: DecodeOptions) -> Result<Decoded, DecodeError> {
+    if let Some(decoded) = fast_response(frame) {
+        return Ok(decoded);
+    }
+    JsonRpcMessage::decode_with(frame, options).map(Decoded::Message)
+}
+
+/// The plain-response case of [`decode_frame`], or `None` for the slow path.
+fn fast_response(frame: &Bytes) -> Option<Decoded> {
+    let bytes: &[u8] = frame;
+    let mut members = Members::default();
+    let mut duplicate = false;
+    scan_object(bytes, |key, range| {
+        let slot = match key {
+            b"jsonrpc" => &mut members.jsonrpc,
+            b"id" => &mut members.id,
+            b"method" => &mut members.method,
+            b"result" => &mut members.result,
+            b"error" => &mut members.error,
+            _ => return,
+        };
+        duplicate |= slot.replace(range).is_some();
+    })
+    .ok()?;
+    if duplicate || members.method.is_some() {
+        return None;
+    }
+    if &bytes[members.jsonrpc?] != b"\"2.0\"" {
+        return None;
+    }
+    let id_value: Value = serde_json::from_slice(&bytes[members.id?]).ok()?;
+    let id = RequestId::from_value(&id_value)?;
+    let outcome = match (members.result, members.error) {
+        (Some(result), None) => Ok(RawResult(frame.slice(result))),
+        (None, Some(error)) => Err(serde_json::from_slice::<JsonRpcError>(&bytes[error]).ok()?),
+        _ => return None,
+    };
+    Some(Decoded::Response { id, outcome })
+}
+
+#[derive(Default)]
+struct Members {
+    jsonrpc: Option<Range<usize>>,
+    id: Option<Range<usize>>,
+    method: Option<Range<usize>>,
+    result: Option<Range<usize>>,
+    error: Option<Range<usize>>,
+}
+
+/// Why a structural scan stopped; the caller falls back to a full parse.
+#[derive(Debug)]
+struct NotScannable;
+
+/// Walks the members of the JSON object that `bytes` holds (surrounding
+/// whitespace allowed, nothing else), calling `member(raw_key, value_range)`
+/// for each in order. Keys are the raw bytes between the quotes (escapes
+/// not decoded). Values are only delimited: strings by their closing quote
+/// (found with `memchr2`), containers by bracket depth outside strings,
+/// other tokens by the next delimiter; their contents are not validated.
+fn scan_object(
+    bytes: &[u8],
+    mut member: impl FnMut(&[u8], Range<usize>),
+) -> Result<(), NotScannable> {
+    let mut pos = skip_ws(bytes, 0);
+    expect(bytes, &mut pos, b'{')?;
+    pos = skip_ws(bytes, pos);
+    if bytes.get(pos) == Some(&b'}') {
+        pos += 1;
+    } else {
+        loop {
+            expect(bytes, &mut pos, b'"')?;
+            let key_start = pos;
+            pos = string_end(bytes, pos)?;
+            let key = &bytes[key_start..pos - 1];
+            pos = skip_ws(bytes, pos);
+            expect(bytes, &mut pos, b':')?;
+            pos = skip_ws(bytes, pos);
+            let start = pos;
+            pos = value_end(bytes, pos)?;
+            member(key, start..pos);
+            pos = skip_ws(bytes, pos);
+            match bytes.get(pos) {
+                Some(b',') => pos = skip_ws(bytes, pos + 1),
+                Some(b'}') => {
+                    pos += 1;
+                    break;
+                }
+                _ => return Err(NotScannable),
+            }
+        }
+    }
+    if skip_ws(bytes, pos) == bytes.len() {
+        Ok(())
+    } else {
+        Err(NotScannable)
+    }
+}
+
+fn expect(bytes: &[u8], pos: &mut usize, want: u8) -> Result<(), NotScannable> {
+    if bytes.get(*pos) == Some(&want) {
+        *pos += 1;
+        Ok(())
+    } else {
+        Err(NotScannable)
+    }
+}
+
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// `pos` is just past an opening quote; returns the index just past the
+/// closing one.
+fn string_end(bytes: &[u8], mut pos: usize) -> Result<usize, NotScannable> {
+    loop {
+        let rest = bytes.get(pos..).ok_or(NotScannable)?;
+        let at = memchr::memchr2(b'"', b'\\', rest).ok_or(NotScannable)?;
+        if rest[at] == b'"' {
+            return Ok(pos + at + 1);
+        }
+        // A backslash escapes the next byte (enough to delimit: `\uXXXX`
+        // has no quote or backslash in its hex digits).
+        pos += at + 2;
+    }
+}
+
+/// Returns the index just past the value that starts at `pos`.
+fn value_end(bytes: &[u8], pos: usize) -> Result<usize, NotScannable> {
+    match bytes.get(pos) {
+        Some(b'"') => string_end(bytes, pos + 1),
+        Some(b'{' | b'[') => container_end(bytes, pos),
+        Some(_) => {
+            let len = bytes[pos..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(bytes.len() - pos);
+            if len == 0 {
+                Err(NotScannable)
+            } else {
+                Ok(pos + len)
+            }
+        }
+        None => Err(NotScannable),
+    }
+}
+
+fn container_end(bytes: &[u8], mut pos: usize) -> Result<usize, NotScannable> {
+    let mut depth = 0usize;
+    while let Some(&b) = bytes.get(pos) {
+        match b {
+            b'"' => {
+                pos = string_end(bytes, pos + 1)?;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(pos + 1);
+                }
+            }
+            _ => {}
+        }
+        pos += 1;
+    }
+    Err(NotScannable)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn decode(text: &str) -> Result<Decoded, DecodeError> {
+        decode_frame(
+            &Bytes::copy_from_slice(text.as_bytes()),
+            DecodeOptions::default(),
+        )
+    }
+
+    #[test]
+    fn plain_result_stays_raw_and_parses() {
+        let Ok(Decoded::Response {
+            id,
+            outcome: Ok(raw),
+        }) = decode(r#" {"jsonrpc":"2.0","id":7,"result":{"a":[1,"x\"}"],"b":null}} "#)
+        else {
+            panic!("not a fast response")
+        };
+        assert_eq!(id, RequestId::Number(7));
+        assert_eq!(raw.as_bytes(), br#"{"a":[1,"x\"}"],"b":null}"#);
+        assert_eq!(
+            raw.to_value().unwrap(),
+            json!({"a": [1, "x\"}"], "b": null})
+        );
+        assert_eq!(raw.member("b"), Some(&b"null"[..]));
+        assert_eq!(raw.member("a"), Some(&br#"[1,"x\"}"]"#[..]));
+        assert_eq!(raw.member("c"), None);
+    }
+
+    #[test]
+    fn member_order_does_not_matter() {
+        let Ok(Decoded::Response {
+            id,
+            outcome: Ok(raw),
+        }) = decode(r#"{"result" : "r", "id":"s-1" ,"jsonrpc":"2.0"}"#)
+        else {
+            panic!("not a fast response")
+        };
+        assert_eq!(id, RequestId::from("s-1"));
+        assert_eq!(raw.parse::<String>().unwrap(), "r");
+    }
+
+    #[test]
+    fn error_response_is_parsed() {
+        let Ok(Decoded::Response {
+            outcome: Err(e), ..
+        }) = decode(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#)
+        else {
+            panic!("not a fast error response")
+        };
+        assert_eq!(e.code.0, -32601);
+        assert_eq!(e.message, "no");
+    }
+
+    /// Everything unusual goes through the full decoder and keeps its
+    /// errors; requests and notifications are never taken by the scan.
+    #[test]
+    fn unusual_messages_take_the_full_decoder() {
+        for (text, want) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":"m"}}"#,
+                "both",
+            ),
+            (r#"{"jsonrpc":"2.0","id":1}"#, "neither"),
+            (r#"{"jsonrpc":"1.0","id":1,"result":1}"#, "jsonrpc"),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#,
+                "not JSON",
+            ),
+            (r#"{"jsonrpc":"2.0","id":1,"result":1} x"#, "not JSON"),
+            (r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#, "error"),
+            (r#"{"jsonrpc":"2.0","id":1.5,"result":1}"#, "id"),
+        ] {
+            let err = decode(text).expect_err(text).to_string();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Ok(Decoded::Message(JsonRpcMessage::Request(_)))
+        ));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}"#),
+            Ok(Decoded::Message(JsonRpcMessage::Response(_)))
+        ));
+    }
+
+    /// A result whose contents are broken is delimited, not validated: the
+    /// error comes from `parse`, for that request alone.
+    #[test]
+    fn broken_result_contents_fail_at_parse() {
+        let Ok(Decoded::Response {
+            outcome: Ok(raw), ..
+        }) = decode(r#"{"jsonrpc":"2.0","id":1,"result":{"a":tru}}"#)
+        else {
+            panic!("not a fast response")
+        };
+        assert!(raw.to_value().is_err());
+    }
+
+    #[test]
+    fn truncated_input_is_not_scannable() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"a":"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":"abc"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"a":"x\"#,
+        ] {
+            assert!(decode(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn raw_result_from_value_round_trips() {
+        let v = json!({"k": "a\nb", "n": [1, 2.5, null, true]});
+        assert_eq!(RawResult::from_value(&v).to_value().unwrap(), v);
+        assert!(format!("{:?}", RawResult::from_value(&v)).starts_with("RawResult({"));
+    }
+}
