@@ -440,7 +440,7 @@ impl Inner {
                 )
                 .await
                 .map_err(|e| ClientError::from_transport(ListTools::METHOD, e))?;
-            let page: ListToolsResult = decode(ListTools::METHOD, value)?;
+            let page: ListToolsResult = decode(ListTools::METHOD, value, session.is_stateless())?;
             pages += 1;
             tools.extend(page.tools);
             let Some(next) = page.next_cursor else { break };
@@ -484,9 +484,6 @@ impl Inner {
     }
 }
 
-/// Decodes the result of `method` as `T`, after checking `resultType`
-/// (2026-07-28: absent means `"complete"`; `"input_required"` was already
-/// completed by the multi round-trip loop; any other value is invalid here).
 /// `tools/call` params as a JSON object, with the `arguments` map moved in
 /// rather than serialized again: a large argument map is not copied.
 ///
@@ -507,8 +504,20 @@ fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientEr
     Ok(value)
 }
 
-fn decode<T: serde::de::DeserializeOwned>(method: &str, raw: RawResult) -> Result<T, ClientError> {
-    match raw.member("resultType") {
+/// Parses the result of `method` once, as `T`. Under 2026-07-28
+/// (`stateless`) `resultType` is checked first, by a member scan: absent
+/// means `"complete"`; `"input_required"` was already completed by the
+/// multi round-trip loop; any other value is invalid here.
+///
+/// Errors: [`ClientError::Protocol`] for another `resultType`,
+/// [`ClientError::Decode`] when the bytes are not a `T`.
+fn decode<T: serde::de::DeserializeOwned>(
+    method: &str,
+    raw: RawResult,
+    stateless: bool,
+) -> Result<T, ClientError> {
+    // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
+    match raw.member("resultType").filter(|_| stateless) {
         None => {}
         Some(t) if t == br#""complete""# => {}
         Some(other) => {
@@ -692,7 +701,7 @@ impl Client {
             other => Some(other),
         };
         let value = self.inner.send(R::METHOD, params, options).await?;
-        decode(R::METHOD, value)
+        decode(R::METHOD, value, self.session().is_stateless())
     }
 
     /// Sends a request by name with untyped params and returns the result
@@ -1072,7 +1081,8 @@ impl Client {
             .inner
             .send(CallTool::METHOD, Some(params), Some(request))
             .await?;
-        let result: CallToolResult = decode(CallTool::METHOD, value)?;
+        let result: CallToolResult =
+            decode(CallTool::METHOD, value, self.session().is_stateless())?;
         if options.validate_output && result.is_error != Some(true) {
             if let Some((_, output, true)) = self.compiled(name) {
                 let errors = match (&result.structured_content, output) {
@@ -1128,7 +1138,7 @@ impl Client {
             .inner
             .send("tools/call", Some(params), options.request)
             .await?;
-        decode("tools/call", value)
+        decode("tools/call", value, self.session().is_stateless())
     }
 
     /// `tasks/get`: the task's current state.
@@ -1154,7 +1164,7 @@ impl Client {
             .inner
             .send("tasks/result", Some(params), options)
             .await?;
-        decode("tasks/result", value)
+        decode("tasks/result", value, self.session().is_stateless())
     }
 
     /// One page of `tasks/list`.

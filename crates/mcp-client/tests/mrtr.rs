@@ -194,3 +194,51 @@ async fn input_required_on_another_method_is_a_protocol_error() {
     assert!(matches!(err, ClientError::Protocol { .. }), "{err:?}");
     server.await.unwrap();
 }
+
+/// `resultType` belongs to 2026-07-28: there a type the method cannot have
+/// fails the request; under a handshake revision the member is not looked
+/// for, and the result decodes as usual.
+#[tokio::test]
+async fn result_type_is_checked_only_under_the_stateless_revision() {
+    let (client, mut peer) = modern(ClientOptions::new("t", "1")).await;
+    let call = tokio::spawn(async move {
+        client
+            .call_tool("t", None, CallOptions::default().validate_output(false))
+            .await
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond(&req.id, json!({"resultType": "task", "content": []}))
+        .await;
+    let err = call.await.unwrap().expect_err("an unsupported resultType");
+    assert!(
+        matches!(&err, ClientError::Protocol { message, .. } if message.contains("\"task\"")),
+        "{err:?}"
+    );
+
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        peer.handshake("2025-06-18", json!({"tools": {}})).await;
+        peer
+    });
+    let options = ClientOptions::new("t", "1").with_version_preference(
+        mcp_client::VersionPreference::Only(mcp_types::ProtocolVersion::V2025_06_18),
+    );
+    let client = Client::connect(transport, options).await.unwrap();
+    let mut peer = server.await.unwrap();
+    let call = tokio::spawn(async move {
+        client
+            .call_tool("t", None, CallOptions::default().validate_output(false))
+            .await
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond(
+        &req.id,
+        json!({"resultType": "task", "content": [{"type": "text", "text": "ok"}]}),
+    )
+    .await;
+    let result = call
+        .await
+        .unwrap()
+        .expect("decoded: no resultType before 2026-07-28");
+    assert_eq!(result.content[0].as_text(), Some("ok"));
+}
