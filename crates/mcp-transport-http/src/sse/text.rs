@@ -15,7 +15,7 @@ use bytes::Bytes;
 /// wholly inside one chunk given to
 /// [`SseParser::feed_bytes`](super::SseParser::feed_bytes) is a slice of
 /// that chunk: no copy, but it keeps the chunk's allocation alive for as
-/// long as it lives. Copy it ([`Utf8Bytes::to_string`] or
+/// long as it lives. Copy it (`text.to_string()` or
 /// `Bytes::copy_from_slice(text.as_bytes())`) to keep a small part of a
 /// large chunk for long.
 ///
