@@ -583,7 +583,8 @@ pub struct RequestBody<'a> {
     pub params: Option<&'a Value>,
     /// `_meta` members added when `params._meta` lacks them.
     pub meta_defaults: Option<&'a serde_json::Map<String, Value>>,
-    /// `_meta` members that replace those of `params._meta`.
+    /// `_meta` members that replace those of `params._meta` (a key given
+    /// twice: the last value).
     pub meta_overrides: &'a [(&'a str, Value)],
 }
 
@@ -666,8 +667,15 @@ impl RequestBody<'_> {
                 merged.push((k, v));
             }
         }
-        for (k, v) in self.meta_overrides {
-            merged.push((k, v));
+        // A key given twice is written once, the last value winning (as
+        // two inserts into a map leave it).
+        for (i, (k, v)) in self.meta_overrides.iter().enumerate() {
+            if !self.meta_overrides[i + 1..]
+                .iter()
+                .any(|(later, _)| later == k)
+            {
+                merged.push((k, v));
+            }
         }
         merged.sort_by(|a, b| a.0.cmp(b.0));
         if !*first {

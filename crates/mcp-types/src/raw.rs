@@ -10,12 +10,19 @@
 //! exactly one of `result` / `error`, is taken this way; every other
 //! message (requests, notifications, batches, anything unusual) is decoded
 //! by [`JsonRpcMessage::decode_with`], with its checks and errors.
+//!
+//! Two differences from the full decoder, both for a plain response only:
+//! the contents of `result` are delimited, not validated (invalid JSON in
+//! it fails [`RawResult::parse`], for that request alone), and serde_json's
+//! nesting limit (128) counts from the `result` or `error` member rather
+//! than from the message, so a response nested exactly one level deeper
+//! than the full decoder accepts is still read.
 
 use std::fmt;
 use std::ops::Range;
 
 use bytes::Bytes;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 
 use crate::jsonrpc::{DecodeError, DecodeOptions, JsonRpcError, JsonRpcMessage, RequestId};
@@ -71,15 +78,23 @@ impl RawResult {
     /// `None` when the result is not an object, lacks `key`, or is not
     /// well formed enough to scan (a later [`parse`](Self::parse) reports
     /// that).
+    ///
+    /// Member names are compared as JSON strings, escapes decoded
+    /// (`"result\u0054ype"` is `resultType`, as a parse sees it). A key
+    /// that appears more than once gives `None` (a typed parse refuses it).
     pub fn member(&self, key: &str) -> Option<&[u8]> {
         let bytes: &[u8] = &self.0;
         let mut found = None;
+        let mut duplicate = false;
         scan_object(bytes, |k, range| {
-            if found.is_none() && k == key.as_bytes() {
-                found = Some(range);
+            if key_is(k, key) {
+                duplicate |= found.replace(range).is_some();
             }
         })
         .ok()?;
+        if duplicate {
+            return None;
+        }
         found.map(|r| &bytes[r])
     }
 }
@@ -135,9 +150,10 @@ pub enum Decoded {
 ///
 /// Errors: as [`JsonRpcMessage::decode_with`], which decodes every message
 /// that is not a plain response (and every response this scan finds
-/// unusual: a `null` id, an escaped member name, both or neither of
-/// `result` and `error`, a malformed `error`), so the checks and errors are
-/// the same as there.
+/// unusual: a `null` id, an escaped or duplicate member name, a `params`
+/// member, another member the full decoder would reject, both or neither
+/// of `result` and `error`, a malformed `error`), so the checks and errors
+/// are the same as there.
 pub fn decode_frame(frame: &Bytes, options: DecodeOptions) -> Result<Decoded, DecodeError> {
     if let Some(decoded) = fast_response(frame) {
         return Ok(decoded);
@@ -149,7 +165,11 @@ pub fn decode_frame(frame: &Bytes, options: DecodeOptions) -> Result<Decoded, De
 fn fast_response(frame: &Bytes) -> Option<Decoded> {
     let bytes: &[u8] = frame;
     let mut members = Members::default();
-    let mut duplicate = false;
+    // Anything the full decoder might read differently: an escaped or
+    // invalid member name (`"m\u0065thod"` is `method` to it), `params`
+    // (parsed as a value there), another member whose name or value the
+    // full decoder would reject.
+    let mut unusual = false;
     scan_object(bytes, |key, range| {
         let slot = match key {
             b"jsonrpc" => &mut members.jsonrpc,
@@ -157,12 +177,20 @@ fn fast_response(frame: &Bytes) -> Option<Decoded> {
             b"method" => &mut members.method,
             b"result" => &mut members.result,
             b"error" => &mut members.error,
-            _ => return,
+            b"params" => {
+                unusual = true;
+                return;
+            }
+            _ => {
+                unusual |=
+                    !plain_key(key) || serde_json::from_slice::<IgnoredAny>(&bytes[range]).is_err();
+                return;
+            }
         };
-        duplicate |= slot.replace(range).is_some();
+        unusual |= slot.replace(range).is_some();
     })
     .ok()?;
-    if duplicate || members.method.is_some() {
+    if unusual || members.method.is_some() {
         return None;
     }
     if &bytes[members.jsonrpc?] != b"\"2.0\"" {
@@ -176,6 +204,25 @@ fn fast_response(frame: &Bytes) -> Option<Decoded> {
         _ => return None,
     };
     Some(Decoded::Response { id, outcome })
+}
+
+/// `true` for a member name the full decoder reads as these same bytes:
+/// UTF-8 without escapes or control characters.
+fn plain_key(raw: &[u8]) -> bool {
+    !raw.iter().any(|&b| b == b'\\' || b < 0x20) && std::str::from_utf8(raw).is_ok()
+}
+
+/// `true` when the raw member name `raw` (between its quotes) is `key` once
+/// its escapes are decoded.
+fn key_is(raw: &[u8], key: &str) -> bool {
+    if !raw.contains(&b'\\') {
+        return raw == key.as_bytes();
+    }
+    let mut quoted = Vec::with_capacity(raw.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(raw);
+    quoted.push(b'"');
+    serde_json::from_slice::<String>(&quoted).is_ok_and(|k| k == key)
 }
 
 #[derive(Default)]
@@ -422,6 +469,67 @@ mod tests {
         ] {
             assert!(decode(text).is_err(), "{text}");
         }
+    }
+
+    /// Regression: a member name with escapes is the decoded name to the
+    /// full decoder (`"m\u0065thod"` is `method`), so the scan must not
+    /// read past it: this request was taken for a response to 1, and a
+    /// second, escaped `result` was ignored instead of refused.
+    #[test]
+    fn escaped_member_names_take_the_full_decoder() {
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"result":1,"m\u0065thod":"ping"}"#),
+            Ok(Decoded::Message(JsonRpcMessage::Request(r))) if r.method == "ping"
+        ));
+        let err = decode(r#"{"jsonrpc":"2.0","id":1,"result":1,"res\u0075lt":2}"#)
+            .expect_err("a duplicate result")
+            .to_string();
+        assert!(err.contains("duplicate field"), "{err}");
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","\u0069d":2,"result":1}"#),
+            Ok(Decoded::Message(JsonRpcMessage::Response(r))) if r.id == Some(RequestId::Number(2))
+        ));
+    }
+
+    /// Regression: a member the full decoder refuses (bad JSON in its
+    /// value, a name that is not UTF-8 or holds a control character, a
+    /// `params` that is not valid JSON text) made the whole message
+    /// unreadable before issue 9; the scan took it as a plain response.
+    #[test]
+    fn members_the_full_decoder_refuses_are_refused() {
+        for text in [
+            &br#"{"jsonrpc":"2.0","id":1,"result":1,"x":tru}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"result":1,"x":[}]}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":1,"x":-}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1,\"\xff\":1}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1,\"\x01\":1}",
+            br#"{"jsonrpc":"2.0","id":1,"result":1,"params":"\ud800"}"#,
+        ] {
+            let frame = Bytes::copy_from_slice(text);
+            let fast = decode_frame(&frame, DecodeOptions::default());
+            assert!(fast.is_err(), "{}: {fast:?}", String::from_utf8_lossy(text));
+        }
+        // A valid unknown member is no reason to leave the fast path.
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"result":1,"é":{"a":[1,"]"]}}"#),
+            Ok(Decoded::Response { .. })
+        ));
+    }
+
+    /// Regression: `member` compared raw names, so an escaped
+    /// `"result\u0054ype"` (which a parse reads as `resultType`) was not
+    /// found; a repeated name gave the first of two values.
+    #[test]
+    fn member_decodes_names_and_refuses_repeats() {
+        let raw = RawResult::new(Bytes::from_static(
+            br#"{"result\u0054ype":"input_required","a\"b":1}"#,
+        ));
+        assert_eq!(raw.member("resultType"), Some(&br#""input_required""#[..]));
+        assert_eq!(raw.member("a\"b"), Some(&b"1"[..]));
+        let repeated = RawResult::new(Bytes::from_static(
+            br#"{"resultType":"complete","resultType":"input_required"}"#,
+        ));
+        assert_eq!(repeated.member("resultType"), None);
     }
 
     #[test]
