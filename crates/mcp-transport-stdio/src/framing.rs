@@ -66,6 +66,9 @@ struct Discard {
     prefix: Vec<u8>,
     /// Whether its `TooLong` frame was emitted.
     reported: bool,
+    /// Whether the line has bytes past `prefix` (so a `\r` ending the
+    /// prefix is part of the line, not its line end).
+    truncated: bool,
 }
 
 impl LineFramer {
@@ -122,6 +125,7 @@ impl LineFramer {
                 if !discard.reported {
                     let keep = (TOO_LONG_PREFIX - discard.prefix.len()).min(segment_end);
                     discard.prefix.extend_from_slice(&self.buf[..keep]);
+                    discard.truncated |= segment_end > keep;
                 }
                 match newline {
                     Some(i) => self.buf.advance(i + 1),
@@ -145,6 +149,7 @@ impl LineFramer {
                     self.discard = Some(Discard {
                         prefix: self.buf[..keep].to_vec(),
                         reported: false,
+                        truncated: self.buf.len() > keep,
                     });
                     self.buf.clear();
                     self.scanned = 0;
@@ -174,16 +179,18 @@ impl LineFramer {
         }
     }
 
-    /// The pending `TooLong`, once its prefix is complete: full, or the line
-    /// ended. The prefix is then the same however the input was chunked.
+    /// The pending `TooLong`, once its prefix is complete: the line has a
+    /// byte past it, or ended. The prefix is then the same however the
+    /// input was chunked (a `\r` at its end is the line end only when
+    /// nothing follows it on the line).
     fn report_if_ready(&mut self, ends_line: bool) -> Option<Frame> {
         let discard = self.discard.as_mut()?;
-        if discard.reported || !(ends_line || discard.prefix.len() >= TOO_LONG_PREFIX) {
+        if discard.reported || !(ends_line || discard.truncated) {
             return None;
         }
         discard.reported = true;
         let mut prefix = std::mem::take(&mut discard.prefix);
-        if ends_line && prefix.last() == Some(&b'\r') {
+        if ends_line && !discard.truncated && prefix.last() == Some(&b'\r') {
             prefix.pop();
         }
         Some(Frame::TooLong {
@@ -438,7 +445,109 @@ mod tests {
         assert_eq!(sniff_id(br#"{"id":null,"#), None);
     }
 
+    /// Input for the framer properties: short lines, blank and CRLF lines,
+    /// and lines of about [`TOO_LONG_PREFIX`] bytes with a `\r` near the
+    /// prefix's end (where the prefix of an over-long line is cut).
+    fn framer_input() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), any::<u8>()],
+                0..40
+            ),
+            (
+                TOO_LONG_PREFIX - 3..TOO_LONG_PREFIX + 3,
+                any::<bool>(),
+                any::<bool>()
+            )
+                .prop_map(|(len, cr, lf)| {
+                    let mut line = vec![b'x'; len];
+                    if cr {
+                        line.push(b'\r');
+                    }
+                    if lf {
+                        line.push(b'\n');
+                    }
+                    line
+                }),
+        ];
+        proptest::collection::vec(piece, 0..6).prop_map(|p| p.concat())
+    }
+
+    /// Feeds `data` the transport's way: `chunks` bytes at a time into
+    /// `read_buffer()`, then `next_frame()` until `None`. Checks the bound
+    /// on what stays buffered after each read.
+    fn frames_via_read_buffer(max: usize, data: &[u8], chunks: &[usize]) -> Vec<Frame> {
+        let mut f = LineFramer::new(max);
+        let mut out = Vec::new();
+        let mut rest = data;
+        let mut sizes = chunks.iter().cycle();
+        while !rest.is_empty() {
+            let n = (*sizes.next().unwrap_or(&1)).clamp(1, rest.len());
+            let buf = f.read_buffer();
+            assert!(
+                buf.capacity() - buf.len() >= MIN_SPARE,
+                "read_buffer has room"
+            );
+            buf.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            while let Some(frame) = f.next_frame() {
+                out.push(frame);
+            }
+            // At most one incomplete line within the limit (plus a '\r')
+            // is kept; a line being discarded keeps nothing.
+            assert!(
+                f.buffered() <= max + 1,
+                "{} buffered, limit {max}",
+                f.buffered()
+            );
+            if f.discard.is_some() {
+                assert_eq!(f.buffered(), 0, "discarded bytes are not stored");
+            }
+        }
+        f.finish(&mut out);
+        out
+    }
+
+    /// Regression: an over-long line's prefix depended on the chunking
+    /// when a `\r` sat at its last kept byte: cut by the line end (fed
+    /// whole: stripped) or by the prefix size (in pieces: kept), and the
+    /// other way round for a longer line.
+    #[test]
+    fn too_long_prefix_ignores_chunking_at_a_cr() {
+        let mut exact = vec![b'x'; TOO_LONG_PREFIX - 1];
+        exact.extend_from_slice(b"\r\nok\n");
+        let mut longer = vec![b'x'; TOO_LONG_PREFIX - 1];
+        longer.extend_from_slice(b"\ryy\nok\n");
+        for data in [exact, longer] {
+            let whole = frames(8, &[&data]);
+            let at_prefix = frames(8, &[&data[..TOO_LONG_PREFIX], &data[TOO_LONG_PREFIX..]]);
+            let early = frames(8, &[&data[..10], &data[10..]]);
+            assert_eq!(at_prefix, whole);
+            assert_eq!(early, whole);
+            let Frame::TooLong { prefix, .. } = &whole[0] else {
+                panic!("{whole:?}")
+            };
+            let line_len = data.iter().position(|&b| b == b'\n').unwrap_or(0);
+            let line = &data[..line_len];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            assert_eq!(&prefix[..], &line[..line.len().min(TOO_LONG_PREFIX)]);
+        }
+    }
+
     proptest! {
+        /// The transport's way of feeding the framer (`read_buffer` +
+        /// `next_frame`, reads of any size) gives the frames `push` gives
+        /// for the whole input, with at most the limit buffered.
+        #[test]
+        fn read_buffer_reads_match_push(
+            data in framer_input(),
+            chunks in proptest::collection::vec(1usize..5000, 1..8),
+            max in prop_oneof![0usize..40, Just(TOO_LONG_PREFIX - 1), Just(TOO_LONG_PREFIX), Just(TOO_LONG_PREFIX + 1)],
+        ) {
+            let whole = frames(max, &[&data]);
+            prop_assert_eq!(frames_via_read_buffer(max, &data, &chunks), whole);
+        }
+
         /// Chunk-boundary independence: any split of the input gives the
         /// same frames as feeding it whole.
         #[test]
