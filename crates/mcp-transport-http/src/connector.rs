@@ -115,7 +115,8 @@ pub(crate) struct Connector {
 }
 
 impl Connector {
-    /// Connects to `dst` directly: plain TCP for `http`, TLS for `https`.
+    /// Connects to `dst` directly: plain TCP for `http`, TLS for `https`;
+    /// any other scheme (e.g. a `socks5://` proxy) or none is an error.
     fn direct(&self, dst: Uri) -> Pin<Box<dyn Future<Output = Result<Conn, BoxError>> + Send>> {
         let via_proxy = false;
         self.to(dst, via_proxy)
@@ -134,7 +135,7 @@ impl Connector {
                     via_proxy,
                 })
             })
-        } else {
+        } else if dst.scheme() == Some(&Scheme::HTTP) {
             let mut http = self.http.clone();
             Box::pin(async move {
                 Ok(Conn {
@@ -142,6 +143,14 @@ impl Connector {
                     via_proxy,
                 })
             })
+        } else {
+            // Never speak HTTP to something else (the TCP connector accepts
+            // any scheme): refused before connecting, as hyper-rustls did.
+            let message = match dst.scheme() {
+                Some(scheme) => format!("unsupported scheme {scheme}"),
+                None => "missing scheme".to_owned(),
+            };
+            Box::pin(async move { Err(io::Error::other(message).into()) })
         }
     }
 }
@@ -232,5 +241,52 @@ impl Write for Conn {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connector as [`build_client`] makes it.
+    fn connector(proxies: Option<Matcher>) -> Connector {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        Connector {
+            http,
+            proxies: proxies.map(Arc::new),
+        }
+    }
+
+    /// Regression: with the TLS connector gone from the plain path, any
+    /// scheme but `https` was connected to as plain HTTP: a `socks5://`
+    /// proxy (which `HTTP_PROXY` / `ALL_PROXY` may name) was sent an HTTP
+    /// request instead of the error hyper-rustls gave before.
+    #[tokio::test]
+    async fn only_http_and_https_are_connected_to() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let socks: Uri = format!("socks5://{addr}").parse().unwrap();
+        let err = connector(None).call(socks.clone()).await.err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("unsupported scheme socks5")
+        );
+        let proxy = Matcher::builder().all(socks.to_string()).build();
+        let target: Uri = "http://127.0.0.1:1/mcp".parse().unwrap();
+        let err = connector(Some(proxy)).call(target).await.err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("unsupported scheme socks5")
+        );
+        assert_eq!(
+            listener.accept().map_err(|e| e.kind()).err(),
+            Some(io::ErrorKind::WouldBlock),
+            "nothing connected to the socks5 proxy"
+        );
+        // Plain HTTP still goes straight to TCP.
+        let plain: Uri = format!("http://{addr}/").parse().unwrap();
+        assert!(connector(None).call(plain).await.is_ok());
     }
 }
