@@ -517,17 +517,15 @@ fn decode<T: serde::de::DeserializeOwned>(
     stateless: bool,
 ) -> Result<T, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
-    match raw.member("resultType").filter(|_| stateless) {
-        None => {}
-        Some(t) if t == br#""complete""# => {}
-        Some(other) => {
-            return Err(ClientError::Protocol {
-                method: method.to_owned(),
-                message: format!(
-                    "result of type {} is not supported",
-                    String::from_utf8_lossy(other)
-                ),
-            });
+    if stateless {
+        match mrtr::result_type(&raw).as_deref() {
+            None | Some("complete") => {}
+            Some(other) => {
+                return Err(ClientError::Protocol {
+                    method: method.to_owned(),
+                    message: format!("result of type {other:?} is not supported"),
+                });
+            }
         }
     }
     raw.parse().map_err(|e| ClientError::decode(method, e))

@@ -36,7 +36,13 @@ const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
 /// `true` when the result is an `InputRequiredResult` (its top-level
 /// `resultType` is `"input_required"`; found without parsing the rest).
 pub(crate) fn is_input_required(result: &RawResult) -> bool {
-    result.member("resultType") == Some(&br#""input_required""#[..])
+    result_type(result).as_deref() == Some("input_required")
+}
+
+/// The top-level `resultType` of a result when it is a string (escapes
+/// decoded), found by a member scan without parsing the rest.
+pub(crate) fn result_type(result: &RawResult) -> Option<String> {
+    serde_json::from_slice(result.member("resultType")?).ok()
 }
 
 fn protocol(method: &str, message: impl Into<String>) -> ClientError {

@@ -201,9 +201,10 @@ async fn input_required_on_another_method_is_a_protocol_error() {
 #[tokio::test]
 async fn result_type_is_checked_only_under_the_stateless_revision() {
     let (client, mut peer) = modern(ClientOptions::new("t", "1")).await;
+    let client = Arc::new(client);
+    let c = client.clone();
     let call = tokio::spawn(async move {
-        client
-            .call_tool("t", None, CallOptions::default().validate_output(false))
+        c.call_tool("t", None, CallOptions::default().validate_output(false))
             .await
     });
     let req = peer.expect_request("tools/call").await;
@@ -214,6 +215,23 @@ async fn result_type_is_checked_only_under_the_stateless_revision() {
         matches!(&err, ClientError::Protocol { message, .. } if message.contains("\"task\"")),
         "{err:?}"
     );
+
+    // An escaped value is read as JSON reads it: "compl\u0065te" is "complete".
+    let c = client.clone();
+    let call = tokio::spawn(async move {
+        c.call_tool("t", None, CallOptions::default().validate_output(false))
+            .await
+    });
+    let req = peer.expect_request("tools/call").await;
+    let id = serde_json::to_string(&req.id).unwrap();
+    peer.send_raw(
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"compl\u0065te","content":[]}}}}"#)
+            .as_bytes(),
+    )
+    .await;
+    call.await
+        .unwrap()
+        .expect("an escaped \"complete\" is complete");
 
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
