@@ -168,9 +168,15 @@ proptest! {
     /// that needs an escape (or none) at any position.
     #[test]
     fn every_length_around_the_block_boundary(
-        len in 0usize..100,
+        len in 0usize..200,
         at in any::<prop::sample::Index>(),
-        special in prop::sample::select(vec![None, Some('"'), Some('\\'), Some('\n'), Some('\u{0}'), Some('\u{1f}'), Some('é')]),
+        // The bytes that need an escape, and their neighbours that do not
+        // (0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F), at any place in one to
+        // three 64-byte blocks of the escape scan.
+        special in prop::sample::select(vec![
+            None, Some('"'), Some('\\'), Some('\n'), Some('\u{0}'), Some('\u{1f}'), Some('é'),
+            Some(' '), Some('!'), Some('#'), Some('['), Some(']'), Some('\u{7f}'),
+        ]),
     ) {
         let mut chars: Vec<char> = vec!['x'; len];
         if let (Some(c), false) = (special, chars.is_empty()) {
