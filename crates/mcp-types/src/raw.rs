@@ -59,11 +59,17 @@ impl RawResult {
         self.0
     }
 
-    /// Parses the result as `T` (one pass over the bytes).
+    /// Parses the result as `T`: the bytes are checked as UTF-8 once, as a
+    /// whole (SIMD where the CPU has it, `simdutf8`), then parsed in one
+    /// pass that does not check each string again.
     ///
-    /// Errors: the bytes are not JSON, or not a `T`.
+    /// Errors: the bytes are not UTF-8, not JSON, or not a `T`.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(&self.0)
+        match simdutf8::basic::from_utf8(&self.0) {
+            Ok(text) => serde_json::from_str(text),
+            // Let serde_json find and report where the text goes wrong.
+            Err(_) => serde_json::from_slice(&self.0),
+        }
     }
 
     /// Parses the result as a [`Value`].
@@ -530,6 +536,20 @@ mod tests {
             br#"{"resultType":"complete","resultType":"input_required"}"#,
         ));
         assert_eq!(repeated.member("resultType"), None);
+    }
+
+    /// `parse` checks UTF-8 once for the whole result, then parses it as
+    /// text: same values, and invalid UTF-8 is still an error (reported by
+    /// serde_json, with its position).
+    #[test]
+    fn parse_checks_utf8_once_and_still_refuses_invalid_text() {
+        let ok = RawResult::new(Bytes::from_static("{\"t\":\"café \\u00e9\"}".as_bytes()));
+        assert_eq!(ok.to_value().unwrap(), json!({"t": "café é"}));
+        let bad = RawResult::new(Bytes::from_static(b"{\"t\":\"\xFF\"}"));
+        let err = bad.to_value().expect_err("invalid UTF-8");
+        assert!(err.to_string().contains("unicode"), "{err}");
+        let bad_outside = RawResult::new(Bytes::from_static(b"{\"t\":1}\xFF"));
+        assert!(bad_outside.to_value().is_err());
     }
 
     #[test]
