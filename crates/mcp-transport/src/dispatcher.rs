@@ -218,14 +218,14 @@ impl Dispatcher {
         let want_progress = options.progress.is_some();
         let mut waiter = self.pending.register(method, want_progress);
         let id = waiter.id.clone();
-        let progress_token = [("progressToken", id.to_value())];
+        let progress_token = want_progress.then(|| [("progressToken", id.to_value())]);
         let body = Bytes::from(
             RequestBody {
                 id: &id,
                 method,
                 params,
                 meta_defaults: options.params_meta.as_deref(),
-                meta_overrides: if want_progress { &progress_token } else { &[] },
+                meta_overrides: progress_token.as_ref().map_or(&[], |t| t.as_slice()),
             }
             .to_vec(),
         );
