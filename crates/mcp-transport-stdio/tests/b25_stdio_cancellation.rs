@@ -31,11 +31,7 @@ async fn timeout_sends_one_cancelled_and_ignores_the_late_response() {
     // Let the late response arrive, then use the connection again.
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert!(t.is_connected());
-    t.request("ping", None, within(5_000))
-        .await
-        .unwrap()
-        .to_value()
-        .unwrap();
+    ping(&t).await;
     t.close().await.unwrap();
 
     let sent = recorded(&record);
@@ -68,11 +64,7 @@ async fn dropping_the_request_future_sends_one_cancelled() {
     .await;
     assert!(dropped.is_err(), "the future was dropped while pending");
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    t.request("ping", None, within(5_000))
-        .await
-        .unwrap()
-        .to_value()
-        .unwrap();
+    ping(&t).await;
     t.close().await.unwrap();
 
     let sent = recorded(&record);
@@ -105,11 +97,7 @@ async fn initialize_is_never_cancelled() {
         .unwrap_err();
     assert!(matches!(err, TransportError::Timeout { .. }), "{err:?}");
     // A later request proves the fake has read everything sent before it.
-    t.request("ping", None, within(5_000))
-        .await
-        .unwrap()
-        .to_value()
-        .unwrap();
+    ping(&t).await;
     t.close().await.unwrap();
     let sent = recorded(&record);
     assert_eq!(sent[0]["method"], "initialize", "{sent:?}");

@@ -92,6 +92,16 @@ pub async fn script(
         .map(|r| r.to_value().expect("the result is JSON"))
 }
 
+/// `ping` within 5 000 ms; panics unless it answers with JSON. Proves the
+/// connection still works.
+pub async fn ping(t: &StdioTransport) -> Value {
+    t.request("ping", None, within(5_000))
+        .await
+        .expect("ping answered")
+        .to_value()
+        .expect("the result is JSON")
+}
+
 /// Reads the fake's recorded stdin: one JSON value per line.
 pub fn recorded(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
