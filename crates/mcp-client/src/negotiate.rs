@@ -93,17 +93,6 @@ impl Negotiated {
     pub fn request_meta(&self) -> Option<Arc<Map<String, Value>>> {
         self.request_meta.clone()
     }
-
-    /// `params` with [`Negotiated::request_meta`] added (keys the caller
-    /// already set are kept). Handshake revisions: unchanged. The client
-    /// itself does not copy params this way; it passes the members to the
-    /// transport.
-    pub fn prepare_params(&self, params: Option<Value>) -> Option<Value> {
-        let Some(meta) = &self.request_meta else {
-            return params;
-        };
-        Some(add_meta_defaults(params, meta))
-    }
 }
 
 /// The 2026-07-28 per-request `_meta` members for a revision that needs
@@ -139,27 +128,6 @@ fn modern_meta(
         serde_json::to_value(info).unwrap_or_default(),
     );
     meta
-}
-
-fn add_meta_defaults(params: Option<Value>, defaults: &Map<String, Value>) -> Value {
-    mcp_types::base::with_params_meta(params, |meta| {
-        for (k, v) in defaults {
-            meta.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-    })
-    .unwrap_or_else(|other| {
-        tracing::warn!("request params are not an object; per-request _meta not added");
-        other
-    })
-}
-
-fn with_modern_meta(
-    params: Option<Value>,
-    version: ProtocolVersion,
-    caps: &ClientCapabilities,
-    info: &Implementation,
-) -> Value {
-    add_meta_defaults(params, &modern_meta(version, caps, info))
 }
 
 /// Handshake revisions this client speaks, newest first.
@@ -449,16 +417,17 @@ async fn discover(
     for attempt in 0..2 {
         let caps = options.capabilities_for(asked);
         transport.set_protocol_version(asked);
-        let params = with_modern_meta(None, asked, &caps, &options.client_info);
+        let meta = Arc::new(modern_meta(asked, &caps, &options.client_info));
         let reply = transport
             .request(
                 "server/discover",
-                Some(&params),
+                None,
                 // A legacy server must see nothing before `initialize`, so a
                 // probe that times out is not followed by notifications/cancelled.
                 RequestOptions::default()
                     .with_timeout(options.discover_timeout)
-                    .without_cancel_notification(),
+                    .without_cancel_notification()
+                    .with_params_meta(meta),
             )
             .await;
         let retry_with = |supported: &[String]| {
@@ -654,12 +623,17 @@ mod tests {
     fn modern_meta_is_added_without_overwriting() {
         let caps = ClientCapabilities::default();
         let info = Implementation::new("c", "1");
-        let v = with_modern_meta(
-            Some(json!({"name": "t", "_meta": {"progressToken": 3}})),
-            ProtocolVersion::V2026_07_28,
-            &caps,
-            &info,
-        );
+        let meta = modern_meta(ProtocolVersion::V2026_07_28, &caps, &info);
+        let params = json!({"name": "t", "_meta": {"progressToken": 3}});
+        let body = mcp_types::jsonrpc::RequestBody {
+            id: &mcp_types::RequestId::Number(0),
+            method: "tools/call",
+            params: Some(&params),
+            meta_defaults: Some(&meta),
+            meta_overrides: &[],
+        };
+        let sent: Value = serde_json::from_slice(&body.to_vec()).unwrap();
+        let v = &sent["params"];
         assert_eq!(v["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
         assert_eq!(v["_meta"]["progressToken"], 3);
         assert_eq!(v["_meta"][META_CLIENT_INFO]["name"], "c");
