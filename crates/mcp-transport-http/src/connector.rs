@@ -115,13 +115,9 @@ pub(crate) struct Connector {
 }
 
 impl Connector {
-    /// Connects to `dst` directly: plain TCP for `http`, TLS for `https`;
-    /// any other scheme (e.g. a `socks5://` proxy) or none is an error.
-    fn direct(&self, dst: Uri) -> Pin<Box<dyn Future<Output = Result<Conn, BoxError>> + Send>> {
-        let via_proxy = false;
-        self.to(dst, via_proxy)
-    }
-
+    /// Connects to `dst`: plain TCP for `http`, TLS for `https`; any other
+    /// scheme (e.g. a `socks5://` proxy) or none is an error. `via_proxy`
+    /// marks a connection to a forward proxy (absolute-form targets).
     fn to(
         &self,
         dst: Uri,
@@ -168,7 +164,7 @@ impl tower_service::Service<Uri> for Connector {
     fn call(&mut self, dst: Uri) -> Self::Future {
         let intercept = self.proxies.as_ref().and_then(|m| m.intercept(&dst));
         match intercept {
-            None => self.direct(dst),
+            None => self.to(dst, false),
             Some(proxy) if dst.scheme() == Some(&Scheme::HTTPS) => {
                 let mut tunnel = Tunnel::new(proxy.uri().clone(), self.http.clone());
                 if let Some(auth) = proxy.basic_auth() {
