@@ -3,9 +3,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (the parent of `xtask/`).
+/// The workspace root (the parent of `xtask/`). `cargo run` names the
+/// manifest directory at run time; that wins over the one compiled in, so
+/// a binary left in a target dir shared with another clone (cargo finds it
+/// fresh: its sources there are unchanged) works on this clone, not that one.
 pub fn workspace_root() -> Result<PathBuf, String> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest
         .parent()
         .map(Path::to_path_buf)
