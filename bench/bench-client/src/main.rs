@@ -103,12 +103,22 @@ fn profile(args: &Args) -> anyhow::Result<()> {
         .value("--n")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
+    let spawned = args.flag("--spawned");
     let rt = runtime();
     rt.block_on(async {
         macro_rules! go {
             ($conn:expr) => {{
                 let c = suite::Connector::connect(&$conn).await?;
-                suite::profile_loop(&c, &workload, n).await
+                if spawned {
+                    // As the throughput workload runs its callers: on a
+                    // runtime worker, not on the thread that blocks on it.
+                    let c = std::sync::Arc::new(c);
+                    let workload = workload.clone();
+                    tokio::spawn(async move { suite::profile_loop(&*c, &workload, n).await })
+                        .await?
+                } else {
+                    suite::profile_loop(&c, &workload, n).await
+                }
             }};
         }
         match (imp.as_str(), transport == "stdio") {
