@@ -692,7 +692,7 @@ impl RequestBody<'_> {
     }
 }
 
-mod write {
+pub(crate) mod write {
     use std::io::Write as _;
 
     use serde_json::{Map, Value};
@@ -833,6 +833,60 @@ mod write {
 
     /// Bytes looked at per step of the escape scan.
     const BLOCK: usize = 64;
+
+    /// The offset of the first byte of `bytes` that a JSON string cannot
+    /// hold as it is (below 0x20, `"` or `\\`), if any: two 8-byte words
+    /// first (most strings are short), then whole blocks are skipped with
+    /// [`block_needs_escape`], then the block that holds it is looked at a
+    /// word at a time, the last few bytes one by one. The reader (`crate::de`) finds the end of a string
+    /// with it.
+    pub(crate) fn first_special(bytes: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        // Most strings are short: two words before the first block.
+        while i < 16 {
+            let Some(word) = bytes.get(i..i + 8) else {
+                break;
+            };
+            let word: [u8; 8] = word.try_into().ok()?;
+            let special = word_specials(u64::from_le_bytes(word));
+            if special != 0 {
+                return Some(i + (special.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        while let Some(block) = bytes.get(i..i + BLOCK) {
+            let block: &[u8; BLOCK] = block.try_into().ok()?;
+            if block_needs_escape(block) {
+                break;
+            }
+            i += BLOCK;
+        }
+        // The rest, eight bytes per step.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let word: [u8; 8] = word.try_into().ok()?;
+            let special = word_specials(u64::from_le_bytes(word));
+            if special != 0 {
+                return Some(i + (special.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        bytes[i..]
+            .iter()
+            .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+            .map(|j| i + j)
+    }
+
+    /// The bytes of `w` (little-endian) that are below 0x20, `"` or `\\`,
+    /// each marked by its top bit. Marks above the lowest one may be
+    /// spurious (a borrow runs on from a marked byte), the lowest is exact.
+    #[inline(always)]
+    fn word_specials(w: u64) -> u64 {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        control | zero_in(w ^ (ONES * u64::from(b'"'))) | zero_in(w ^ (ONES * u64::from(b'\\')))
+    }
 
     /// `true` when one of the bytes needs an escape: below 0x20, `"` or
     /// `\\`. Each byte maps to a value that is 0 exactly for those bytes
@@ -994,6 +1048,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `first_special` (blocks, then words, then bytes) against a byte
+    /// loop: every byte value, at every place of strings of many lengths,
+    /// alone and with a second special byte after it (the word test can
+    /// mark bytes past the first).
+    #[test]
+    fn first_special_finds_the_first_special_byte_everywhere() {
+        let naive = |s: &[u8]| s.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\');
+        for len in [1, 7, 8, 9, 63, 64, 65, 71, 72, 140] {
+            for b in 0..=u8::MAX {
+                for at in 0..len {
+                    for second in [None, Some(b'"'), Some(0x1F)] {
+                        let mut s = vec![b'x'; len];
+                        s[at] = b;
+                        if let (Some(c), true) = (second, at + 1 < len) {
+                            s[at + 1] = c;
+                        }
+                        assert_eq!(
+                            write::first_special(&s),
+                            naive(&s),
+                            "byte {b:#04x} at {at} of {len}, then {second:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(write::first_special(b""), None);
     }
 
     /// `to_vec` (our writer) must be byte-for-byte serde_json's output.

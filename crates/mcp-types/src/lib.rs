@@ -31,6 +31,7 @@
 pub mod base;
 pub mod completion;
 pub mod content;
+mod de;
 pub mod discovery;
 pub mod elicitation;
 pub mod errors;

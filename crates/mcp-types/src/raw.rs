@@ -61,12 +61,15 @@ impl RawResult {
 
     /// Parses the result as `T`: the bytes are checked as UTF-8 once, as a
     /// whole (SIMD where the CPU has it, `simdutf8`), then parsed in one
-    /// pass that does not check each string again.
+    /// pass that does not check each string again, by this crate's JSON
+    /// deserializer (the same texts and values as `serde_json::from_str`;
+    /// long strings are scanned with SIMD, see the `de` module).
     ///
-    /// Errors: the bytes are not UTF-8, not JSON, or not a `T`.
+    /// Errors: the bytes are not UTF-8, not JSON, or not a `T`. A message
+    /// ends with the byte offset in the result where parsing stopped.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         match simdutf8::basic::from_utf8(&self.0) {
-            Ok(text) => serde_json::from_str(text),
+            Ok(text) => crate::de::from_str(text),
             // Let serde_json find and report where the text goes wrong.
             Err(_) => serde_json::from_slice(&self.0),
         }
@@ -188,8 +191,7 @@ fn fast_response(frame: &Bytes) -> Option<Decoded> {
                 return;
             }
             _ => {
-                unusual |=
-                    !plain_key(key) || serde_json::from_slice::<IgnoredAny>(&bytes[range]).is_err();
+                unusual |= !plain_key(key) || parse_member::<IgnoredAny>(&bytes[range]).is_none();
                 return;
             }
         };
@@ -206,10 +208,17 @@ fn fast_response(frame: &Bytes) -> Option<Decoded> {
     let id = RequestId::from_value(&id_value)?;
     let outcome = match (members.result, members.error) {
         (Some(result), None) => Ok(RawResult(frame.slice(result))),
-        (None, Some(error)) => Err(serde_json::from_slice::<JsonRpcError>(&bytes[error]).ok()?),
+        (None, Some(error)) => Err(parse_member::<JsonRpcError>(&bytes[error])?),
         _ => return None,
     };
     Some(Decoded::Response { id, outcome })
+}
+
+/// A member's value as `T`, or `None` when the full decoder would refuse
+/// it: every byte of it must be UTF-8, in ignored strings too, where
+/// `serde_json::from_slice` does not look.
+fn parse_member<T: DeserializeOwned>(raw: &[u8]) -> Option<T> {
+    crate::de::from_str(simdutf8::basic::from_utf8(raw).ok()?).ok()
 }
 
 /// `true` for a member name the full decoder reads as these same bytes:
@@ -418,6 +427,30 @@ mod tests {
         };
         assert_eq!(e.code.0, -32601);
         assert_eq!(e.message, "no");
+    }
+
+    /// Invalid UTF-8 in a string the fast path only skips gets the full
+    /// decoder's verdict: refused in an unknown member of `error` (which
+    /// the full decoder parses as a value), taken in an unknown top-level
+    /// member (which it ignores). serde_json's `from_slice` does not look
+    /// at ignored strings; found by `decode_frame_properties`.
+    #[test]
+    fn invalid_utf8_in_skipped_strings_gets_the_full_decoders_verdict() {
+        for (text, refused) in [
+            (&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"m\",\"x\":{\"\xff\":null}}}"[..], true),
+            (&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-1,\"message\":\"m\",\"x\":\"\xc3\"}}"[..], true),
+            (&b"{\"jsonrpc\":\"2.0\",\"id\":1,\"extra\":\"\xff\",\"result\":{}}"[..], false),
+        ] {
+            let shown = String::from_utf8_lossy(text);
+            let frame = Bytes::copy_from_slice(text);
+            let full = JsonRpcMessage::decode_with(text, DecodeOptions::default());
+            assert_eq!(full.is_err(), refused, "{shown:?}");
+            match (decode_frame(&frame, DecodeOptions::default()), full) {
+                (Err(a), Err(b)) => assert_eq!(a, b, "{shown:?}"),
+                (Ok(Decoded::Message(a)), Ok(b)) => assert_eq!(a, b, "{shown:?}"),
+                (fast, full) => panic!("{shown:?}: fast {fast:?}, full {full:?}"),
+            }
+        }
     }
 
     /// Everything unusual goes through the full decoder and keeps its

@@ -1,0 +1,794 @@
+//! A JSON deserializer for [`RawResult::parse`](crate::raw::RawResult::parse):
+//! serde's data model over text that is already known to be UTF-8, with
+//! strings scanned 64 bytes per step by the JSON writer's escape test
+//! (vector code, no `unsafe`) rather than eight bytes at a time. Issue 9 (benchmarks): in a 100 KiB
+//! `tools/call`, serde_json's string scan was the largest single cost of
+//! the client (about 245 K instructions of 740 K).
+//!
+//! It accepts and refuses the same texts as `serde_json::from_str` and
+//! gives every `Deserialize` type the same calls, which the property tests
+//! in `tests/de_properties.rs` check against serde_json itself:
+//!
+//! - strings: escapes decoded (`\uXXXX` with surrogate pairs; a lone
+//!   surrogate is an error), unescaped control characters refused, borrowed
+//!   from the input when they hold no escape;
+//! - numbers: delimited here and converted by serde_json, so `-0`, integers
+//!   past `u64`/`i64`, exponents and out-of-range values come out exactly
+//!   as serde_json gives them;
+//! - nesting: at most 128 arrays and objects deep, like serde_json's
+//!   recursion limit (127 open at once), counted from the top of the
+//!   parsed text;
+//! - `serde_json::value::RawValue` members are handed to serde_json.
+//!
+//! Errors are `serde_json::Error`s whose message ends with the byte offset
+//! where the text went wrong (`… at byte N`).
+
+use serde::de::{
+    self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess,
+    VariantAccess, Visitor,
+};
+use serde_json::Error;
+
+use crate::jsonrpc::write::first_special;
+
+/// serde_json's recursion limit, kept so that the same texts are accepted:
+/// at most `MAX_DEPTH - 1` arrays and objects open at once.
+const MAX_DEPTH: u16 = 128;
+
+/// The name serde_json gives the newtype it deserializes a `RawValue` from.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Parses `text` (one JSON value, optionally surrounded by whitespace) as
+/// `T`.
+///
+/// Errors: the text is not JSON, has something after its value, nests
+/// deeper than 128, or is not a `T`.
+pub(crate) fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
+    let mut de = Deserializer {
+        text,
+        pos: 0,
+        depth: MAX_DEPTH,
+        scratch: String::new(),
+    };
+    let value = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    de.skip_whitespace();
+    if de.pos < de.text.len() {
+        return Err(de.error("trailing characters"));
+    }
+    Ok(value)
+}
+
+struct Deserializer<'de> {
+    text: &'de str,
+    /// Byte offset of the next unread byte.
+    pos: usize,
+    /// How many more arrays or objects may open.
+    depth: u16,
+    /// Decoded text of the last string that held an escape.
+    scratch: String,
+}
+
+/// A string as parsed: straight from the input, or decoded into scratch.
+enum Text<'de, 's> {
+    Borrowed(&'de str),
+    Decoded(&'s str),
+}
+
+impl<'de> Deserializer<'de> {
+    fn bytes(&self) -> &'de [u8] {
+        self.text.as_bytes()
+    }
+
+    fn error(&self, msg: &str) -> Error {
+        de::Error::custom(format!("{msg} at byte {}", self.pos))
+    }
+
+    /// Adds the offset to an error raised without one (by a visitor).
+    fn locate(&self, e: Error) -> Error {
+        if e.line() == 0 && !e.to_string().contains(" at byte ") {
+            de::Error::custom(format!("{e} at byte {}", self.pos))
+        } else {
+            e
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        let bytes = self.bytes();
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// The next byte that is not whitespace, not consumed.
+    #[inline]
+    fn peek(&mut self) -> Result<u8, Error> {
+        // Compact JSON: no whitespace to skip.
+        if let Some(&b) = self.bytes().get(self.pos)
+            && b > b' '
+        {
+            return Ok(b);
+        }
+        self.skip_whitespace();
+        self.bytes()
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| self.error("EOF while parsing a value"))
+    }
+
+    fn expect_literal(&mut self, literal: &'static [u8]) -> Result<(), Error> {
+        if self.bytes()[self.pos..].starts_with(literal) {
+            self.pos += literal.len();
+            Ok(())
+        } else {
+            Err(self.error("expected value"))
+        }
+    }
+
+    /// Parses the string whose opening quote is at `self.pos`.
+    fn parse_str<'s>(&'s mut self) -> Result<Text<'de, 's>, Error> {
+        self.pos += 1;
+        let start = self.pos;
+        let mut segment = start;
+        let mut escaped = false;
+        loop {
+            let end = self.find_quote_or_backslash()?;
+            if self.bytes()[end] == b'"' {
+                self.pos = end + 1;
+                let tail = &self.text[segment..end];
+                if !escaped {
+                    return Ok(Text::Borrowed(tail));
+                }
+                self.scratch.push_str(tail);
+                return Ok(Text::Decoded(&self.scratch));
+            }
+            if !escaped {
+                self.scratch.clear();
+                escaped = true;
+            }
+            self.scratch.push_str(&self.text[segment..end]);
+            self.pos = end + 1;
+            self.parse_escape()?;
+            segment = self.pos;
+        }
+    }
+
+    /// The offset of the next `"` or `\` from `self.pos`; an unescaped
+    /// control character before it, or no such byte, is an error.
+    fn find_quote_or_backslash(&mut self) -> Result<usize, Error> {
+        let bytes = self.bytes();
+        let Some(i) = first_special(&bytes[self.pos..]) else {
+            self.pos = bytes.len();
+            return Err(self.error("EOF while parsing a string"));
+        };
+        let end = self.pos + i;
+        match bytes[end] {
+            b'"' | b'\\' => Ok(end),
+            _ => {
+                self.pos = end;
+                Err(self.error("control character (\\u0000-\\u001F) found while parsing a string"))
+            }
+        }
+    }
+
+    /// Decodes the escape after a `\` (at `self.pos - 1`) into scratch.
+    fn parse_escape(&mut self) -> Result<(), Error> {
+        let Some(&b) = self.bytes().get(self.pos) else {
+            return Err(self.error("EOF while parsing a string"));
+        };
+        self.pos += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.parse_unicode_escape(),
+            _ => {
+                self.pos -= 1;
+                return Err(self.error("invalid escape"));
+            }
+        };
+        self.scratch.push(c);
+        Ok(())
+    }
+
+    /// `\uXXXX`, with the `\u` consumed; a high surrogate must be followed
+    /// by `\u` and a low one.
+    fn parse_unicode_escape(&mut self) -> Result<(), Error> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                if !self.bytes()[self.pos..].starts_with(b"\\u") {
+                    return Err(self.error("unexpected end of hex escape"));
+                }
+                self.pos += 2;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err(self.error("lone leading surrogate in hex escape"));
+                }
+                0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err(self.error("lone leading surrogate in hex escape")),
+            other => u32::from(other),
+        };
+        match char::from_u32(code) {
+            Some(c) => {
+                self.scratch.push(c);
+                Ok(())
+            }
+            None => Err(self.error("invalid unicode code point")),
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u16, Error> {
+        let Some(digits) = self.bytes().get(self.pos..self.pos + 4) else {
+            self.pos = self.text.len();
+            return Err(self.error("EOF while parsing a string"));
+        };
+        let mut n = 0u16;
+        for &d in digits {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(self.error("invalid escape")),
+            };
+            n = (n << 4) | u16::from(v);
+        }
+        self.pos += 4;
+        Ok(n)
+    }
+
+    /// The text of the number at `self.pos` (consumed): the longest run of
+    /// bytes a JSON number can hold; serde_json checks its grammar.
+    fn number_text(&mut self) -> &'de str {
+        let bytes = self.bytes();
+        let start = self.pos;
+        let mut end = start;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = bytes.get(end) {
+            end += 1;
+        }
+        self.pos = end;
+        &self.text[start..end]
+    }
+
+    /// Hands the number at `self.pos` to serde_json, so that its value is
+    /// exactly serde_json's.
+    fn visit_number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.pos;
+        let text = self.number_text();
+        let mut inner = serde_json::Deserializer::from_str(text);
+        let value = de::Deserializer::deserialize_any(&mut inner, visitor)
+            .and_then(|v| inner.end().map(|()| v));
+        value.map_err(|e| {
+            if e.line() == 0 {
+                // The visitor refused the number's type: not positioned.
+                e
+            } else {
+                de::Error::custom(format!("{} (number `{text}`) at byte {start}", strip(&e)))
+            }
+        })
+    }
+
+    /// Consumes one nesting level, or fails past the limit.
+    fn enter(&mut self) -> Result<(), Error> {
+        match self.depth.checked_sub(1).filter(|&d| d > 0) {
+            Some(d) => {
+                self.depth = d;
+                self.pos += 1;
+                Ok(())
+            }
+            None => Err(self.error("recursion limit exceeded")),
+        }
+    }
+
+    fn leave(&mut self, close: u8) -> Result<(), Error> {
+        self.depth += 1;
+        match self.peek()? {
+            b if b == close => {
+                self.pos += 1;
+                Ok(())
+            }
+            b',' => Err(self.error("trailing characters")),
+            _ => Err(self.error(if close == b']' {
+                "expected `,` or `]`"
+            } else {
+                "expected `,` or `}`"
+            })),
+        }
+    }
+
+    /// Skips one value, leaving `self.pos` after it.
+    fn skip_value(&mut self) -> Result<(), Error> {
+        de::Deserializer::deserialize_any(&mut *self, IgnoredAny).map(|_| ())
+    }
+}
+
+/// serde_json's message without its ` at line L column C` suffix.
+fn strip(e: &Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'n' => {
+                self.expect_literal(b"null")?;
+                visitor.visit_unit()
+            }
+            b't' => {
+                self.expect_literal(b"true")?;
+                visitor.visit_bool(true)
+            }
+            b'f' => {
+                self.expect_literal(b"false")?;
+                visitor.visit_bool(false)
+            }
+            b'"' => match self.parse_str()? {
+                Text::Borrowed(s) => visitor.visit_borrowed_str(s),
+                Text::Decoded(s) => visitor.visit_str(s),
+            },
+            b'-' | b'0'..=b'9' => self.visit_number(visitor),
+            b'[' => {
+                self.enter()?;
+                let value = visitor.visit_seq(Elements {
+                    de: self,
+                    first: true,
+                })?;
+                self.leave(b']')?;
+                Ok(value)
+            }
+            b'{' => {
+                self.enter()?;
+                let value = visitor.visit_map(Members {
+                    de: self,
+                    first: true,
+                })?;
+                self.leave(b'}')?;
+                Ok(value)
+            }
+            _ => Err(self.error("expected value")),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.peek()? == b'n' {
+            self.expect_literal(b"null")?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if name == RAW_VALUE_TOKEN {
+            self.skip_whitespace();
+            let start = self.pos;
+            self.skip_value()?;
+            let mut inner = serde_json::Deserializer::from_str(&self.text[start..self.pos]);
+            return de::Deserializer::deserialize_newtype_struct(&mut inner, name, visitor);
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'"' => match self.parse_str()? {
+                Text::Borrowed(s) => visitor.visit_enum(s.into_deserializer()),
+                Text::Decoded(s) => visitor.visit_enum(s.to_owned().into_deserializer()),
+            },
+            b'{' => {
+                self.enter()?;
+                let value = visitor.visit_enum(Variant { de: self })?;
+                self.leave(b'}')?;
+                Ok(value)
+            }
+            _ => Err(self.error("expected value")),
+        }
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.peek()? == b'"' {
+            match self.parse_str()? {
+                Text::Borrowed(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
+                Text::Decoded(s) => visitor.visit_bytes(s.as_bytes()),
+            }
+        } else {
+            self.deserialize_any(visitor)
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// The elements of an array, after its `[`.
+struct Elements<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        match self.de.peek()? {
+            b']' => return Ok(None),
+            b',' if !self.first => {
+                self.de.pos += 1;
+                if self.de.peek()? == b']' {
+                    return Err(self.de.error("trailing comma"));
+                }
+            }
+            _ if self.first => {}
+            _ => return Err(self.de.error("expected `,` or `]`")),
+        }
+        self.first = false;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
+
+/// The members of an object, after its `{`.
+struct Members<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> MapAccess<'de> for Members<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        match self.de.peek()? {
+            b'}' => return Ok(None),
+            b',' if !self.first => {
+                self.de.pos += 1;
+                match self.de.peek()? {
+                    b'}' => return Err(self.de.error("trailing comma")),
+                    b'"' => {}
+                    _ => return Err(self.de.error("key must be a string")),
+                }
+            }
+            b'"' if self.first => {}
+            _ if self.first => return Err(self.de.error("key must be a string")),
+            _ => return Err(self.de.error("expected `,` or `}`")),
+        }
+        self.first = false;
+        seed.deserialize(Key { de: &mut *self.de }).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        if self.de.peek()? != b':' {
+            return Err(self.de.error("expected `:`"));
+        }
+        self.de.pos += 1;
+        seed.deserialize(&mut *self.de)
+    }
+}
+
+/// An object's member name (its opening quote next): a string, or, for a
+/// map keyed by numbers or booleans, the number or boolean it spells (as
+/// serde_json reads keys).
+struct Key<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> Key<'_, 'de> {
+    /// Parses the key's text as a JSON scalar and visits that.
+    fn visit_scalar<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let start = self.de.pos;
+        let scalar = match self.de.parse_str()? {
+            Text::Borrowed(s) | Text::Decoded(s) => serde_json::from_str::<serde_json::Value>(s),
+        };
+        scalar
+            .and_then(|v| de::Deserializer::deserialize_any(v, visitor))
+            .map_err(|e| de::Error::custom(format!("{} (key) at byte {start}", strip(&e))))
+    }
+}
+
+macro_rules! scalar_keys {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            self.visit_scalar(visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.de.parse_str()? {
+            Text::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Text::Decoded(s) => visitor.visit_str(s),
+        }
+    }
+
+    scalar_keys! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.de.parse_str()? {
+            Text::Borrowed(s) => visitor.visit_enum(s.into_deserializer()),
+            Text::Decoded(s) => visitor.visit_enum(s.to_owned().into_deserializer()),
+        }
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.de.parse_str()? {
+            Text::Borrowed(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
+            Text::Decoded(s) => visitor.visit_bytes(s.as_bytes()),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string unit unit_struct seq tuple tuple_struct map struct identifier
+        ignored_any
+    }
+}
+
+/// An externally tagged enum written as `{"Variant": content}`, after its
+/// `{`.
+struct Variant<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> EnumAccess<'de> for Variant<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        if self.de.peek()? != b'"' {
+            return Err(self.de.error("key must be a string"));
+        }
+        let variant = seed.deserialize(Key { de: &mut *self.de })?;
+        if self.de.peek()? != b':' {
+            return Err(self.de.error("expected `:`"));
+        }
+        self.de.pos += 1;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Variant<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        de::Deserialize::deserialize(&mut *self.de)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_seq(&mut *self.de, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_map(&mut *self.de, visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn both(text: &str) -> (Result<Value, Error>, Result<Value, Error>) {
+        (from_str::<Value>(text), serde_json::from_str::<Value>(text))
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_values() {
+        for text in [
+            r#"{"a":1,"b":[true,false,null],"c":"x\"y\\z\u00e9\ud83d\ude00","d":-0,"e":1.5e3}"#,
+            "  [ ]  ",
+            "{}",
+            "-0",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "1e308",
+            "0.1",
+            r#""\/\b\f\n\r\t""#,
+            r#""é😀 plain""#,
+        ] {
+            let (ours, theirs) = both(text);
+            let (ours, theirs) = (ours.unwrap(), theirs.unwrap());
+            assert_eq!(ours, theirs, "{text}");
+            // -0 and friends: compare the exact numbers too.
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses() {
+        for text in [
+            "",
+            "[1,]",
+            "{\"a\":1,}",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{1:2}",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "\"\\ud800\\u0041\"",
+            "\"\\x\"",
+            "\"a\u{1}b\"",
+            "\"unterminated",
+            "1e400",
+            "01",
+            "1.",
+            "-",
+            "nul",
+            "truex",
+            "[1] 2",
+            "[",
+            "{\"a\":1",
+        ] {
+            let (ours, theirs) = both(text);
+            assert!(theirs.is_err(), "serde_json takes {text:?}");
+            assert!(ours.is_err(), "we take {text:?}: {ours:?}");
+        }
+    }
+
+    #[test]
+    fn a_control_character_past_the_short_scan_is_refused_with_its_offset() {
+        let text = format!("\"{}\u{7}{}\"", "a".repeat(100), "b".repeat(100));
+        let e = from_str::<String>(&text).unwrap_err();
+        assert!(e.to_string().contains("control character"), "{e}");
+        assert!(e.to_string().ends_with("at byte 101"), "{e}");
+    }
+
+    #[test]
+    fn long_strings_with_escapes_decode() {
+        let s = format!(
+            "{}\"\\{}\n{}",
+            "x".repeat(70),
+            "y".repeat(40),
+            "é".repeat(50)
+        );
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(from_str::<String>(&text).unwrap(), s);
+    }
+
+    #[test]
+    fn unescaped_strings_are_borrowed() {
+        let text = r#"{"k":"borrowed"}"#;
+        #[derive(serde::Deserialize)]
+        struct B<'a> {
+            #[serde(borrow)]
+            k: &'a str,
+        }
+        assert_eq!(from_str::<B<'_>>(text).unwrap().k, "borrowed");
+    }
+
+    #[test]
+    fn nesting_is_limited_like_serde_json() {
+        let ok = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert!(from_str::<Value>(&ok).is_ok());
+        assert!(serde_json::from_str::<Value>(&ok).is_ok());
+        let e = from_str::<Value>(&deep).unwrap_err();
+        assert!(e.to_string().contains("recursion limit"), "{e}");
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        // A very deep text fails without exhausting the stack.
+        let huge = "[".repeat(1_000_000);
+        assert!(from_str::<Value>(&huge).is_err());
+    }
+
+    #[test]
+    fn typed_errors_carry_the_offset() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct T {
+            n: u8,
+        }
+        let e = from_str::<T>(r#"{"n":300}"#).unwrap_err();
+        assert!(e.to_string().contains("300"), "{e}");
+        assert!(e.to_string().contains("at byte"), "{e}");
+        let e = from_str::<T>(r#"{"m":1}"#).unwrap_err();
+        assert!(e.to_string().starts_with("missing field `n`"), "{e}");
+    }
+
+    #[test]
+    fn enums_options_keys_and_raw_values() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        enum E {
+            Unit,
+            New(u32),
+            Tuple(u8, u8),
+            Struct { a: bool },
+        }
+        let v: Vec<E> =
+            from_str(r#"["Unit",{"New":7},{"Tuple":[1,2]},{"Struct":{"a":true}},{"Unit":null}]"#)
+                .unwrap();
+        assert_eq!(
+            v,
+            [
+                E::Unit,
+                E::New(7),
+                E::Tuple(1, 2),
+                E::Struct { a: true },
+                E::Unit
+            ]
+        );
+        let o: Vec<Option<u8>> = from_str("[null, 3]").unwrap();
+        assert_eq!(o, [None, Some(3)]);
+        let m: std::collections::BTreeMap<u32, bool> =
+            from_str(r#"{"1":true,"20":false}"#).unwrap();
+        assert_eq!(m.into_iter().collect::<Vec<_>>(), [(1, true), (20, false)]);
+        assert!(from_str::<std::collections::BTreeMap<u32, bool>>(r#"{"x":true}"#).is_err());
+        #[derive(serde::Deserialize)]
+        struct R {
+            raw: Box<serde_json::value::RawValue>,
+            after: u8,
+        }
+        let r: R = from_str(r#"{"raw": {"x": [1, "two"]} ,"after":5}"#).unwrap();
+        assert_eq!(r.raw.get(), r#"{"x": [1, "two"]}"#);
+        assert_eq!(r.after, 5);
+        assert_eq!(
+            from_str::<Value>(&json!({"k": [1, 2]}).to_string()).unwrap(),
+            json!({"k": [1, 2]})
+        );
+    }
+}
