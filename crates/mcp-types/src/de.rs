@@ -18,16 +18,27 @@
 //! - nesting: at most 128 arrays and objects deep, like serde_json's
 //!   recursion limit (127 open at once), counted from the top of the
 //!   parsed text;
+//! - each typed method keeps serde_json's own rules, not just
+//!   `deserialize_any`'s: a value of another type is an invalid-type
+//!   error, numbers are converted by serde_json's method of the same name
+//!   (`i128`/`u128` digit for digit, `f32` rounded as serde_json rounds
+//!   it), byte strings take control characters and lone surrogates
+//!   (WTF-8), map keys read as numbers or booleans are the key's own
+//!   characters;
+//! - ignored values (unknown members, `IgnoredAny`) and `RawValue`s are
+//!   skipped as serde_json skips them: grammar only (lone surrogates and
+//!   out-of-range numbers pass), without a nesting limit and without
+//!   recursion;
 //! - `serde_json::value::RawValue` members are handed to serde_json.
 //!
 //! Errors are `serde_json::Error`s whose message ends with the byte offset
 //! where the text went wrong (`… at byte N`).
 
 use serde::de::{
-    self, DeserializeSeed, EnumAccess, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess,
-    VariantAccess, Visitor,
+    self, DeserializeSeed, EnumAccess, MapAccess, SeqAccess, Unexpected, VariantAccess, Visitor,
 };
 use serde_json::Error;
+use serde_json::de::StrRead;
 
 use crate::jsonrpc::write::first_special;
 
@@ -49,6 +60,7 @@ pub(crate) fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T
         pos: 0,
         depth: MAX_DEPTH,
         scratch: String::new(),
+        raw: Vec::new(),
     };
     let value = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
     de.skip_whitespace();
@@ -66,7 +78,12 @@ struct Deserializer<'de> {
     depth: u16,
     /// Decoded text of the last string that held an escape.
     scratch: String,
+    /// Decoded bytes of the last byte string that held an escape.
+    raw: Vec<u8>,
 }
+
+/// serde_json's deserializer over one number's text.
+type Inner<'de> = serde_json::Deserializer<StrRead<'de>>;
 
 /// A string as parsed: straight from the input, or decoded into scratch.
 enum Text<'de, 's> {
@@ -85,7 +102,7 @@ impl<'de> Deserializer<'de> {
 
     /// Adds the offset to an error raised without one (by a visitor).
     fn locate(&self, e: Error) -> Error {
-        if e.line() == 0 && !e.to_string().contains(" at byte ") {
+        if e.line() == 0 && !has_offset(&e.to_string()) {
             de::Error::custom(format!("{e} at byte {}", self.pos))
         } else {
             e
@@ -255,14 +272,18 @@ impl<'de> Deserializer<'de> {
         &self.text[start..end]
     }
 
-    /// Hands the number at `self.pos` to serde_json, so that its value is
+    /// Hands the number at `self.pos` to serde_json's deserializer method
+    /// `method` (the one the caller was asked for), so that its value is
     /// exactly serde_json's.
-    fn visit_number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+    fn number<V, F>(&mut self, visitor: V, method: F) -> Result<V::Value, Error>
+    where
+        V: Visitor<'de>,
+        F: FnOnce(&mut Inner<'de>, V) -> Result<V::Value, Error>,
+    {
         let start = self.pos;
         let text = self.number_text();
         let mut inner = serde_json::Deserializer::from_str(text);
-        let value = de::Deserializer::deserialize_any(&mut inner, visitor)
-            .and_then(|v| inner.end().map(|()| v));
+        let value = method(&mut inner, visitor).and_then(|v| inner.end().map(|()| v));
         value.map_err(|e| {
             if e.line() == 0 {
                 // The visitor refused the number's type: not positioned.
@@ -301,9 +322,280 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Skips one value, leaving `self.pos` after it.
-    fn skip_value(&mut self) -> Result<(), Error> {
-        de::Deserializer::deserialize_any(&mut *self, IgnoredAny).map(|_| ())
+    /// The error for a value (starting with `b`, at `self.pos`) that the
+    /// method asked for cannot be: serde_json's invalid-type error.
+    fn invalid_type(&self, b: u8, exp: &dyn de::Expected) -> Error {
+        let unexpected = match b {
+            b'n' => Unexpected::Unit,
+            b't' => Unexpected::Bool(true),
+            b'f' => Unexpected::Bool(false),
+            b'"' => Unexpected::Other("string"),
+            b'[' => Unexpected::Seq,
+            b'{' => Unexpected::Map,
+            b'-' | b'0'..=b'9' => Unexpected::Other("number"),
+            _ => return self.error("expected value"),
+        };
+        let e: Error = de::Error::invalid_type(unexpected, exp);
+        self.error(&e.to_string())
+    }
+
+    /// Skips one value as serde_json's `ignore_value` does: its grammar is
+    /// checked, not what it holds (any `\uXXXX`, numbers of any size), and
+    /// nesting is followed on a heap stack, without a limit.
+    fn ignore_value(&mut self) -> Result<(), Error> {
+        let mut open: Vec<u8> = Vec::new();
+        loop {
+            match self.peek()? {
+                b'n' => self.expect_literal(b"null")?,
+                b't' => self.expect_literal(b"true")?,
+                b'f' => self.expect_literal(b"false")?,
+                b'-' | b'0'..=b'9' => self.ignore_number()?,
+                b'"' => self.ignore_str()?,
+                b @ (b'[' | b'{') => {
+                    self.pos += 1;
+                    let close = if b == b'[' { b']' } else { b'}' };
+                    if self.peek()? == close {
+                        self.pos += 1;
+                    } else {
+                        open.push(close);
+                        if close == b'}' {
+                            self.ignore_key()?;
+                        }
+                        continue;
+                    }
+                }
+                _ => return Err(self.error("expected value")),
+            }
+            // After a value: close what ends here, or take a comma.
+            loop {
+                let Some(&close) = open.last() else {
+                    return Ok(());
+                };
+                match self.peek()? {
+                    b',' => {
+                        self.pos += 1;
+                        if close == b'}' {
+                            self.ignore_key()?;
+                        }
+                        break;
+                    }
+                    b if b == close => {
+                        self.pos += 1;
+                        open.pop();
+                    }
+                    _ if close == b']' => return Err(self.error("expected `,` or `]`")),
+                    _ => return Err(self.error("expected `,` or `}`")),
+                }
+            }
+        }
+    }
+
+    /// A member name and its colon, skipped.
+    fn ignore_key(&mut self) -> Result<(), Error> {
+        if self.peek()? != b'"' {
+            return Err(self.error("key must be a string"));
+        }
+        self.ignore_str()?;
+        if self.peek()? != b':' {
+            return Err(self.error("expected `:`"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Skips the string whose opening quote is at `self.pos`: escapes must
+    /// be well formed, surrogates need not pair.
+    fn ignore_str(&mut self) -> Result<(), Error> {
+        self.pos += 1;
+        loop {
+            let end = self.find_quote_or_backslash()?;
+            self.pos = end + 1;
+            if self.bytes()[end] == b'"' {
+                return Ok(());
+            }
+            match self.bytes().get(self.pos) {
+                None => return Err(self.error("EOF while parsing a string")),
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.pos += 1,
+                Some(b'u') => {
+                    self.pos += 1;
+                    self.hex4()?;
+                }
+                Some(_) => return Err(self.error("invalid escape")),
+            }
+        }
+    }
+
+    /// Skips the number at `self.pos`, checking its grammar only.
+    fn ignore_number(&mut self) -> Result<(), Error> {
+        let bytes = self.bytes();
+        let digits = |mut i: usize| {
+            while let Some(b'0'..=b'9') = bytes.get(i) {
+                i += 1;
+            }
+            i
+        };
+        let mut i = self.pos + usize::from(bytes[self.pos] == b'-');
+        i = match bytes.get(i) {
+            Some(b'0') => i + 1,
+            Some(b'1'..=b'9') => digits(i + 1),
+            _ => return Err(self.error("invalid number")),
+        };
+        if bytes.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return Err(self.error("invalid number"));
+            }
+            i = end;
+        }
+        if let Some(b'e' | b'E') = bytes.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = bytes.get(i) {
+                i += 1;
+            }
+            let end = digits(i);
+            if end == i {
+                return Err(self.error("invalid number"));
+            }
+            i = end;
+        }
+        if let Some(b'0'..=b'9') = bytes.get(i) {
+            // A second leading zero.
+            return Err(self.error("invalid number"));
+        }
+        self.pos = i;
+        Ok(())
+    }
+
+    /// A `RawValue`: the text of the value at `self.pos` (skipped as
+    /// serde_json skips it), handed to serde_json.
+    fn raw_value<V: Visitor<'de>>(
+        &mut self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.skip_whitespace();
+        let start = self.pos;
+        self.ignore_value()?;
+        let mut inner = serde_json::Deserializer::from_str(&self.text[start..self.pos]);
+        de::Deserializer::deserialize_newtype_struct(&mut inner, name, visitor)
+    }
+
+    /// The byte string whose opening quote is at `self.pos`, as serde_json
+    /// reads one for `deserialize_bytes`: control characters as they are,
+    /// `\uXXXX` surrogates that do not pair as WTF-8.
+    fn visit_byte_string<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        self.pos += 1;
+        let bytes = self.bytes();
+        let mut segment = self.pos;
+        let mut escaped = false;
+        loop {
+            let Some(i) = memchr::memchr2(b'"', b'\\', &bytes[self.pos..]) else {
+                self.pos = bytes.len();
+                return Err(self.error("EOF while parsing a string"));
+            };
+            let end = self.pos + i;
+            if !escaped && bytes[end] == b'"' {
+                self.pos = end + 1;
+                return visitor.visit_borrowed_bytes(&bytes[segment..end]);
+            }
+            if !escaped {
+                self.raw.clear();
+                escaped = true;
+            }
+            self.raw.extend_from_slice(&bytes[segment..end]);
+            self.pos = end + 1;
+            if bytes[end] == b'"' {
+                return visitor.visit_bytes(&self.raw);
+            }
+            self.parse_raw_escape()?;
+            segment = self.pos;
+        }
+    }
+
+    /// Decodes the escape after a `\` into `raw`, surrogates allowed.
+    fn parse_raw_escape(&mut self) -> Result<(), Error> {
+        let Some(&b) = self.bytes().get(self.pos) else {
+            return Err(self.error("EOF while parsing a string"));
+        };
+        self.pos += 1;
+        let c = match b {
+            b'"' | b'\\' | b'/' => b,
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => return self.parse_raw_unicode_escape(),
+            _ => {
+                self.pos -= 1;
+                return Err(self.error("invalid escape"));
+            }
+        };
+        self.raw.push(c);
+        Ok(())
+    }
+
+    /// `\uXXXX` into `raw`, with the `\u` consumed: a surrogate pair as its
+    /// character, a surrogate without its pair as WTF-8.
+    fn parse_raw_unicode_escape(&mut self) -> Result<(), Error> {
+        let mut first = self.hex4()?;
+        loop {
+            if !(0xD800..=0xDBFF).contains(&first) {
+                push_wtf8(&mut self.raw, u32::from(first));
+                return Ok(());
+            }
+            match self.bytes().get(self.pos) {
+                None => return Err(self.error("EOF while parsing a string")),
+                Some(b'\\') => self.pos += 1,
+                Some(_) => {
+                    push_wtf8(&mut self.raw, u32::from(first));
+                    return Ok(());
+                }
+            }
+            match self.bytes().get(self.pos) {
+                None => return Err(self.error("EOF while parsing a string")),
+                Some(b'u') => self.pos += 1,
+                Some(_) => {
+                    // Another escape, not `\u`: it cannot recurse here.
+                    push_wtf8(&mut self.raw, u32::from(first));
+                    return self.parse_raw_escape();
+                }
+            }
+            let second = self.hex4()?;
+            if !(0xDC00..=0xDFFF).contains(&second) {
+                push_wtf8(&mut self.raw, u32::from(first));
+                first = second;
+                continue;
+            }
+            let code = 0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00);
+            push_wtf8(&mut self.raw, code);
+            return Ok(());
+        }
+    }
+}
+
+/// Appends code point `n` (at most U+10FFFF, maybe a surrogate) as UTF-8,
+/// or WTF-8 for a surrogate.
+fn push_wtf8(out: &mut Vec<u8>, n: u32) {
+    match char::from_u32(n) {
+        Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        // A surrogate: three bytes, as UTF-8 would write it.
+        None => out.extend_from_slice(&[
+            0xE0 | (n >> 12) as u8,
+            0x80 | ((n >> 6) & 0x3F) as u8,
+            0x80 | (n & 0x3F) as u8,
+        ]),
+    }
+}
+
+/// `true` when `message` ends with ` at byte N`, as this module's errors do.
+fn has_offset(message: &str) -> bool {
+    match message.rfind(" at byte ") {
+        Some(i) => {
+            let digits = &message[i + " at byte ".len()..];
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
     }
 }
 
@@ -314,6 +606,21 @@ fn strip(e: &Error) -> String {
         Some(i) => s[..i].to_owned(),
         None => s,
     }
+}
+
+/// Typed number methods: a number goes to serde_json's method of the same
+/// name, anything else is of the wrong type.
+macro_rules! numbers {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self.peek()? {
+                b'-' | b'0'..=b'9' => {
+                    self.number(visitor, |d, v| de::Deserializer::$method(d, v))
+                }
+                b => Err(self.invalid_type(b, &visitor)),
+            }
+        }
+    )*};
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
@@ -337,7 +644,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 Text::Borrowed(s) => visitor.visit_borrowed_str(s),
                 Text::Decoded(s) => visitor.visit_str(s),
             },
-            b'-' | b'0'..=b'9' => self.visit_number(visitor),
+            b'-' | b'0'..=b'9' => {
+                self.number(visitor, |d, v| de::Deserializer::deserialize_any(d, v))
+            }
             b'[' => {
                 self.enter()?;
                 let value = visitor.visit_seq(Elements {
@@ -360,6 +669,101 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    numbers! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b't' | b'f' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'"' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'n' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'[' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'{' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.peek()? {
+            b'[' | b'{' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.ignore_value()?;
+        visitor.visit_unit()
+    }
+
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.peek()? == b'n' {
             self.expect_literal(b"null")?;
@@ -375,11 +779,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         if name == RAW_VALUE_TOKEN {
-            self.skip_whitespace();
-            let start = self.pos;
-            self.skip_value()?;
-            let mut inner = serde_json::Deserializer::from_str(&self.text[start..self.pos]);
-            return de::Deserializer::deserialize_newtype_struct(&mut inner, name, visitor);
+            return self.raw_value(name, visitor);
         }
         visitor.visit_newtype_struct(self)
     }
@@ -391,10 +791,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match self.peek()? {
-            b'"' => match self.parse_str()? {
-                Text::Borrowed(s) => visitor.visit_enum(s.into_deserializer()),
-                Text::Decoded(s) => visitor.visit_enum(s.to_owned().into_deserializer()),
-            },
+            b'"' => visitor.visit_enum(UnitVariant { de: self }),
             b'{' => {
                 self.enter()?;
                 let value = visitor.visit_enum(Variant { de: self })?;
@@ -406,23 +803,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if self.peek()? == b'"' {
-            match self.parse_str()? {
-                Text::Borrowed(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
-                Text::Decoded(s) => visitor.visit_bytes(s.as_bytes()),
-            }
-        } else {
-            self.deserialize_any(visitor)
+        match self.peek()? {
+            b'"' => self.visit_byte_string(visitor),
+            b'[' => self.deserialize_any(visitor),
+            b => Err(self.invalid_type(b, &visitor)),
         }
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_bytes(visitor)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -502,23 +891,24 @@ struct Key<'a, 'de> {
     de: &'a mut Deserializer<'de>,
 }
 
-impl<'de> Key<'_, 'de> {
-    /// Parses the key's text as a JSON scalar and visits that.
-    fn visit_scalar<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let start = self.de.pos;
-        let scalar = match self.de.parse_str()? {
-            Text::Borrowed(s) | Text::Decoded(s) => serde_json::from_str::<serde_json::Value>(s),
-        };
-        scalar
-            .and_then(|v| de::Deserializer::deserialize_any(v, visitor))
-            .map_err(|e| de::Error::custom(format!("{} (key) at byte {start}", strip(&e))))
-    }
-}
-
-macro_rules! scalar_keys {
+/// Number methods on a key: the key's characters, between its quotes,
+/// must be the number itself (no escapes, no whitespace), read by
+/// serde_json's method of the same name.
+macro_rules! number_keys {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-            self.visit_scalar(visitor)
+            let de = self.de;
+            let Some(b'-' | b'0'..=b'9') = de.bytes().get(de.pos + 1) else {
+                de.pos += 1;
+                return Err(de.error("expected a number between the key's quotes"));
+            };
+            de.pos += 1;
+            let value = de.number(visitor, |d, v| de::Deserializer::$method(d, v))?;
+            if de.bytes().get(de.pos) != Some(&b'"') {
+                return Err(de.error("expected `\"` after the number in the key"));
+            }
+            de.pos += 1;
+            Ok(value)
         }
     )*};
 }
@@ -533,10 +923,31 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
         }
     }
 
-    scalar_keys! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64
+    number_keys! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    /// `"true"` or `"false"`, exactly.
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let de = self.de;
+        let rest = &de.bytes()[de.pos + 1..];
+        if rest.starts_with(b"true\"") {
+            de.pos += 6;
+            visitor.visit_bool(true)
+        } else if rest.starts_with(b"false\"") {
+            de.pos += 7;
+            visitor.visit_bool(false)
+        } else {
+            let start = de.pos;
+            let e = match de.parse_str()? {
+                Text::Borrowed(s) | Text::Decoded(s) => {
+                    <Error as de::Error>::invalid_type(Unexpected::Str(s), &visitor)
+                }
+            };
+            Err(de::Error::custom(format!("{e} (key) at byte {start}")))
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -545,33 +956,30 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
+        if name == RAW_VALUE_TOKEN {
+            return self.de.raw_value(name, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
+        name: &'static str,
+        variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.de.parse_str()? {
-            Text::Borrowed(s) => visitor.visit_enum(s.into_deserializer()),
-            Text::Decoded(s) => visitor.visit_enum(s.to_owned().into_deserializer()),
-        }
+        de::Deserializer::deserialize_enum(&mut *self.de, name, variants, visitor)
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.de.parse_str()? {
-            Text::Borrowed(s) => visitor.visit_borrowed_bytes(s.as_bytes()),
-            Text::Decoded(s) => visitor.visit_bytes(s.as_bytes()),
-        }
+        self.de.visit_byte_string(visitor)
     }
 
     fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_bytes(visitor)
+        self.de.visit_byte_string(visitor)
     }
 
     serde::forward_to_deserialize_any! {
@@ -591,10 +999,9 @@ impl<'de> EnumAccess<'de> for Variant<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
-        if self.de.peek()? != b'"' {
-            return Err(self.de.error("key must be a string"));
-        }
-        let variant = seed.deserialize(Key { de: &mut *self.de })?;
+        // As serde_json: the name is read by the deserializer itself (a
+        // derived enum asks for an identifier: a string).
+        let variant = seed.deserialize(&mut *self.de)?;
         if self.de.peek()? != b':' {
             return Err(self.de.error("expected `:`"));
         }
@@ -620,10 +1027,58 @@ impl<'de> VariantAccess<'de> for Variant<'_, 'de> {
 
     fn struct_variant<V: Visitor<'de>>(
         self,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        de::Deserializer::deserialize_map(&mut *self.de, visitor)
+        de::Deserializer::deserialize_struct(&mut *self.de, "", fields, visitor)
+    }
+}
+
+/// An enum written as a string: a unit variant's name.
+struct UnitVariant<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> EnumAccess<'de> for UnitVariant<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        let variant = seed.deserialize(&mut *self.de)?;
+        Ok((variant, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for UnitVariant<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value, Error> {
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"newtype variant",
+        ))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"tuple variant",
+        ))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Error> {
+        Err(de::Error::invalid_type(
+            Unexpected::UnitVariant,
+            &"struct variant",
+        ))
     }
 }
 
