@@ -179,6 +179,66 @@ proptest! {
         agree(&bytes)?;
     }
 
+    /// Skipped values (an unknown member, `IgnoredAny`, a `RawValue`)
+    /// are checked for grammar only, as serde_json skips them: mangled
+    /// text, lone surrogates and big exponents get the same verdicts.
+    #[test]
+    fn skipped_values_are_accepted_or_refused_alike(
+        v in json_value(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..4),
+    ) {
+        let mut bytes = serde_json::to_vec(&v).unwrap();
+        for (at, op, byte) in edits {
+            const BYTES: &[&[u8]] = &[
+                b"\"", b"\\", b"{", b"}", b"[", b"]", b",", b":", b"0", b"-", b"e", b".",
+                b"\\ud800", b"\\udc00", b"\\u12", b"1e400", b"\x01", b" ",
+            ];
+            let piece = BYTES[usize::from(byte) % BYTES.len()];
+            let i = if bytes.is_empty() { 0 } else { at.index(bytes.len()) };
+            match op {
+                0 if !bytes.is_empty() => {
+                    bytes.splice(i..=i, piece.iter().copied());
+                }
+                2 if !bytes.is_empty() => {
+                    bytes.remove(i);
+                }
+                _ => {
+                    bytes.splice(i..i, piece.iter().copied());
+                }
+            }
+        }
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Ok(());
+        };
+        #[derive(Debug, serde::Deserialize)]
+        struct Known {
+            #[allow(dead_code)]
+            a: u8,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Raw {
+            raw: Box<serde_json::value::RawValue>,
+        }
+        let member = format!("{{\"a\":1,\"x\":{text}}}");
+        let raw = format!("{{\"raw\":{text}}}");
+        let parse = |t: &str| RawResult::new(Bytes::copy_from_slice(t.as_bytes()));
+        prop_assert_eq!(
+            parse(&member).parse::<Known>().is_ok(),
+            serde_json::from_str::<Known>(&member).is_ok(),
+            "{}", member
+        );
+        prop_assert_eq!(
+            parse(&text).parse::<serde::de::IgnoredAny>().is_ok(),
+            serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
+            "{}", text
+        );
+        prop_assert_eq!(
+            parse(&raw).parse::<Raw>().ok().map(|r| r.raw.get().to_owned()),
+            serde_json::from_str::<Raw>(&raw).ok().map(|r| r.raw.get().to_owned()),
+            "{}", raw
+        );
+    }
+
     #[test]
     fn numbers_read_the_same(n in number_text(), wrap in 0u8..3) {
         let text = match wrap {
