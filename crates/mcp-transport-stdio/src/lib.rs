@@ -46,9 +46,11 @@
 //! otherwise the line is only logged. Reading carries on either way.
 //!
 //! Outgoing messages are serialized once by the dispatcher and written, each
-//! with its `\n`, by a single writer task fed by a bounded queue: concurrent
-//! callers never interleave bytes, and a server that stops reading stdin
-//! makes senders wait instead of growing memory.
+//! with its `\n`, in one piece: straight from the sender's task when nothing
+//! is queued (Unix: one non-blocking `writev`; a short write leaves the rest
+//! first in the queue), otherwise by a writer task fed by a bounded queue.
+//! Concurrent callers never interleave bytes, and a server that stops
+//! reading stdin makes senders wait instead of growing memory.
 //!
 //! # stderr
 //! Piped (never inherited onto the terminal) and drained from the moment of

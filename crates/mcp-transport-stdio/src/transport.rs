@@ -68,9 +68,117 @@ struct Signals {
     finished: CancellationToken,
 }
 
-/// Delivers outgoing messages to the writer task.
+/// Delivers outgoing messages: written straight to the server's stdin from
+/// the sender's own task when nothing is queued ahead of them (no hop to the
+/// writer task: issue 9, the stdio small-call latency), to the writer task
+/// otherwise.
 struct StdioOutbound {
     tx: mpsc::Sender<Bytes>,
+    gate: Arc<WriteGate>,
+}
+
+/// Where an outgoing message went.
+enum Route {
+    /// Written with its `\n`; or, after a short write, what is left is
+    /// queued for the writer task, first in line.
+    Done,
+    /// These bytes (all of the message, or what a short write left) wait
+    /// for the writer task; they are counted in [`WriteGate`] already.
+    Queue(Bytes),
+}
+
+/// Orders direct writes against the writer task: a message may be written
+/// directly only while no message is queued for the writer or being
+/// written by it, so messages never interleave and keep their order.
+struct WriteGate {
+    state: Mutex<GateState>,
+}
+
+struct GateState {
+    /// A second handle on the stdin pipe (a `dup`, non-blocking), `None`
+    /// where direct writes are not available or once the writer closed
+    /// stdin (it drops this handle too, so the server reads EOF).
+    #[cfg(unix)]
+    fd: Option<std::os::fd::OwnedFd>,
+    /// Messages handed to the writer task and not yet written by it.
+    queued: usize,
+}
+
+impl WriteGate {
+    fn new(stdin: &ChildStdin) -> Self {
+        #[cfg(unix)]
+        let fd = rustix::io::dup(stdin)
+            .and_then(|fd| rustix::io::ioctl_fionbio(&fd, true).map(|()| fd))
+            .map_err(|e| tracing::debug!(error = %e, "no direct writes to stdin; the writer task writes everything"))
+            .ok();
+        #[cfg(not(unix))]
+        let _ = stdin;
+        WriteGate {
+            state: Mutex::new(GateState {
+                #[cfg(unix)]
+                fd,
+                queued: 0,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes `body` and its `\n` now if nothing is queued and the pipe
+    /// takes it; otherwise counts it as queued and returns what the writer
+    /// task must write. A short write queues the rest, first in line: the
+    /// queue is empty (nothing was queued) and the lock keeps it so until
+    /// `push` is called by the caller under the same guard.
+    fn route(
+        &self,
+        body: Bytes,
+        push: impl FnOnce(Bytes) -> Result<(), Bytes>,
+    ) -> Result<Route, Bytes> {
+        let mut state = self.lock();
+        #[cfg(unix)]
+        if state.queued == 0
+            && let Some(fd) = &state.fd
+        {
+            let slices = [std::io::IoSlice::new(&body), std::io::IoSlice::new(b"\n")];
+            let written = match rustix::io::writev(fd, &slices) {
+                Ok(n) if n > body.len() => return Ok(Route::Done),
+                Ok(n) => n,
+                // Full pipe (EAGAIN) or a failure the writer task will meet
+                // and report: it gets the whole message.
+                Err(_) => 0,
+            };
+            state.queued += 1;
+            return match push(body.slice(written..)) {
+                Ok(()) => Ok(Route::Done),
+                Err(rest) => {
+                    state.queued -= 1;
+                    Err(rest)
+                }
+            };
+        }
+        state.queued += 1;
+        drop(state);
+        let _ = push;
+        Ok(Route::Queue(body))
+    }
+
+    /// The writer task wrote (or gave up on) one queued message; also
+    /// undoes the count of a message that never reached the queue.
+    fn done_one(&self) {
+        let mut state = self.lock();
+        state.queued = state.queued.saturating_sub(1);
+    }
+
+    /// The writer closed stdin: no more direct writes; the second handle is
+    /// closed so the pipe is.
+    fn close(&self) {
+        #[cfg(unix)]
+        {
+            self.lock().fd = None;
+        }
+    }
 }
 
 #[async_trait]
@@ -88,11 +196,18 @@ impl Outbound for StdioOutbound {
                     .unwrap_or_else(|| CloseReason::new("the server's stdin is closed")),
             )
         };
-        match message.kind {
+        let body = match self.gate.route(message.body, |rest| {
+            self.tx.try_send(rest).map_err(|e| e.into_inner())
+        }) {
+            Ok(Route::Done) => return Ok(()),
+            Ok(Route::Queue(body)) => body,
+            Err(_) => return Err(closed()),
+        };
+        let sent = match message.kind {
             // The request's own timeout bounds this wait.
-            OutgoingKind::Request => self.tx.send(message.body).await.map_err(|_| closed()),
+            OutgoingKind::Request => self.tx.send(body).await.map_err(|_| closed()),
             OutgoingKind::Notification | OutgoingKind::Response => {
-                match tokio::time::timeout(NOTIFY_TIMEOUT, self.tx.send(message.body)).await {
+                match tokio::time::timeout(NOTIFY_TIMEOUT, self.tx.send(body)).await {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(_)) => Err(closed()),
                     Err(_) => Err(TransportError::Timeout {
@@ -101,13 +216,26 @@ impl Outbound for StdioOutbound {
                     }),
                 }
             }
+        };
+        if sent.is_err() {
+            self.gate.done_one();
         }
+        sent
     }
 
-    /// Queues the message when the writer queue has room (never waits).
+    /// Writes the message directly, or queues it when the writer queue has
+    /// room (never waits).
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
-        match self.tx.try_send(message.body.clone()) {
-            Ok(()) => Ok(()),
+        let push = |rest: Bytes| self.tx.try_send(rest).map_err(|e| e.into_inner());
+        match self.gate.route(message.body.clone(), push) {
+            Ok(Route::Done) => Ok(()),
+            Ok(Route::Queue(body)) => match self.tx.try_send(body) {
+                Ok(()) => Ok(()),
+                Err(_) => {
+                    self.gate.done_one();
+                    Err(message)
+                }
+            },
             Err(_) => Err(message),
         }
     }
@@ -168,7 +296,14 @@ impl StdioTransport {
         let signals = Signals::default();
         let tail = Arc::new(Mutex::new(TailRing::new(config.stderr_tail_bytes)));
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
-        let dispatcher = Dispatcher::new(Arc::new(StdioOutbound { tx }), config.label.clone());
+        let gate = Arc::new(WriteGate::new(&stdin));
+        let dispatcher = Dispatcher::new(
+            Arc::new(StdioOutbound {
+                tx,
+                gate: gate.clone(),
+            }),
+            config.label.clone(),
+        );
 
         let stderr_task = {
             let (label, tail, cb, done) = (
@@ -183,7 +318,7 @@ impl StdioTransport {
             }
         };
         tokio::spawn(stderr_task);
-        let writer = tokio::spawn(write_loop(stdin, rx, signals.clone(), label.clone()));
+        let writer = tokio::spawn(write_loop(stdin, rx, gate, signals.clone(), label.clone()));
         tokio::spawn(read_loop(
             stdout,
             dispatcher.clone(),
@@ -296,12 +431,14 @@ impl Drop for StdioTransport {
     }
 }
 
-/// The single writer: each queued message is written with its `\n` in one
+/// The writer task: each queued message is written with its `\n` in one
 /// `write_all_buf` (vectored where the pipe supports it), so messages never
-/// interleave and a stalled server blocks the queue (backpressure).
+/// interleave and a stalled server blocks the queue (backpressure). Senders
+/// write directly only while this queue is empty ([`WriteGate`]).
 async fn write_loop(
     mut stdin: ChildStdin,
     mut rx: mpsc::Receiver<Bytes>,
+    gate: Arc<WriteGate>,
     signals: Signals,
     label: Arc<str>,
 ) {
@@ -326,12 +463,15 @@ async fn write_loop(
             _ = signals.writer_abort.cancelled() => break,
             r = stdin.write_all_buf(&mut buf) => r,
         };
+        gate.done_one();
         if let Err(e) = written {
             tracing::debug!(server = %label, error = %e, "writing to the server's stdin failed; stdin closed");
             break;
         }
     }
-    // Dropping stdin closes the pipe: the server reads EOF.
+    // Dropping stdin and the gate's handle closes the pipe: the server
+    // reads EOF.
+    gate.close();
     drop(stdin);
     rx.close();
 }

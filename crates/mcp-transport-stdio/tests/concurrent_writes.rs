@@ -28,3 +28,45 @@ async fn fifty_concurrent_large_echoes_round_trip() {
     }
     t.close().await.unwrap();
 }
+
+/// Messages larger than the pipe (256 KiB) mixed with small ones: a sender
+/// that finds the queue empty writes straight to stdin, a short write
+/// leaves the rest first in the writer task's queue, and every other sender
+/// waits behind it; each request still reaches the server whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn direct_writes_longer_than_the_pipe_keep_messages_whole() {
+    let t = std::sync::Arc::new(StdioTransport::spawn(fake(&[])).await.unwrap());
+    for round in 0..3 {
+        let mut tasks = Vec::new();
+        for i in 0..24 {
+            let t = t.clone();
+            tasks.push(tokio::spawn(async move {
+                let len = if i % 3 == 0 { 600_000 + i } else { 10 + i };
+                let payload = format!("{round}.{i}:{}", "z".repeat(len));
+                let result = t
+                    .request("echo", Some(&json!({ "p": payload })), within(30_000))
+                    .await
+                    .unwrap()
+                    .to_value()
+                    .unwrap();
+                assert_eq!(result["echo"]["p"], payload.as_str());
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+    }
+    // One at a time, each alone in the pipe: whole direct writes and short
+    // ones, then a small message right after a long one.
+    for len in [300_000, 10, 1_000_000, 5] {
+        let payload = "w".repeat(len);
+        let result = t
+            .request("echo", Some(&json!({ "p": payload })), within(30_000))
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap();
+        assert_eq!(result["echo"]["p"], payload.as_str());
+    }
+    t.close().await.unwrap();
+}
