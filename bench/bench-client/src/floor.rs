@@ -3,9 +3,12 @@
 //! but never parsed.
 //!
 //! - stdio: one pipe, of our transport's capacity
-//!   (`mcp_transport_stdio::DEFAULT_PIPE_CAPACITY`, 256 KiB); the bench
-//!   server answers in order, so responses are matched to waiters
-//!   first-in first-out (no ids read).
+//!   (`mcp_transport_stdio::DEFAULT_PIPE_CAPACITY`, 256 KiB); a request
+//!   that is alone in flight is written straight from the caller, as our
+//!   transport does, and concurrent ones are batched into one `write` by a
+//!   writer task (the cheaper way for each); the bench server answers in
+//!   order, so
+//!   responses are matched to waiters first-in first-out (no ids read).
 //! - HTTP: hyper's HTTP/1.1 connection API, one request at a time on each
 //!   connection; N calls in flight use N connections (as the pooled
 //!   clients do).
@@ -76,10 +79,20 @@ impl Wire {
 
 // ---------------------------------------------------------------- stdio
 
-type Queue = Mutex<(
-    tokio::sync::mpsc::UnboundedSender<Bytes>,
-    VecDeque<oneshot::Sender<usize>>,
-)>;
+/// The writer task's channel, the waiters in request order, and the
+/// direct-write state.
+struct QueueState {
+    tx: tokio::sync::mpsc::UnboundedSender<Bytes>,
+    waiters: VecDeque<oneshot::Sender<usize>>,
+    /// A second handle on stdin (non-blocking): as our transport does, a
+    /// request is written straight from the caller when nothing is queued
+    /// for the writer task.
+    stdin: std::os::fd::OwnedFd,
+    /// Messages handed to the writer task and not yet written.
+    queued: usize,
+}
+
+type Queue = Mutex<QueueState>;
 
 pub struct StdioFloor {
     wire: Wire,
@@ -114,9 +127,15 @@ impl StdioFloorConnector {
         let capacity = mcp_transport_stdio::DEFAULT_PIPE_CAPACITY;
         rustix::pipe::fcntl_setpipe_size(&stdin, capacity)?;
         rustix::pipe::fcntl_setpipe_size(&stdout, capacity)?;
+        let direct = rustix::io::dup(&stdin)?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(write_loop(stdin, rx));
-        let queue: Arc<Queue> = Arc::new(Mutex::new((tx, VecDeque::new())));
+        let queue: Arc<Queue> = Arc::new(Mutex::new(QueueState {
+            tx,
+            waiters: VecDeque::new(),
+            stdin: direct,
+            queued: 0,
+        }));
+        tokio::spawn(write_loop(stdin, rx, queue.clone()));
         let reader_queue = queue.clone();
         // Ends at EOF: dropping the client kills the server.
         tokio::spawn(async move {
@@ -130,7 +149,7 @@ impl StdioFloorConnector {
                 let mut rest = &buf[..n];
                 while let Some(i) = memchr::memchr(b'\n', rest) {
                     line_len += i;
-                    let waiter = reader_queue.lock().expect("lock").1.pop_front();
+                    let waiter = reader_queue.lock().expect("lock").waiters.pop_front();
                     if let Some(w) = waiter {
                         let _ = w.send(line_len);
                     }
@@ -146,12 +165,11 @@ impl StdioFloorConnector {
             _child: child,
         };
         floor.roundtrip(floor.wire.init.clone()).await?;
-        let _ = floor
-            .queue
-            .lock()
-            .expect("lock")
-            .0
-            .send(floor.wire.initialized.clone());
+        floor.send(
+            &mut floor.queue.lock().expect("lock"),
+            floor.wire.initialized.clone(),
+            true,
+        )?;
         Ok(floor)
     }
 }
@@ -163,30 +181,56 @@ impl Connector for StdioFloorConnector {
     }
 }
 
-async fn write_loop(mut stdin: ChildStdin, mut rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>) {
+async fn write_loop(
+    mut stdin: ChildStdin,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+    queue: Arc<Queue>,
+) {
     let mut batch = Vec::with_capacity(64 * 1024);
     while let Some(first) = rx.recv().await {
         batch.clear();
         batch.extend_from_slice(&first);
         batch.push(b'\n');
+        let mut taken = 1;
         while let Ok(more) = rx.try_recv() {
             batch.extend_from_slice(&more);
             batch.push(b'\n');
+            taken += 1;
         }
         if stdin.write_all(&batch).await.is_err() {
             return;
         }
+        queue.lock().expect("lock").queued -= taken;
     }
 }
 
 impl StdioFloor {
+    /// Writes `bytes` and its `\n` straight to stdin when it is the only
+    /// request in flight and nothing is queued (what a short write leaves
+    /// goes first in the queue); otherwise queues it for the writer task,
+    /// which writes whatever has gathered in one `write` (with many calls in
+    /// flight that batching beats a `write` per request).
+    fn send(&self, q: &mut QueueState, bytes: Bytes, alone: bool) -> anyhow::Result<()> {
+        let mut rest = bytes;
+        if alone && q.queued == 0 {
+            let slices = [std::io::IoSlice::new(&rest), std::io::IoSlice::new(b"\n")];
+            match rustix::io::writev(&q.stdin, &slices) {
+                Ok(n) if n > rest.len() => return Ok(()),
+                Ok(n) => rest = rest.slice(n..),
+                Err(_) => {}
+            }
+        }
+        q.queued += 1;
+        q.tx.send(rest).map_err(|_| anyhow::anyhow!("server gone"))
+    }
+
     async fn roundtrip(&self, bytes: Bytes) -> anyhow::Result<usize> {
         let (tx, rx) = oneshot::channel();
         {
-            let mut g = self.queue.lock().expect("lock");
-            g.1.push_back(tx);
-            g.0.send(bytes)
-                .map_err(|_| anyhow::anyhow!("server gone"))?;
+            let mut q = self.queue.lock().expect("lock");
+            let alone = q.waiters.is_empty();
+            q.waiters.push_back(tx);
+            self.send(&mut q, bytes, alone)?;
         }
         Ok(rx.await?)
     }

@@ -56,10 +56,8 @@ fn ours(chunks: &[Bytes]) -> usize {
     let mut n = 0;
     for c in chunks {
         parser.feed_bytes(c, &mut out);
-        for e in out.drain(..) {
-            if let Ok(e) = e {
-                n += usize::from(!e.data.is_empty());
-            }
+        for e in out.drain(..).flatten() {
+            n += usize::from(!e.data.is_empty());
         }
     }
     let _ = parser.finish();
