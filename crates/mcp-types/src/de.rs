@@ -193,22 +193,14 @@ impl<'de> Deserializer<'de> {
             return Err(self.error("EOF while parsing a string"));
         };
         self.pos += 1;
-        let c = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => return self.parse_unicode_escape(),
-            _ => {
-                self.pos -= 1;
-                return Err(self.error("invalid escape"));
-            }
+        if b == b'u' {
+            return self.parse_unicode_escape();
+        }
+        let Some(c) = simple_escape(b) else {
+            self.pos -= 1;
+            return Err(self.error("invalid escape"));
         };
-        self.scratch.push(c);
+        self.scratch.push(char::from(c));
         Ok(())
     }
 
@@ -518,18 +510,12 @@ impl<'de> Deserializer<'de> {
             return Err(self.error("EOF while parsing a string"));
         };
         self.pos += 1;
-        let c = match b {
-            b'"' | b'\\' | b'/' => b,
-            b'b' => 0x08,
-            b'f' => 0x0C,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => return self.parse_raw_unicode_escape(),
-            _ => {
-                self.pos -= 1;
-                return Err(self.error("invalid escape"));
-            }
+        if b == b'u' {
+            return self.parse_raw_unicode_escape();
+        }
+        let Some(c) = simple_escape(b) else {
+            self.pos -= 1;
+            return Err(self.error("invalid escape"));
         };
         self.raw.push(c);
         Ok(())
@@ -572,6 +558,20 @@ impl<'de> Deserializer<'de> {
             return Ok(());
         }
     }
+}
+
+/// The byte a one-letter escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
+/// `\t`) stands for, from the letter after the backslash.
+fn simple_escape(letter: u8) -> Option<u8> {
+    Some(match letter {
+        b'"' | b'\\' | b'/' => letter,
+        b'b' => 0x08,
+        b'f' => 0x0C,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
 }
 
 /// Appends code point `n` (at most U+10FFFF, maybe a surrogate) as UTF-8,
