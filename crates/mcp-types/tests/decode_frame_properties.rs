@@ -4,30 +4,16 @@
 //! response the full decoder reads the same way, and it never takes a
 //! request or a notification for a response.
 
+mod common;
+
 use bytes::Bytes;
 use mcp_types::{DecodeOptions, Decoded, JsonRpcMessage, JsonRpcResponse, RequestId, decode_frame};
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// Any JSON value, a few levels deep, with strings that need escapes.
+/// Any JSON value, a few levels deep.
 fn json_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(Value::from),
-        json_string().prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 32, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(json_string(), inner, 0..6)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    common::json_value(json_string)
 }
 
 /// Strings heavy in what a scanner must get right: quotes, backslashes,
