@@ -6,6 +6,17 @@ use mcp_transport_stdio::StdioTransport;
 use serde_json::json;
 use support::*;
 
+/// Sends `payload` to the fake's `echo` and checks it came back whole.
+async fn echo_whole(t: &StdioTransport, payload: &str) {
+    let result = t
+        .request("echo", Some(&json!({ "p": payload })), within(30_000))
+        .await
+        .unwrap()
+        .to_value()
+        .unwrap();
+    assert_eq!(result["echo"]["p"], payload);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_concurrent_large_echoes_round_trip() {
     let t = std::sync::Arc::new(StdioTransport::spawn(fake(&[])).await.unwrap());
@@ -14,13 +25,7 @@ async fn fifty_concurrent_large_echoes_round_trip() {
         let t = t.clone();
         tasks.push(tokio::spawn(async move {
             let payload = format!("{i}:{}", "y".repeat(100_000 + i));
-            let result = t
-                .request("echo", Some(&json!({ "p": payload })), within(30_000))
-                .await
-                .unwrap()
-                .to_value()
-                .unwrap();
-            assert_eq!(result["echo"]["p"], payload.as_str());
+            echo_whole(&t, &payload).await;
         }));
     }
     for task in tasks {
@@ -43,13 +48,7 @@ async fn direct_writes_longer_than_the_pipe_keep_messages_whole() {
             tasks.push(tokio::spawn(async move {
                 let len = if i % 3 == 0 { 600_000 + i } else { 10 + i };
                 let payload = format!("{round}.{i}:{}", "z".repeat(len));
-                let result = t
-                    .request("echo", Some(&json!({ "p": payload })), within(30_000))
-                    .await
-                    .unwrap()
-                    .to_value()
-                    .unwrap();
-                assert_eq!(result["echo"]["p"], payload.as_str());
+                echo_whole(&t, &payload).await;
             }));
         }
         for task in tasks {
@@ -60,13 +59,7 @@ async fn direct_writes_longer_than_the_pipe_keep_messages_whole() {
     // ones, then a small message right after a long one.
     for len in [300_000, 10, 1_000_000, 5] {
         let payload = "w".repeat(len);
-        let result = t
-            .request("echo", Some(&json!({ "p": payload })), within(30_000))
-            .await
-            .unwrap()
-            .to_value()
-            .unwrap();
-        assert_eq!(result["echo"]["p"], payload.as_str());
+        echo_whole(&t, &payload).await;
     }
     t.close().await.unwrap();
 }
