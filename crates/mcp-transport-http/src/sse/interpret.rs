@@ -137,6 +137,16 @@ impl Interpreter {
             self.data.push(&line, value);
             return;
         }
+        // The other two lines MCP servers send, likewise: the name ends at
+        // the first colon, so these prefixes are exactly those fields.
+        if bytes == b"event: message" {
+            self.event_type.clear();
+            return;
+        }
+        if let Some(value) = bytes.strip_prefix(b"id:") {
+            self.id_field(value.strip_prefix(b" ").unwrap_or(value), &line);
+            return;
+        }
         let (name, value) = match bytes.iter().position(|&b| b == b':') {
             Some(colon) => {
                 let value = &bytes[colon + 1..];
@@ -162,12 +172,7 @@ impl Interpreter {
                 self.data_len += value.len() + 1;
                 self.data.push(&line, value);
             }
-            // An id longer than MAX_EVENT_ID_BYTES is ignored like one with a
-            // NUL: it would be kept between events and sent back in the
-            // Last-Event-ID header of every reconnection.
-            b"id" if value.len() <= MAX_EVENT_ID_BYTES && !value.contains(&0) => {
-                self.pending_id = Some(Utf8Bytes::decode_slice(value, line.chunk));
-            }
+            b"id" => self.id_field(value, &line),
             b"retry" => {
                 if let Some(ms) = parse_retry(value) {
                     let retry = Duration::from_millis(ms);
@@ -176,6 +181,17 @@ impl Interpreter {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// An `id` field with value `value` (a slice of `line`).
+    #[inline]
+    fn id_field(&mut self, value: &[u8], line: &Line<'_>) {
+        // An id longer than MAX_EVENT_ID_BYTES is ignored like one with a
+        // NUL: it would be kept between events and sent back in the
+        // Last-Event-ID header of every reconnection.
+        if value.len() <= MAX_EVENT_ID_BYTES && !value.contains(&0) {
+            self.pending_id = Some(Utf8Bytes::decode_slice(value, line.chunk));
         }
     }
 
@@ -319,6 +335,23 @@ mod tests {
         // The type of an event without data does not leak into the next one.
         let (_, events) = run(&[b"event: ping", b"", b"data: y", b""]);
         assert_eq!(events[0].event_type, "message");
+    }
+
+    #[test]
+    fn fast_paths_match_the_generic_field_split() {
+        // `event: message` after another type resets it to "message".
+        let (_, events) = run(&[b"event: ping", b"event: message", b"data: x", b""]);
+        assert_eq!(events[0].event_type, "message");
+        // `id:` with no space, one space (removed) and two (one kept).
+        let (_, events) = run(&[
+            b"id:7", b"data: a", b"", b"id: 8", b"data: b", b"", b"id:  9", b"data: c", b"",
+        ]);
+        let ids: Vec<_> = events.iter().map(|e| e.last_event_id.as_str()).collect();
+        assert_eq!(ids, ["7", "8", " 9"]);
+        // Not the fast paths: other names sharing a prefix.
+        let (interp, events) = run(&[b"ids: 1", b"event: messages", b"data: d", b""]);
+        assert_eq!(interp.last_event_id(), "");
+        assert_eq!(events[0].event_type, "messages");
     }
 
     #[test]
