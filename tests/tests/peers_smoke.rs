@@ -311,10 +311,10 @@ impl StdioPeer {
                 .lines
                 .recv_timeout(left)
                 .unwrap_or_else(|e| panic!("no response {id} from stdio peer: {e}"));
-            if let Ok(message) = serde_json::from_str::<Value>(&line) {
-                if message["id"] == id {
-                    return message;
-                }
+            if let Ok(message) = serde_json::from_str::<Value>(&line)
+                && message["id"] == id
+            {
+                return message;
             }
         }
     }

@@ -53,14 +53,14 @@ pub fn tool_arguments(
     words: &[String],
     schema: Option<&Value>,
 ) -> Result<Map<String, Value>, String> {
-    if let [single] = words {
-        if single.trim_start().starts_with('{') {
-            return match serde_json::from_str::<Value>(single) {
-                Ok(Value::Object(map)) => Ok(map),
-                Ok(_) => Err("the JSON arguments must be an object".into()),
-                Err(e) => Err(format!("invalid JSON arguments: {e}")),
-            };
-        }
+    if let [single] = words
+        && single.trim_start().starts_with('{')
+    {
+        return match serde_json::from_str::<Value>(single) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err("the JSON arguments must be an object".into()),
+            Err(e) => Err(format!("invalid JSON arguments: {e}")),
+        };
     }
     let mut map = Map::new();
     for word in words {

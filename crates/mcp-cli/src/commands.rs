@@ -566,11 +566,11 @@ impl Session {
                 if client.server_capabilities().resources.is_none() {
                     continue;
                 }
-                if let Ok(list) = client.list_all_resources().await {
-                    if list.iter().any(|r| r.uri == uri) {
-                        found = Some((*name, *client));
-                        break;
-                    }
+                if let Ok(list) = client.list_all_resources().await
+                    && list.iter().any(|r| r.uri == uri)
+                {
+                    found = Some((*name, *client));
+                    break;
                 }
             }
             found.ok_or_else(|| {

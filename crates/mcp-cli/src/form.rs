@@ -77,10 +77,10 @@ pub fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
                         })
                         .collect()
                 });
-            if let Some(allowed) = allowed {
-                if let Some(bad) = items.iter().find(|i| !allowed.contains(&i.as_str())) {
-                    return Err(format!("{bad:?} is not one of: {}", allowed.join(", ")));
-                }
+            if let Some(allowed) = allowed
+                && let Some(bad) = items.iter().find(|i| !allowed.contains(&i.as_str()))
+            {
+                return Err(format!("{bad:?} is not one of: {}", allowed.join(", ")));
             }
             Ok(Value::Array(items.into_iter().map(Value::String).collect()))
         }
@@ -90,23 +90,23 @@ pub fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
                 if let Some(c) = choices.iter().find(|c| **c == raw.trim()) {
                     return Ok(Value::String((*c).to_owned()));
                 }
-                if let Ok(i) = raw.trim().parse::<usize>() {
-                    if (1..=choices.len()).contains(&i) {
-                        return Ok(Value::String(choices[i - 1].to_owned()));
-                    }
+                if let Ok(i) = raw.trim().parse::<usize>()
+                    && (1..=choices.len()).contains(&i)
+                {
+                    return Ok(Value::String(choices[i - 1].to_owned()));
                 }
                 return Err(format!("choose one of: {}", choices.join(", ")));
             }
             let len = raw.chars().count() as u64;
-            if let Some(min) = prop.get("minLength").and_then(Value::as_u64) {
-                if len < min {
-                    return Err(format!("at least {min} characters"));
-                }
+            if let Some(min) = prop.get("minLength").and_then(Value::as_u64)
+                && len < min
+            {
+                return Err(format!("at least {min} characters"));
             }
-            if let Some(max) = prop.get("maxLength").and_then(Value::as_u64) {
-                if len > max {
-                    return Err(format!("at most {max} characters"));
-                }
+            if let Some(max) = prop.get("maxLength").and_then(Value::as_u64)
+                && len > max
+            {
+                return Err(format!("at most {max} characters"));
             }
             Ok(Value::String(raw.to_owned()))
         }
@@ -114,15 +114,15 @@ pub fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
 }
 
 fn check_range(n: f64, prop: &Value) -> Result<(), String> {
-    if let Some(min) = prop.get("minimum").and_then(Value::as_f64) {
-        if n < min {
-            return Err(format!("at least {min}"));
-        }
+    if let Some(min) = prop.get("minimum").and_then(Value::as_f64)
+        && n < min
+    {
+        return Err(format!("at least {min}"));
     }
-    if let Some(max) = prop.get("maximum").and_then(Value::as_f64) {
-        if n > max {
-            return Err(format!("at most {max}"));
-        }
+    if let Some(max) = prop.get("maximum").and_then(Value::as_f64)
+        && n > max
+    {
+        return Err(format!("at most {max}"));
     }
     Ok(())
 }

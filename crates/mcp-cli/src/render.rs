@@ -86,10 +86,10 @@ pub fn resource_contents(c: &ResourceContents) -> String {
 /// content (pretty JSON) when there is no content.
 pub fn call_result(result: &CallToolResult) -> String {
     let mut parts: Vec<String> = result.content.iter().map(content_block).collect();
-    if parts.is_empty() {
-        if let Some(s) = &result.structured_content {
-            parts.push(serde_json::to_string_pretty(s).unwrap_or_else(|_| s.to_string()));
-        }
+    if parts.is_empty()
+        && let Some(s) = &result.structured_content
+    {
+        parts.push(serde_json::to_string_pretty(s).unwrap_or_else(|_| s.to_string()));
     }
     parts.join("\n")
 }

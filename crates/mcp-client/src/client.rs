@@ -259,10 +259,8 @@ impl Inner {
             // `Mcp-Param-*` come from the tool's inputSchema: learn it first.
             let known = request_metadata::mcp_name(method, params.as_ref())
                 .is_some_and(|name| self.tools().by_name.contains_key(&name));
-            if !known {
-                if let Err(e) = self.refresh_tools().await {
-                    tracing::warn!(error = %e, "tools/list before tools/call failed; Mcp-Param-* headers may be missing");
-                }
+            if !known && let Err(e) = self.refresh_tools().await {
+                tracing::warn!(error = %e, "tools/list before tools/call failed; Mcp-Param-* headers may be missing");
             }
         }
         let raw = self
@@ -1081,22 +1079,22 @@ impl Client {
             .await?;
         let result: CallToolResult =
             decode(CallTool::METHOD, value, self.session().is_stateless())?;
-        if options.validate_output && result.is_error != Some(true) {
-            if let Some((_, output, true)) = self.compiled(name) {
-                let errors = match (&result.structured_content, output) {
-                    (None, _) => vec![
-                        "structuredContent is missing but the tool declares an outputSchema"
-                            .to_owned(),
-                    ],
-                    (Some(sc), Some(v)) => schema::violations(&v, sc),
-                    (Some(_), None) => Vec::new(),
-                };
-                if !errors.is_empty() {
-                    return Err(ClientError::InvalidStructuredContent {
-                        tool: name.to_owned(),
-                        errors,
-                    });
-                }
+        if options.validate_output
+            && result.is_error != Some(true)
+            && let Some((_, output, true)) = self.compiled(name)
+        {
+            let errors = match (&result.structured_content, output) {
+                (None, _) => vec![
+                    "structuredContent is missing but the tool declares an outputSchema".to_owned(),
+                ],
+                (Some(sc), Some(v)) => schema::violations(&v, sc),
+                (Some(_), None) => Vec::new(),
+            };
+            if !errors.is_empty() {
+                return Err(ClientError::InvalidStructuredContent {
+                    tool: name.to_owned(),
+                    errors,
+                });
             }
         }
         Ok(result)

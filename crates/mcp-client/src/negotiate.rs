@@ -166,12 +166,11 @@ pub(crate) async fn negotiate(
             discover(transport, options, ProtocolVersion::LATEST, true).await
         }
     };
-    if let Err(e) = &outcome {
-        if e.is_version_mismatch() {
-            if let Err(close) = transport.close().await {
-                tracing::debug!(error = %close, "closing after a version mismatch failed");
-            }
-        }
+    if let Err(e) = &outcome
+        && e.is_version_mismatch()
+        && let Err(close) = transport.close().await
+    {
+        tracing::debug!(error = %close, "closing after a version mismatch failed");
     }
     outcome
 }
@@ -335,10 +334,10 @@ fn is_modern_code(code: ErrorCode) -> bool {
 }
 
 fn classify_error(err: JsonRpcError) -> Probe {
-    if err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION {
-        if let Some(supported) = supported_in_error(&err) {
-            return Probe::Unsupported(supported);
-        }
+    if err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        && let Some(supported) = supported_in_error(&err)
+    {
+        return Probe::Unsupported(supported);
     }
     if is_modern_code(err.code) {
         return Probe::Fail(ClientError::Server {

@@ -269,16 +269,16 @@ impl ClientOptions {
                 .filter(|e| e.supports_form())
                 .map(|_| ElicitationCapability::default());
         }
-        if version < ProtocolVersion::V2025_11_25 {
-            if let Some(s) = caps.sampling.as_mut() {
-                s.tools = None;
-                s.context = None;
-            }
+        if version < ProtocolVersion::V2025_11_25
+            && let Some(s) = caps.sampling.as_mut()
+        {
+            s.tools = None;
+            s.context = None;
         }
-        if version.is_stateless() {
-            if let Some(r) = caps.roots.as_mut() {
-                r.list_changed = None;
-            }
+        if version.is_stateless()
+            && let Some(r) = caps.roots.as_mut()
+        {
+            r.list_changed = None;
         }
         caps
     }

@@ -182,10 +182,10 @@ pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
                 if let Value::Array(items) = value {
                     children.extend(items.iter().map(|s| (None, s)));
                 }
-            } else if SUBSCHEMA_MAP.contains(&keyword.as_str()) {
-                if let Value::Object(map) = value {
-                    children.extend(map.values().map(|s| (None, s)));
-                }
+            } else if SUBSCHEMA_MAP.contains(&keyword.as_str())
+                && let Value::Object(map) = value
+            {
+                children.extend(map.values().map(|s| (None, s)));
             }
         }
         stack.extend(children.into_iter().rev());

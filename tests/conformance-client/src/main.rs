@@ -213,20 +213,20 @@ async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), 
                 call(&client, echo, json!({ "schema": schema })).await?;
             }
             Plan::Exercise => {
-                if let Some(tools) = optional(client.list_all_tools().await)? {
-                    if let Some(t) = tools.first() {
-                        call(&client, &t.name, json!({})).await?;
-                    }
+                if let Some(tools) = optional(client.list_all_tools().await)?
+                    && let Some(t) = tools.first()
+                {
+                    call(&client, &t.name, json!({})).await?;
                 }
-                if let Some(resources) = optional(client.list_all_resources().await)? {
-                    if let Some(r) = resources.first() {
-                        client.read_resource(r.uri.clone()).await?;
-                    }
+                if let Some(resources) = optional(client.list_all_resources().await)?
+                    && let Some(r) = resources.first()
+                {
+                    client.read_resource(r.uri.clone()).await?;
                 }
-                if let Some(prompts) = optional(client.list_all_prompts().await)? {
-                    if let Some(p) = prompts.first() {
-                        client.get_prompt(p.name.clone(), None).await?;
-                    }
+                if let Some(prompts) = optional(client.list_all_prompts().await)?
+                    && let Some(p) = prompts.first()
+                {
+                    client.get_prompt(p.name.clone(), None).await?;
                 }
             }
         }

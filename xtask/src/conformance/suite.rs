@@ -272,10 +272,10 @@ fn problem_of(scenario: &str, r: &ScenarioResult) -> Option<String> {
                 .unwrap_or_else(|| "failed checks".into()),
         );
     }
-    if let Err(e) = &r.client {
-        if !scenario.starts_with("auth/") {
-            return Some(format!("client: {e}"));
-        }
+    if let Err(e) = &r.client
+        && !scenario.starts_with("auth/")
+    {
+        return Some(format!("client: {e}"));
     }
     if r.counts.passed == 0 {
         return Some("no check passed (the scenario asserted nothing)".into());

@@ -274,10 +274,10 @@ async fn cancelled_countdown_stops_without_a_response() {
     .await;
     // Wait for the first progress notification: the tool is running.
     loop {
-        if let JsonRpcMessage::Notification(n) = h.next().await {
-            if n.method == "notifications/progress" {
-                break;
-            }
+        if let JsonRpcMessage::Notification(n) = h.next().await
+            && n.method == "notifications/progress"
+        {
+            break;
         }
     }
     h.send(

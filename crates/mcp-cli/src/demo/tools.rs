@@ -140,10 +140,10 @@ fn bounded_int(
 
 /// `a + b`, kept an integer when both are integers and the sum fits.
 pub fn add_numbers(a: &Number, b: &Number) -> Option<Number> {
-    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-        if let Some(sum) = x.checked_add(y) {
-            return Some(Number::from(sum));
-        }
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64())
+        && let Some(sum) = x.checked_add(y)
+    {
+        return Some(Number::from(sum));
     }
     Number::from_f64(a.as_f64()? + b.as_f64()?)
 }

@@ -71,10 +71,10 @@ impl Shared {
     }
 
     fn store_cache(&self, slot: &Slot, tools: &[Tool]) {
-        if let Some(cache) = &self.cache {
-            if let Err(e) = cache.store(&slot.config, tools) {
-                tracing::warn!(server = %slot.config.name, dir = %cache.dir().display(), error = %e, "cannot write the tool cache");
-            }
+        if let Some(cache) = &self.cache
+            && let Err(e) = cache.store(&slot.config, tools)
+        {
+            tracing::warn!(server = %slot.config.name, dir = %cache.dir().display(), error = %e, "cannot write the tool cache");
         }
     }
 
@@ -596,15 +596,14 @@ impl Manager {
     ) -> Result<T, ManagerError> {
         result.map_err(|source| {
             if let (Some(transport_error), Ok(slot)) = (source.transport_error(), self.slot(server))
+                && let Some(signals) = &slot.state.borrow().signals
             {
-                if let Some(signals) = &slot.state.borrow().signals {
-                    if transport_error.is_closed() {
-                        // In case the close event has not reached the supervisor yet.
-                        signals.set_closed(connect::error_chain(&source));
-                    } else if !transport_error.is_timeout() && !transport_error.is_cancelled() {
-                        // I/O, HTTP, session lost…: is the server still there?
-                        signals.raise_suspect();
-                    }
+                if transport_error.is_closed() {
+                    // In case the close event has not reached the supervisor yet.
+                    signals.set_closed(connect::error_chain(&source));
+                } else if !transport_error.is_timeout() && !transport_error.is_cancelled() {
+                    // I/O, HTTP, session lost…: is the server still there?
+                    signals.raise_suspect();
                 }
             }
             ManagerError::Client {

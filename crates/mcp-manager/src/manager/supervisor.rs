@@ -136,10 +136,10 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
                 }
             }
         }
-        if signals.suspect.swap(false, Ordering::SeqCst) {
-            if let Err(why) = health_check(&conn.client).await {
-                return format!("health check failed: {why}");
-            }
+        if signals.suspect.swap(false, Ordering::SeqCst)
+            && let Err(why) = health_check(&conn.client).await
+        {
+            return format!("health check failed: {why}");
         }
         if signals.resources.swap(false, Ordering::SeqCst) {
             match conn.client.list_all_resources().await {
