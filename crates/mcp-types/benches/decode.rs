@@ -1,7 +1,8 @@
 //! Message decode (`JsonRpcMessage::decode`) of the responses the benchmarks
 //! exchange: a `tools/call` echo of 100 B and 100 KiB, a `tools/list` of
 //! 1000 tools, and a progress notification; then the client's own path for
-//! the same responses (`decode_frame` and a typed `RawResult::parse`), and
+//! the same responses (`decode_frame` and a typed `RawResult::parse`, also
+//! for the 100 B echo), and
 //! the writing of a 100 KiB `tools/call` request (`RequestBody::to_vec`).
 //! `cargo bench -p mcp-types`.
 #![allow(missing_docs)]
@@ -64,6 +65,7 @@ fn decode(c: &mut Criterion) {
     // The client's path: the response scan, then one typed parse.
     let mut g = c.benchmark_group("client_decode");
     for (name, bytes, list) in [
+        ("call_response_100B", call_response(100), false),
         ("call_response_100KiB", call_response(100 * 1024), false),
         ("tools_list_1000", list_response(1000), true),
     ] {
