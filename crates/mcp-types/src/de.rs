@@ -93,6 +93,17 @@ enum Text<'de, 's> {
     Decoded(&'s str),
 }
 
+impl<'de> Text<'de, '_> {
+    /// Visits the string, borrowed from the input when it can be.
+    #[inline]
+    fn visit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Text::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Text::Decoded(s) => visitor.visit_str(s),
+        }
+    }
+}
+
 impl<'de> Deserializer<'de> {
     fn bytes(&self) -> &'de [u8] {
         self.text.as_bytes()
@@ -308,11 +319,7 @@ impl<'de> Deserializer<'de> {
                 Ok(())
             }
             b',' => Err(self.error("trailing characters")),
-            _ => Err(self.error(if close == b']' {
-                "expected `,` or `]`"
-            } else {
-                "expected `,` or `}`"
-            })),
+            _ => Err(self.error(separator_expected(close))),
         }
     }
 
@@ -377,8 +384,7 @@ impl<'de> Deserializer<'de> {
                         self.pos += 1;
                         open.pop();
                     }
-                    _ if close == b']' => return Err(self.error("expected `,` or `]`")),
-                    _ => return Err(self.error("expected `,` or `}`")),
+                    _ => return Err(self.error(separator_expected(close))),
                 }
             }
         }
@@ -601,6 +607,16 @@ fn has_offset(message: &str) -> bool {
     }
 }
 
+/// The error text for a byte that is neither `,` nor `close`.
+#[inline]
+fn separator_expected(close: u8) -> &'static str {
+    if close == b']' {
+        "expected `,` or `]`"
+    } else {
+        "expected `,` or `}`"
+    }
+}
+
 /// serde_json's message without its ` at line L column C` suffix.
 fn strip(e: &Error) -> String {
     let s = e.to_string();
@@ -642,10 +658,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 self.expect_literal(b"false")?;
                 visitor.visit_bool(false)
             }
-            b'"' => match self.parse_str()? {
-                Text::Borrowed(s) => visitor.visit_borrowed_str(s),
-                Text::Decoded(s) => visitor.visit_str(s),
-            },
+            b'"' => self.parse_str()?.visit(visitor),
             b'-' | b'0'..=b'9' => {
                 self.number(visitor, |d, v| de::Deserializer::deserialize_any(d, v))
             }
@@ -839,7 +852,7 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
                 }
             }
             _ if self.first => {}
-            _ => return Err(self.de.error("expected `,` or `]`")),
+            _ => return Err(self.de.error(separator_expected(b']'))),
         }
         self.first = false;
         seed.deserialize(&mut *self.de).map(Some)
@@ -871,7 +884,7 @@ impl<'de> MapAccess<'de> for Members<'_, 'de> {
             }
             b'"' if self.first => {}
             _ if self.first => return Err(self.de.error("key must be a string")),
-            _ => return Err(self.de.error("expected `,` or `}`")),
+            _ => return Err(self.de.error(separator_expected(b'}'))),
         }
         self.first = false;
         seed.deserialize(Key { de: &mut *self.de }).map(Some)
@@ -919,10 +932,7 @@ impl<'de> de::Deserializer<'de> for Key<'_, 'de> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.de.parse_str()? {
-            Text::Borrowed(s) => visitor.visit_borrowed_str(s),
-            Text::Decoded(s) => visitor.visit_str(s),
-        }
+        self.de.parse_str()?.visit(visitor)
     }
 
     number_keys! {
