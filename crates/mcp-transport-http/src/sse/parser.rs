@@ -6,7 +6,9 @@
 //! line that lies wholly inside one chunk is handed on as a slice of that
 //! chunk (with the chunk's [`Bytes`], when fed with
 //! [`SseParser::feed_bytes`], so that values can be kept without a copy),
-//! and only a line split across chunks is copied, into one reused buffer.
+//! and only a line split across chunks is copied, into one reused buffer; a
+//! long one (a large result) is then handed on in that buffer, so it is
+//! copied once in all.
 
 use std::time::Duration;
 
@@ -17,6 +19,11 @@ use super::{SseEnd, SseError, SseEvent, SseLimits};
 
 /// The UTF-8 byte order mark, stripped once at stream start.
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
+
+/// A line split across chunks at least this long (bytes) is handed on in
+/// the buffer it was joined in, without a copy; a shorter one is copied out
+/// of a buffer that is kept for the next split line.
+const HAND_OVER_BYTES: usize = 4096;
 
 /// Incremental, I/O-free parser for one `text/event-stream` body at a time.
 ///
@@ -278,6 +285,17 @@ impl SseParser {
             let line = Line {
                 bytes: part,
                 chunk: shared,
+            };
+            self.interp.line(line, out);
+        } else if self.line.len() + part.len() >= HAND_OVER_BYTES {
+            // A long line split across chunks (a large result): the joined
+            // buffer becomes the event's data, instead of being copied once
+            // more and kept for reuse.
+            self.line.extend_from_slice(part);
+            let joined = Bytes::from(std::mem::take(&mut self.line));
+            let line = Line {
+                bytes: &joined,
+                chunk: Some(&joined),
             };
             self.interp.line(line, out);
         } else {

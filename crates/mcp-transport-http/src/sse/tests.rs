@@ -427,6 +427,67 @@ fn fixed_corpus_is_independent_of_every_byte_boundary() {
     }
 }
 
+/// Lines longer than the parser's hand-over size (4 KiB), split across
+/// chunks in many places: the joined buffer is handed on as the value, and
+/// every result is still the whole stream's and the reference algorithm's.
+#[test]
+fn long_lines_split_across_chunks_match_the_whole_stream() {
+    let mut stream = Vec::new();
+    stream.extend_from_slice(b"data: ");
+    stream.extend(std::iter::repeat_n(b'x', 5000));
+    stream.extend_from_slice(b"\n\ndata: ");
+    stream.extend(std::iter::repeat_n(b'y', 4090));
+    stream.extend_from_slice(b"\xFF\xC3");
+    stream.extend(std::iter::repeat_n(b'z', 10));
+    stream.extend_from_slice(b"\r\ndata: short\r\n\r\n: ");
+    stream.extend(std::iter::repeat_n(b'c', 6000));
+    stream.extend_from_slice(b"\nid: 5\ndata: q\r\rdata: after\n\n");
+    // Within the reference algorithm's rules (no id or type caps):
+    let (events, id, retry) = reference(&stream);
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0].data.len(), 5000);
+    assert!(events[1].data.as_str().contains('\u{FFFD}'));
+    assert!(events[1].data.as_str().ends_with("\nshort"));
+    let (out, got_id, got_retry, _, _) = observe(SseLimits::default(), &[&stream]);
+    assert_eq!(out, events.into_iter().map(Ok).collect::<Output>());
+    assert_eq!(got_id.unwrap_or_default(), id);
+    assert_eq!(got_retry, retry);
+    // Then past them: an over-long id is ignored, an over-long type replaced.
+    stream.extend_from_slice(b"id: ");
+    stream.extend(std::iter::repeat_n(b'i', 5000));
+    stream.extend_from_slice(b"\nevent: ");
+    stream.extend(std::iter::repeat_n(b'e', 5000));
+    stream.extend_from_slice(b"\ndata: long id and type\n\n");
+    let (out, got_id, ..) = observe(SseLimits::default(), &[&stream]);
+    let last = out.last().cloned().map(|e| e.expect("within limits"));
+    assert_eq!(
+        last,
+        Some(event("overlong-event-type", "long id and type", "5", None))
+    );
+    assert_eq!(got_id.as_deref(), Some("5"));
+    for limit in [usize::MAX, 4095, 4096, 4097, 5006, 5007] {
+        let limits = SseLimits::default().with_max_event_size(limit);
+        let whole = observe(limits, &[&stream]);
+        for step in [997, 4093, 4096, 4099, 8192] {
+            for offset in [0, 1, 6, 4095] {
+                let cuts: Vec<usize> = (offset..stream.len()).step_by(step).collect();
+                let chunks = cut(&stream, &cuts);
+                let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+                assert_eq!(
+                    observe(limits, &chunks),
+                    whole,
+                    "step {step}+{offset}, limit {limit}"
+                );
+                assert_eq!(
+                    observe_with(parse_slices, limits, &chunks),
+                    whole,
+                    "copying entry, step {step}+{offset}, limit {limit}"
+                );
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
