@@ -250,7 +250,6 @@ impl Dispatcher {
         let start = Instant::now();
         let total_deadline = options.max_total_timeout.map(|t| start + t);
         let mut deadline = deadline_after(start, options.timeout, total_deadline);
-        let cancel = options.cancel.clone().unwrap_or_default();
         let send = self.outbound.send(outgoing, self);
         tokio::pin!(send);
         let mut sent = false;
@@ -303,7 +302,7 @@ impl Dispatcher {
                     self.abandon(&id, notify_peer, "timeout").await;
                     return Err(TransportError::Timeout { ms, phase });
                 }
-                _ = cancel.cancelled() => {
+                _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
                     self.abandon(&id, notify_peer, "cancelled by the client").await;
                     return Err(TransportError::Cancelled);
@@ -626,6 +625,16 @@ fn deadline_after(
 async fn sleep_until_opt(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Completes when `token` is cancelled; never without a token (no token is
+/// made for a request that was given none: that would be an allocation per
+/// request).
+async fn cancelled_opt(token: Option<&tokio_util::sync::CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
         None => std::future::pending().await,
     }
 }

@@ -594,7 +594,10 @@ impl RequestBody<'_> {
     /// [`JsonRpcMessage::to_vec`] writes for the same request after
     /// [`crate::base::with_params_meta`] added the members.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64);
+        // Room for a small request (a `tools/call` with a short argument is
+        // about 150 bytes) without growing; a larger one grows once per
+        // doubling, or at once for a long string.
+        let mut out = Vec::with_capacity(256);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         write::id(&mut out, self.id);
         out.extend_from_slice(b",\"method\":");
