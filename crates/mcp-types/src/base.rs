@@ -282,8 +282,10 @@ pub(crate) trait TaggedUnion: Sized {
     fn is_known(wire: &str) -> bool;
     /// The known variant `wire`, from the members other than the
     /// discriminator (a map).
-    fn from_members<'de, D: serde::Deserializer<'de>>(wire: &str, members: D)
-    -> Result<Self, D::Error>;
+    fn from_members<'de, D: serde::Deserializer<'de>>(
+        wire: &str,
+        members: D,
+    ) -> Result<Self, D::Error>;
     /// The variant for an unknown discriminator: all members, as received.
     fn unknown(members: Map<String, Value>) -> Self;
 }
@@ -402,7 +404,10 @@ impl<'de, T: TaggedUnion> serde::de::DeserializeSeed<'de> for TagValue<T> {
         // visitor's "invalid type".
         match d.deserialize_any(AnyText)? {
             Some(text) => Ok(text),
-            None => Err(D::Error::custom(format_args!("\"{}\" must be a string", T::TAG))),
+            None => Err(D::Error::custom(format_args!(
+                "\"{}\" must be a string",
+                T::TAG
+            ))),
         }
     }
 }

@@ -909,63 +909,43 @@ pub(crate) mod write {
 
     /// A JSON string with serde_json's escapes: `\\"`, `\\\\`, `\\b`, `\\t`,
     /// `\\n`, `\\f`, `\\r`, other controls as `\\u00xx`; nothing else.
+    /// The runs between escapes are found with [`first_special`] and copied
+    /// whole.
     pub(super) fn string(out: &mut Vec<u8>, s: &str) {
-        let bytes = s.as_bytes();
-        out.reserve(bytes.len() + 2);
+        let mut rest = s.as_bytes();
+        out.reserve(rest.len() + 2);
         out.push(b'"');
-        let mut start = 0;
-        let mut i = 0;
-        while i < bytes.len() {
-            // Skip whole blocks that need no escape.
-            while let Some(block) = bytes.get(i..i + BLOCK) {
-                let block: &[u8; BLOCK] = match block.try_into() {
-                    Ok(b) => b,
-                    Err(_) => break,
-                };
-                if block_needs_escape(block) {
-                    break;
+        while let Some((run, special)) =
+            first_special(rest).and_then(|at| rest.split_at_checked(at))
+        {
+            out.extend_from_slice(run);
+            let Some((&b, after)) = special.split_first() else {
+                rest = special;
+                break;
+            };
+            match b {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                0x08 => out.extend_from_slice(b"\\b"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                0x0C => out.extend_from_slice(b"\\f"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                _ => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    out.extend_from_slice(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[usize::from(b >> 4)],
+                        HEX[usize::from(b & 0xF)],
+                    ]);
                 }
-                i += BLOCK;
             }
-            // Then one block (or the tail) a byte at a time.
-            let stop = (i + BLOCK).min(bytes.len());
-            while i < stop {
-                let b = bytes[i];
-                let escape: &[u8] = match b {
-                    b'"' => b"\\\"",
-                    b'\\' => b"\\\\",
-                    0x08 => b"\\b",
-                    b'\t' => b"\\t",
-                    b'\n' => b"\\n",
-                    0x0C => b"\\f",
-                    b'\r' => b"\\r",
-                    0x00..=0x1F => {
-                        out.extend_from_slice(&bytes[start..i]);
-                        const HEX: &[u8; 16] = b"0123456789abcdef";
-                        out.extend_from_slice(&[
-                            b'\\',
-                            b'u',
-                            b'0',
-                            b'0',
-                            HEX[usize::from(b >> 4)],
-                            HEX[usize::from(b & 0xF)],
-                        ]);
-                        i += 1;
-                        start = i;
-                        continue;
-                    }
-                    _ => {
-                        i += 1;
-                        continue;
-                    }
-                };
-                out.extend_from_slice(&bytes[start..i]);
-                out.extend_from_slice(escape);
-                i += 1;
-                start = i;
-            }
+            rest = after;
         }
-        out.extend_from_slice(&bytes[start..]);
+        out.extend_from_slice(rest);
         out.push(b'"');
     }
 }

@@ -18,9 +18,7 @@ use serde_json::{Value, json};
 /// Decodes `text` three ways; all three must agree on success, and on
 /// failure all three must fail. Returns the result and the three errors'
 /// messages.
-fn decode<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
-    text: &str,
-) -> Result<T, Vec<String>> {
+fn decode<T: DeserializeOwned + PartialEq + std::fmt::Debug>(text: &str) -> Result<T, Vec<String>> {
     let by_serde_json = serde_json::from_str::<T>(text);
     let by_ours = RawResult::new(Bytes::copy_from_slice(text.as_bytes())).parse::<T>();
     let value: Value = serde_json::from_str(text).expect("test input is JSON");
@@ -72,9 +70,16 @@ fn the_discriminator_may_come_anywhere() {
     assert_eq!(text.meta.as_ref().and_then(|m| m.get("k")), Some(&json!(1)));
     assert_eq!(text.extra.get("x-extra"), Some(&json!([1, 2])));
     assert!(text.annotations.is_some());
-    assert!(!text.extra.contains_key("type"), "the tag is not an extra member");
+    assert!(
+        !text.extra.contains_key("type"),
+        "the tag is not an extra member"
+    );
     for order in orders {
-        assert_eq!(decode::<ContentBlock>(order).expect("valid"), expected, "{order}");
+        assert_eq!(
+            decode::<ContentBlock>(order).expect("valid"),
+            expected,
+            "{order}"
+        );
     }
     // And it writes back as it came, with the tag.
     let written = serde_json::to_value(&expected).expect("serializes");
@@ -148,7 +153,11 @@ fn a_missing_repeated_or_non_string_discriminator_is_an_error() {
         let errors = decode_text::<ContentBlock>(text).expect_err(text);
         errors_mention(&errors, r#"duplicate "type""#);
     }
-    for text in [r#"{}"#, r#"{"text":"a"}"#, r#"{"text":"a","annotations":null}"#] {
+    for text in [
+        r#"{}"#,
+        r#"{"text":"a"}"#,
+        r#"{"text":"a","annotations":null}"#,
+    ] {
         let errors = decode::<ContentBlock>(text).expect_err(text);
         errors_mention(&errors, r#"missing "type""#);
     }
@@ -213,7 +222,10 @@ fn repeated_members_are_treated_alike_in_every_order() {
         let by_ours = RawResult::new(Bytes::copy_from_slice(text.as_bytes()))
             .parse::<ContentBlock>()
             .expect(text);
-        assert_eq!(serde_json::from_str::<ContentBlock>(text).expect(text), by_ours);
+        assert_eq!(
+            serde_json::from_str::<ContentBlock>(text).expect(text),
+            by_ours
+        );
         let ContentBlock::Text(block) = by_ours else {
             panic!("a text block")
         };
@@ -224,6 +236,9 @@ fn repeated_members_are_treated_alike_in_every_order() {
         r#"{"x":1,"x":2,"type":"hologram"}"#,
     ] {
         let block = serde_json::from_str::<ContentBlock>(text).expect(text);
-        assert_eq!(block, ContentBlock::Unknown(json!({"type": "hologram", "x": 2})));
+        assert_eq!(
+            block,
+            ContentBlock::Unknown(json!({"type": "hologram", "x": 2}))
+        );
     }
 }
