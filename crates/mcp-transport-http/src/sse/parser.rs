@@ -391,10 +391,15 @@ mod tests {
 
     #[test]
     fn line_end_search_finds_the_first_lf_or_cr() {
-        for len in 0..40 {
+        // Short lines (the word path), and long ones (memchr2's vector loop
+        // and its tail), with and without the `data:` shortcut.
+        for len in (0..40).chain([63, 64, 65, 127, 128, 129, 300, 1000]) {
             let mut line = vec![b'x'; len];
             assert_eq!(find_line_end(&line), None);
-            for at in 0..len {
+            let mut prefixed = b"data:".to_vec();
+            prefixed.extend_from_slice(&line);
+            assert_eq!(find_line_end(&prefixed), None);
+            for at in (0..len).filter(|at| len < 40 || at % 7 == 0 || at + 2 > len) {
                 for end in [b'\n', b'\r'] {
                     line[at] = end;
                     // Other bytes that a borrow could confuse, after the end.
@@ -402,6 +407,9 @@ mod tests {
                         *byte = [0x0B, 0x0C, 0x0E, 0x00, b'\n', 0x8D][i % 6];
                     }
                     assert_eq!(find_line_end(&line), Some(at), "len {len}, end at {at}");
+                    prefixed.truncate(5);
+                    prefixed.extend_from_slice(&line);
+                    assert_eq!(find_line_end(&prefixed), Some(5 + at), "data: + len {len}");
                     line.fill(b'x');
                 }
             }
