@@ -16,6 +16,9 @@ pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 /// The default number of redirect hops followed (307/308 only).
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
 
+/// Default idle connections kept per host ([`HttpConfig::max_idle_connections`]).
+pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 32;
+
 /// How many bytes of a non-2xx body are kept in [`TransportError::Http`](mcp_transport::TransportError::Http): 4 KiB.
 pub const ERROR_BODY_LIMIT: usize = 4 * 1024;
 
@@ -154,6 +157,12 @@ pub struct HttpConfig {
     pub listen_after_initialized: bool,
     /// Redirect hops followed, 307/308 only (default 5).
     pub max_redirects: usize,
+    /// Idle connections kept open per host for reuse (default
+    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`], 32). HTTP/1.1 needs a connection
+    /// per request in flight; past a burst, the connections beyond this
+    /// are closed as their requests end instead of being kept (with their
+    /// buffers) for the 90 s idle timeout.
+    pub max_idle_connections: usize,
 }
 
 impl fmt::Debug for HttpConfig {
@@ -170,6 +179,7 @@ impl fmt::Debug for HttpConfig {
             .field("proxy", &self.proxy)
             .field("listen_after_initialized", &self.listen_after_initialized)
             .field("max_redirects", &self.max_redirects)
+            .field("max_idle_connections", &self.max_idle_connections)
             .finish()
     }
 }
@@ -190,6 +200,7 @@ impl HttpConfig {
             proxy: ProxySetting::default(),
             listen_after_initialized: true,
             max_redirects: DEFAULT_MAX_REDIRECTS,
+            max_idle_connections: DEFAULT_MAX_IDLE_CONNECTIONS,
         }
     }
 
@@ -238,6 +249,12 @@ impl HttpConfig {
     /// Whether to open the GET stream after `notifications/initialized`.
     pub fn listen_after_initialized(mut self, yes: bool) -> Self {
         self.listen_after_initialized = yes;
+        self
+    }
+
+    /// Sets how many idle connections are kept per host.
+    pub fn with_max_idle_connections(mut self, connections: usize) -> Self {
+        self.max_idle_connections = connections;
         self
     }
 }

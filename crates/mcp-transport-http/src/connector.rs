@@ -33,8 +33,13 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The client type every request goes through.
 pub(crate) type HttpClient = Client<Connector, Full<Bytes>>;
 
-/// Builds the pooled client.
-pub(crate) fn build_client(proxy: &ProxySetting, connect_timeout: Duration) -> HttpClient {
+/// Builds the pooled client, keeping at most `max_idle` idle connections
+/// per host.
+pub(crate) fn build_client(
+    proxy: &ProxySetting,
+    connect_timeout: Duration,
+    max_idle: usize,
+) -> HttpClient {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
@@ -48,7 +53,9 @@ pub(crate) fn build_client(proxy: &ProxySetting, connect_timeout: Duration) -> H
         http,
         proxies: matcher.map(Arc::new),
     };
-    Client::builder(TokioExecutor::new()).build(connector)
+    Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(max_idle)
+        .build(connector)
 }
 
 /// Wraps `conn` with TLS for `https` URLs (ALPN: h2, http/1.1).

@@ -126,7 +126,11 @@ impl Shared {
             }
             static_headers.append(name, value);
         }
-        let client = build_client(&config.proxy, config.timeouts.connect);
+        let client = build_client(
+            &config.proxy,
+            config.timeouts.connect,
+            config.max_idle_connections,
+        );
         Ok(Arc::new_cyclic(|me| Shared {
             me: me.clone(),
             client,

@@ -234,6 +234,7 @@ pub struct FaultServer {
     addr: SocketAddr,
     log: Arc<Mutex<Vec<Recorded>>>,
     connections: Arc<AtomicUsize>,
+    open: Arc<AtomicUsize>,
     task: JoinHandle<()>,
 }
 
@@ -257,17 +258,19 @@ impl FaultServer {
         let addr = listener.local_addr()?;
         let log = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new(AtomicUsize::new(0));
         let handler: Handler = Arc::new(handler);
         let task = tokio::spawn(accept_loop(
             listener,
             handler,
             log.clone(),
-            connections.clone(),
+            [connections.clone(), open.clone()],
         ));
         Ok(FaultServer {
             addr,
             log,
             connections,
+            open,
             task,
         })
     }
@@ -299,6 +302,12 @@ impl FaultServer {
     pub fn connections(&self) -> usize {
         self.connections.load(Ordering::Relaxed)
     }
+
+    /// How many accepted TCP connections are still open (the client has
+    /// not closed them).
+    pub fn open_connections(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
+    }
 }
 
 impl Drop for FaultServer {
@@ -313,7 +322,7 @@ async fn accept_loop(
     listener: TcpListener,
     handler: Handler,
     log: Arc<Mutex<Vec<Recorded>>>,
-    connections: Arc<AtomicUsize>,
+    [connections, open]: [Arc<AtomicUsize>; 2],
 ) {
     let mut conns = JoinSet::new();
     loop {
@@ -322,13 +331,16 @@ async fn accept_loop(
                 let Ok((stream, _)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);
                 connections.fetch_add(1, Ordering::Relaxed);
+                open.fetch_add(1, Ordering::Relaxed);
                 let handler = handler.clone();
                 let log = log.clone();
+                let open = open.clone();
                 conns.spawn(async move {
                     let service = service_fn(move |req| serve(req, handler.clone(), log.clone()));
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
+                    open.fetch_sub(1, Ordering::Relaxed);
                 });
             }
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
