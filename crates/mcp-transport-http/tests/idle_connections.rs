@@ -66,7 +66,10 @@ async fn burst(max_idle: usize, n: usize) -> (usize, usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_past_the_idle_limit_are_closed_after_a_burst() {
     let (accepted, open) = burst(4, 24).await;
-    assert!(accepted >= 12, "the burst used many connections: {accepted}");
+    assert!(
+        accepted >= 12,
+        "the burst used many connections: {accepted}"
+    );
     assert!(open <= 4, "{open} of {accepted} connections left open");
     assert!(open >= 1, "some are kept for reuse");
 }
@@ -75,6 +78,9 @@ async fn connections_past_the_idle_limit_are_closed_after_a_burst() {
 async fn up_to_the_limit_they_stay_open_for_reuse() {
     assert_eq!(DEFAULT_MAX_IDLE_CONNECTIONS, 32);
     let (accepted, open) = burst(DEFAULT_MAX_IDLE_CONNECTIONS, 24).await;
-    assert!(accepted >= 12, "the burst used many connections: {accepted}");
+    assert!(
+        accepted >= 12,
+        "the burst used many connections: {accepted}"
+    );
     assert_eq!(open, accepted, "all {accepted} kept idle under the limit");
 }

@@ -1,24 +1,34 @@
-//! Fuzz target for the WHATWG event-stream parser: chunk-boundary independence.
+//! Fuzz target for the WHATWG event-stream parser.
 //!
-//! Run from `crates/mcp-transport-http`:
+//! Run from `crates/mcp-transport-http`, with inputs long enough to reach
+//! lines of 4 KiB and more (split long lines are handed over, not copied;
+//! cargo-fuzz's default `-max_len` of 4096 cannot reach that path):
 //!
 //! ```text
-//! cargo +nightly fuzz run sse_parser
+//! cargo +nightly fuzz run sse_parser -- -max_len=16384
 //! ```
 //!
-//! Input layout: byte 0 picks the event size limit, byte 1 the number `n` of
-//! chunk lengths that follow (`n % 16`), then `n` bytes of chunk lengths (0 is
-//! an empty chunk; the lengths repeat until the stream is used up), then the
-//! stream itself. The stream fed in those chunks, fed whole and fed one byte
-//! at a time must give the same events, errors, last event ID, reconnection
-//! time, comment count and end-of-stream outcome, through both entries
-//! (`feed_bytes`, zero-copy, and `feed`, copying). The parser must not panic.
+//! Input layout: byte 0 picks the event size limit (128 and above: the
+//! default limit), byte 1 the number `n` of chunk lengths that follow
+//! (`n % 16`), then `n` bytes of chunk lengths (0 is an empty chunk; the
+//! lengths repeat until the stream is used up), then the stream itself.
+//!
+//! Checks: the stream fed in those chunks, fed whole and fed one byte at a
+//! time gives the same events, errors, last event ID, reconnection time,
+//! comment count and end-of-stream outcome, through both entries
+//! (`feed_bytes`, zero-copy, and `feed`, copying); with the default limit,
+//! the result is the plain whole-stream model's (`src/sse/reference.rs`,
+//! shared with the unit tests), so a fault that every chunking shares is
+//! caught too. The parser must not panic.
 #![no_main]
 
 use bytes::Bytes;
 use libfuzzer_sys::fuzz_target;
 use mcp_transport_http::sse::{SseEnd, SseError, SseEvent, SseLimits, SseParser};
 use std::time::Duration;
+
+#[path = "../../src/sse/reference.rs"]
+mod reference;
 
 type Observed = (
     Vec<Result<SseEvent, SseError>>,
@@ -97,4 +107,25 @@ fuzz_target!(|input: &[u8]| {
     assert_eq!(copying, whole, "copying, chunked {lengths:?}");
     let bytewise = observe(limits, false, stream.chunks(1));
     assert_eq!(bytewise, whole, "byte by byte");
+
+    // The default limit (64 MiB) is beyond any input here: the model applies.
+    if *limit_byte >= 128 {
+        let (events, id, retry) = reference::reference(stream);
+        let (out, got_id, got_retry, _, _) = &whole;
+        let got: Vec<reference::RefEvent> = out
+            .iter()
+            .map(|item| {
+                let event = item.as_ref().expect("no event reaches the default limit");
+                reference::RefEvent {
+                    event_type: event.event_type.to_string(),
+                    data: event.data.as_str().to_owned(),
+                    last_event_id: event.last_event_id.as_str().to_owned(),
+                    retry: event.retry,
+                }
+            })
+            .collect();
+        assert_eq!(got, events, "against the model");
+        assert_eq!(got_id.clone().unwrap_or_default(), id);
+        assert_eq!(*got_retry, retry);
+    }
 });

@@ -66,6 +66,8 @@ mod interpret;
 mod limits;
 mod parser;
 #[cfg(test)]
+mod reference;
+#[cfg(test)]
 mod tests;
 mod text;
 

@@ -180,77 +180,37 @@ fn b04_comments_keep_alives_and_other_event_types() {
     assert_eq!(parser.comments_seen(), 2);
 }
 
-/// The WHATWG algorithm applied to a whole stream, written as plainly as
-/// possible: decode, strip the BOM, split lines, interpret. No limits.
-/// Returns the events, the last event ID and the reconnection time.
+/// The shared whole-stream model (`reference.rs`), as this crate's events.
 fn reference(stream: &[u8]) -> (Vec<SseEvent>, String, Option<Duration>) {
-    let text = String::from_utf8_lossy(stream);
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                lines.push(std::mem::take(&mut current));
-            }
-            '\n' => lines.push(std::mem::take(&mut current)),
-            c => current.push(c),
-        }
-    }
-    // `current` is an unterminated line: discarded at EOF.
-    let (mut events, mut data, mut event_type) = (Vec::new(), String::new(), String::new());
-    let (mut id_buffer, mut last_id, mut retry, mut event_retry) =
-        (String::new(), String::new(), None, None);
-    for line in lines {
-        if line.is_empty() {
-            last_id = id_buffer.clone();
-            let this_retry = event_retry.take();
-            if data.is_empty() {
-                event_type.clear();
-                continue;
-            }
-            data.pop();
-            let ty = if event_type.is_empty() {
-                "message".to_owned()
-            } else {
-                event_type.clone()
-            };
-            events.push(SseEvent {
-                event_type: ty.into(),
-                data: std::mem::take(&mut data).into(),
-                last_event_id: last_id.as_str().into(),
-                retry: this_retry,
-            });
-            event_type.clear();
-            continue;
-        }
-        if line.starts_with(':') {
-            continue;
-        }
-        let (name, value) = match line.split_once(':') {
-            Some((name, value)) => (name, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line.as_str(), ""),
-        };
-        match name {
-            "event" => event_type = value.to_owned(),
-            "data" => {
-                data.push_str(value);
-                data.push('\n');
-            }
-            "id" if !value.contains('\0') => id_buffer = value.to_owned(),
-            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                let ms = value.parse::<u64>().unwrap_or(u64::MAX);
-                retry = Some(Duration::from_millis(ms));
-                event_retry = retry;
-            }
-            _ => {}
-        }
-    }
-    (events, last_id, retry)
+    let (events, id, retry) = super::reference::reference(stream);
+    let events = events
+        .into_iter()
+        .map(|e| SseEvent {
+            event_type: e.event_type.into(),
+            data: e.data.as_str().into(),
+            last_event_id: e.last_event_id.as_str().into(),
+            retry: e.retry,
+        })
+        .collect();
+    (events, id, retry)
+}
+
+#[test]
+fn the_reference_caps_are_the_parsers() {
+    use super::interpret::{MAX_EVENT_ID_BYTES, MAX_EVENT_TYPE_BYTES};
+    assert_eq!(super::reference::ID_CAP, MAX_EVENT_ID_BYTES);
+    assert_eq!(super::reference::TYPE_CAP, MAX_EVENT_TYPE_BYTES);
+    let stream = format!(
+        "id: 1\nevent: {}\ndata: x\n\nid: {}\ndata: y\n\n",
+        "e".repeat(257),
+        "i".repeat(1025)
+    );
+    let (events, id, _) = reference(stream.as_bytes());
+    assert_eq!(events[0].event_type, super::reference::OVERLONG_TYPE);
+    assert_eq!(id, "1", "the over-long id is ignored");
+    let (out, got_id, ..) = observe(SseLimits::default(), &[stream.as_bytes()]);
+    assert_eq!(out, events.into_iter().map(Ok).collect::<Output>());
+    assert_eq!(got_id.as_deref(), Some("1"));
 }
 
 type Observed = (Output, Option<String>, Option<Duration>, u64, SseEnd);
