@@ -7,13 +7,17 @@
 //! (`RawResult::parse`) and `serde_json::from_value` (owned keys).
 #![allow(missing_docs)]
 
+mod common;
+
 use bytes::Bytes;
 use mcp_types::RawResult;
 use mcp_types::completion::CompletionReference;
 use mcp_types::content::ContentBlock;
+use mcp_types::content::{AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent};
 use mcp_types::sampling::SamplingContentBlock;
+use proptest::prelude::*;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Decodes `text` three ways; all three must agree on success, and on
 /// failure all three must fail. Returns the result and the three errors'
@@ -240,5 +244,107 @@ fn repeated_members_are_treated_alike_in_every_order() {
             block,
             ContentBlock::Unknown(json!({"type": "hologram", "x": 2}))
         );
+    }
+}
+
+/// The codec as it was before streaming (a `Value` first, then the
+/// variant from it): the oracle for texts without repeated members.
+fn through_a_value(text: &str) -> Result<ContentBlock, ()> {
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else {
+        return Err(());
+    };
+    let tag = match map.get("type") {
+        Some(Value::String(tag)) => tag.clone(),
+        _ => return Err(()),
+    };
+    fn variant<T: DeserializeOwned>(map: Map<String, Value>) -> Result<T, ()> {
+        serde_json::from_value(Value::Object(map)).map_err(|_| ())
+    }
+    let known = ["text", "image", "audio", "resource_link", "resource"];
+    if known.contains(&tag.as_str()) {
+        map.remove("type");
+    }
+    match tag.as_str() {
+        "text" => variant::<TextContent>(map).map(ContentBlock::Text),
+        "image" => variant::<ImageContent>(map).map(ContentBlock::Image),
+        "audio" => variant::<AudioContent>(map).map(ContentBlock::Audio),
+        "resource_link" => variant::<ResourceLink>(map).map(ContentBlock::ResourceLink),
+        "resource" => variant::<EmbeddedResource>(map).map(ContentBlock::Resource),
+        _ => Ok(ContentBlock::Unknown(Value::Object(map))),
+    }
+}
+
+fn member_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("text".to_owned()),
+        Just("data".to_owned()),
+        Just("mimeType".to_owned()),
+        Just("uri".to_owned()),
+        Just("name".to_owned()),
+        Just("resource".to_owned()),
+        Just("annotations".to_owned()),
+        Just("_meta".to_owned()),
+        "[a-z]{1,3}",
+    ]
+}
+
+fn member_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        3 => "[a-zé\\\\\"]{0,6}".prop_map(Value::from),
+        1 => Just(json!({"uri": "file:///a", "text": "t"})),
+        1 => Just(json!({"priority": 0.5, "audience": ["user"]})),
+        2 => common::json_value(|| "[a-z]{0,3}".boxed()),
+    ]
+}
+
+fn tag_value() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        Just(Some(json!("text"))),
+        Just(Some(json!("image"))),
+        Just(Some(json!("audio"))),
+        Just(Some(json!("resource_link"))),
+        Just(Some(json!("resource"))),
+        Just(Some(json!("hologram"))),
+        Just(Some(json!(5))),
+        Just(Some(Value::Null)),
+        Just(None),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Without repeated members, streaming gives exactly what going
+    /// through a `Value` gave, wherever the tag is, by all three decoders.
+    #[test]
+    fn streaming_matches_the_value_codec(
+        members in prop::collection::btree_map(member_name(), member_value(), 0..6),
+        tag in tag_value(),
+        at in any::<prop::sample::Index>(),
+        escape_keys in any::<bool>(),
+    ) {
+        let mut entries: Vec<(String, Value)> =
+            members.into_iter().filter(|(k, _)| k != "type").collect();
+        if let Some(tag) = tag {
+            entries.insert(at.index(entries.len() + 1), ("type".to_owned(), tag));
+        }
+        let body: Vec<String> = entries
+            .iter()
+            .map(|(k, v)| {
+                let key = if escape_keys {
+                    // The same key, escaped: an owned string, not borrowed.
+                    k.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect()
+                } else {
+                    k.clone()
+                };
+                format!("\"{key}\":{v}")
+            })
+            .collect();
+        let text = format!("{{{}}}", body.join(","));
+        let expected = through_a_value(&text);
+        match decode::<ContentBlock>(&text) {
+            Ok(block) => prop_assert_eq!(Ok(block), expected, "{}", text),
+            Err(errors) => prop_assert!(expected.is_err(), "{} -> {:?}", text, errors),
+        }
     }
 }
