@@ -109,7 +109,11 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
             manager.wait_started(Duration::from_secs(120)).await,
             "servers did not start in 120 s"
         );
+        // What an agent asks for next: the one tool namespace (built here,
+        // on first use after the lists changed).
+        let tools = manager.tools().len();
         let manager_ms = start.elapsed().as_secs_f64() * 1e3;
+        anyhow::ensure!(tools == count * 20, "{tools} tools in the namespace");
         let connected = manager
             .status()
             .values()

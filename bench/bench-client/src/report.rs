@@ -567,8 +567,9 @@ fn render(
     ) {
         let _ = writeln!(
             md,
-            "Each server lists 20 tools. `Manager::start` until all 50 are connected and listed, \
-             against the floor spawning, initializing and listing the same 50 servers at once.\n\n\
+            "Each server lists 20 tools. `Manager::start` until all 50 are connected and listed and \
+             `Manager::tools` has the 1000 tools under their qualified names, against the floor \
+             spawning, initializing and listing the same 50 servers at once.\n\n\
              | | ms | ± |\n|---|---:|---:|\n| mcp-manager | {:.0} | {:.0}% |\n| floor | {:.0} | {:.0}% |\n| manager / floor | {:.2}× | |\n",
             m.median,
             m.spread,

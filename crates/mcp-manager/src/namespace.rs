@@ -2,7 +2,7 @@
 //! qualified names (see [`crate::naming`] for the naming rules). Rebuilt
 //! whole whenever one server's lists change; cheap next to a round trip.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use mcp_types::prompts::Prompt;
@@ -91,45 +91,46 @@ impl Namespace {
         let mut tools = Vec::new();
         let mut prompts = Vec::new();
         let mut resources = Vec::new();
-        for (server, lists) in servers {
-            for tool in lists.tools.iter() {
-                if let Some(q) = tool_names.qualified(server, &tool.name) {
-                    if tools.iter().any(|e: &ToolEntry| e.qualified_name == q) {
-                        continue; // a server listing one name twice: first wins
-                    }
-                    tools.push(ToolEntry {
-                        qualified_name: q.to_owned(),
-                        server: server.clone(),
-                        tool: tool.clone(),
-                        cached: lists.tools_cached,
-                    });
-                }
-            }
-            for prompt in lists.prompts.iter() {
-                if let Some(q) = prompt_names.qualified(server, &prompt.name) {
-                    if prompts.iter().any(|e: &PromptEntry| e.qualified_name == q) {
-                        continue;
-                    }
-                    prompts.push(PromptEntry {
-                        qualified_name: q.to_owned(),
-                        server: server.clone(),
-                        prompt: prompt.clone(),
-                    });
-                }
-            }
-            for resource in lists.resources.iter() {
-                if let Some(q) = resource_names.qualified(server, &resource.uri) {
-                    if resources
-                        .iter()
-                        .any(|e: &ResourceEntry| e.qualified_name == q)
+        {
+            // Qualified names taken so far: a server listing one name twice
+            // gets it once, the first wins. (A set, not a scan of the
+            // entries: with 50 servers of 20 tools connecting one by one, the
+            // scans came to millions of comparisons.)
+            let mut taken: [HashSet<&str>; 3] = Default::default();
+            for (server, lists) in servers {
+                for tool in lists.tools.iter() {
+                    if let Some(q) = tool_names.qualified(server, &tool.name)
+                        && taken[0].insert(q)
                     {
-                        continue;
+                        tools.push(ToolEntry {
+                            qualified_name: q.to_owned(),
+                            server: server.clone(),
+                            tool: tool.clone(),
+                            cached: lists.tools_cached,
+                        });
                     }
-                    resources.push(ResourceEntry {
-                        qualified_name: q.to_owned(),
-                        server: server.clone(),
-                        resource: resource.clone(),
-                    });
+                }
+                for prompt in lists.prompts.iter() {
+                    if let Some(q) = prompt_names.qualified(server, &prompt.name)
+                        && taken[1].insert(q)
+                    {
+                        prompts.push(PromptEntry {
+                            qualified_name: q.to_owned(),
+                            server: server.clone(),
+                            prompt: prompt.clone(),
+                        });
+                    }
+                }
+                for resource in lists.resources.iter() {
+                    if let Some(q) = resource_names.qualified(server, &resource.uri)
+                        && taken[2].insert(q)
+                    {
+                        resources.push(ResourceEntry {
+                            qualified_name: q.to_owned(),
+                            server: server.clone(),
+                            resource: resource.clone(),
+                        });
+                    }
                 }
             }
         }
@@ -253,5 +254,45 @@ mod tests {
             ns.resolve_resource(&b.qualified_name),
             Some(("fs", "file:///b"))
         );
+    }
+
+    /// A server listing one tool, prompt or resource twice: one entry, the
+    /// first listed.
+    #[test]
+    fn a_name_listed_twice_keeps_the_first() {
+        let described = |name: &str, description: &str| -> Tool {
+            serde_json::from_value(json!({
+                "name": name, "description": description, "inputSchema": {"type": "object"}
+            }))
+            .unwrap()
+        };
+        let mut servers = BTreeMap::new();
+        servers.insert(
+            "fs".to_owned(),
+            ServerLists {
+                tools: Arc::new(vec![
+                    described("read", "first"),
+                    described("write", "w"),
+                    described("read", "second"),
+                ]),
+                prompts: Arc::new(vec![
+                    serde_json::from_value(json!({"name": "p", "description": "first"})).unwrap(),
+                    serde_json::from_value(json!({"name": "p", "description": "second"})).unwrap(),
+                ]),
+                resources: Arc::new(vec![
+                    serde_json::from_value(json!({"uri": "file:///a", "name": "first"})).unwrap(),
+                    serde_json::from_value(json!({"uri": "file:///a", "name": "second"})).unwrap(),
+                ]),
+                ..Default::default()
+            },
+        );
+        let ns = Namespace::build(&servers);
+        assert_eq!(ns.tools().len(), 2);
+        let read = ns.tool("fs__read").unwrap();
+        assert_eq!(read.tool.description.as_deref(), Some("first"));
+        assert_eq!(ns.prompts().len(), 1);
+        assert_eq!(ns.prompts()[0].prompt.description.as_deref(), Some("first"));
+        assert_eq!(ns.resources().len(), 1);
+        assert_eq!(ns.resources()[0].resource.name, "first");
     }
 }

@@ -5,6 +5,7 @@ mod handler;
 mod supervisor;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -45,7 +46,11 @@ pub(crate) struct Slot {
 pub(crate) struct Shared {
     pub(crate) options: ManagerOptions,
     slots: BTreeMap<String, Arc<Slot>>,
-    namespace: RwLock<Arc<Namespace>>,
+    /// The namespace, and the generation of the lists it was built from.
+    namespace: RwLock<(u64, Arc<Namespace>)>,
+    /// The generation of the lists: raised after every change to them.
+    lists_generation: AtomicU64,
+    /// Held while the namespace is being rebuilt.
     rebuild: Mutex<()>,
     events: broadcast::Sender<ManagerEvent>,
     pub(crate) shutdown: CancellationToken,
@@ -58,16 +63,39 @@ impl Shared {
         let _ = self.events.send(event);
     }
 
-    /// Rebuilds the namespace from every slot's lists.
-    fn rebuild(&self) {
+    /// Marks the namespace stale after a change to some slot's lists (made
+    /// before this call). It is rebuilt when next read ([`Shared::namespace`]),
+    /// once for any number of changes: 50 servers connecting one after
+    /// another rebuilt it 50 times, each time whole (tens of milliseconds).
+    fn lists_changed(&self) {
+        self.lists_generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// The namespace of the lists as they are now: rebuilt from every slot's
+    /// lists when they changed since it was built. Whoever saw a change
+    /// (a `Connected` status, say: the lists are set before it) sees it here.
+    pub(crate) fn namespace(&self) -> Arc<Namespace> {
+        let current = |want: u64| {
+            let ns = self.namespace.read().unwrap_or_else(|p| p.into_inner());
+            (ns.0 >= want).then(|| ns.1.clone())
+        };
+        if let Some(ns) = current(self.lists_generation.load(Ordering::Acquire)) {
+            return ns;
+        }
         let _guard = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
+        // The generation first, then the lists: they are at least that new.
+        let want = self.lists_generation.load(Ordering::Acquire);
+        if let Some(ns) = current(want) {
+            return ns; // rebuilt by another reader meanwhile
+        }
         let lists: BTreeMap<String, ServerLists> = self
             .slots
             .iter()
             .map(|(name, slot)| (name.clone(), slot.state.borrow().lists.clone()))
             .collect();
         let ns = Arc::new(Namespace::build(&lists));
-        *self.namespace.write().unwrap_or_else(|p| p.into_inner()) = ns;
+        *self.namespace.write().unwrap_or_else(|p| p.into_inner()) = (want, ns.clone());
+        ns
     }
 
     fn store_cache(&self, slot: &Slot, tools: &[Tool]) {
@@ -88,7 +116,7 @@ impl Shared {
             tools_changed = s.lists.tools != lists.tools || s.lists.tools_cached;
             s.lists = lists.clone();
         });
-        self.rebuild();
+        self.lists_changed();
         slot.state.send_modify(|s| {
             s.status = ServerStatus::Connected {
                 revision,
@@ -123,8 +151,9 @@ impl Shared {
             s.pid = None;
             s.lists.tools_cached = true;
             s.status = ServerStatus::Reconnecting { attempt };
+            // Inside: whoever sees the new status sees the lists as stale.
+            self.lists_changed();
         });
-        self.rebuild();
     }
 
     /// The server is given up: its tools, prompts and resources leave the
@@ -137,8 +166,9 @@ impl Shared {
             s.pid = None;
             s.lists = ServerLists::default();
             s.status = ServerStatus::Failed { why: why.clone() };
+            // Inside: whoever sees the new status sees the lists as stale.
+            self.lists_changed();
         });
-        self.rebuild();
         self.emit(ManagerEvent::Failed {
             server: slot.config.name.clone(),
             why,
@@ -165,8 +195,8 @@ impl Shared {
             s.lists.tools = tools.clone();
             s.lists.tools_cached = false;
             Self::update_counts(s);
+            self.lists_changed();
         });
-        self.rebuild();
         self.store_cache(slot, &tools);
         self.emit(ManagerEvent::ToolsChanged {
             server: slot.config.name.clone(),
@@ -177,8 +207,8 @@ impl Shared {
         slot.state.send_modify(|s| {
             s.lists.prompts = Arc::new(prompts);
             Self::update_counts(s);
+            self.lists_changed();
         });
-        self.rebuild();
         self.emit(ManagerEvent::PromptsChanged {
             server: slot.config.name.clone(),
         });
@@ -188,8 +218,8 @@ impl Shared {
         slot.state.send_modify(|s| {
             s.lists.resources = Arc::new(resources);
             Self::update_counts(s);
+            self.lists_changed();
         });
-        self.rebuild();
         self.emit(ManagerEvent::ResourcesChanged {
             server: slot.config.name.clone(),
         });
@@ -323,13 +353,14 @@ impl Manager {
         let shared = Arc::new(Shared {
             options,
             slots,
-            namespace: RwLock::new(Arc::new(Namespace::default())),
+            namespace: RwLock::new((0, Arc::new(Namespace::default()))),
+            lists_generation: AtomicU64::new(0),
             rebuild: Mutex::new(()),
             events,
             shutdown: CancellationToken::new(),
             cache,
         });
-        shared.rebuild();
+        shared.lists_changed();
         let mut tasks = Vec::new();
         let runtime = tokio::runtime::Handle::try_current();
         for slot in shared.slots.values() {
@@ -413,11 +444,7 @@ impl Manager {
 
     /// The current namespace (a snapshot).
     pub fn namespace(&self) -> Arc<Namespace> {
-        self.shared()
-            .namespace
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared().namespace()
     }
 
     /// Every tool of every server under its qualified name, sorted
@@ -665,7 +692,7 @@ impl Manager {
         for slot in shared.slots.values() {
             drop(stop(slot));
         }
-        shared.rebuild();
+        shared.lists_changed();
         tracing::debug!("manager shut down");
     }
 }
