@@ -1,6 +1,7 @@
 //! The merged view of every server's tools, prompts and resources under
 //! qualified names (see [`crate::naming`] for the naming rules). Rebuilt
-//! whole whenever one server's lists change; cheap next to a round trip.
+//! whole when it is next read after some server's lists changed (once for
+//! any number of changes: a manager starting 50 servers builds it once).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
