@@ -14,6 +14,7 @@
 //! (logged at debug).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcp_types::tools::Tool;
@@ -81,14 +82,16 @@ pub fn cache_key(config: &ServerConfig) -> String {
     format!("{h1:016x}{h2:016x}")
 }
 
+/// The file's contents: read with `T = Tool`, written from the tools as
+/// the manager holds them (`T = Arc<Tool>`, borrowed: no copy).
 #[derive(Debug, Serialize, Deserialize)]
-struct CacheFile {
+struct CacheFile<T> {
     format: u32,
     server: String,
     key: String,
     #[serde(rename = "savedAtMs")]
     saved_at_ms: u64,
-    tools: Vec<Tool>,
+    tools: T,
 }
 
 /// A tool-list cache in one directory.
@@ -128,7 +131,7 @@ impl ToolCache {
                 return None;
             }
         };
-        match serde_json::from_slice::<CacheFile>(&text) {
+        match serde_json::from_slice::<CacheFile<Vec<Tool>>>(&text) {
             Ok(f)
                 if f.format == FORMAT && f.key == cache_key(config) && f.server == config.name =>
             {
@@ -149,7 +152,7 @@ impl ToolCache {
     ///
     /// Errors: the I/O error (the caller logs it; a cache failure never
     /// fails a connection).
-    pub fn store(&self, config: &ServerConfig, tools: &[Tool]) -> std::io::Result<()> {
+    pub fn store(&self, config: &ServerConfig, tools: &[Arc<Tool>]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let file = CacheFile {
             format: FORMAT,
@@ -158,7 +161,7 @@ impl ToolCache {
             saved_at_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            tools: tools.to_vec(),
+            tools: tools.iter().map(|t| &**t).collect::<Vec<&Tool>>(),
         };
         let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
         let path = self.path_for(config);
@@ -220,7 +223,9 @@ mod tests {
             r#"{"command": "srv", "args": ["--api-key=topsecret"], "env": {"TOKEN": "hunter2"}}"#,
         );
         assert!(cache.load(&c).is_none());
-        cache.store(&c, &[tool("a"), tool("b")]).unwrap();
+        cache
+            .store(&c, &[tool("a").into(), tool("b").into()])
+            .unwrap();
         let got = cache.load(&c).unwrap();
         assert_eq!(
             got.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
@@ -246,7 +251,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(cache.path_for(&c), b"{not json").unwrap();
         assert!(cache.load(&c).is_none());
-        cache.store(&c, &[tool("x")]).unwrap();
+        cache.store(&c, &[tool("x").into()]).unwrap();
         assert_eq!(cache.load(&c).unwrap().len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -19,8 +19,10 @@ pub struct ToolEntry {
     pub qualified_name: String,
     /// The server's name in the configuration.
     pub server: String,
-    /// The tool as the server listed it (its `name` is the server's own).
-    pub tool: Tool,
+    /// The tool as the server listed it (its `name` is the server's own),
+    /// shared with the manager's lists: rebuilding the namespace does not
+    /// copy the tools.
+    pub tool: Arc<Tool>,
     /// `true` when the tool comes from the on-disk cache or from before a
     /// disconnect: the server is not connected now, and a call waits for it
     /// (see [`crate::UnavailablePolicy`]).
@@ -53,7 +55,7 @@ pub struct ResourceEntry {
 /// One server's lists, as the namespace is built from.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ServerLists {
-    pub tools: Arc<Vec<Tool>>,
+    pub tools: Arc<Vec<Arc<Tool>>>,
     pub tools_cached: bool,
     pub prompts: Arc<Vec<Prompt>>,
     pub resources: Arc<Vec<Resource>>,
@@ -210,8 +212,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(name: &str) -> Tool {
-        serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
+    fn tool(name: &str) -> Arc<Tool> {
+        Arc::new(
+            serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}}))
+                .unwrap(),
+        )
     }
 
     #[test]
@@ -261,11 +266,13 @@ mod tests {
     /// first listed.
     #[test]
     fn a_name_listed_twice_keeps_the_first() {
-        let described = |name: &str, description: &str| -> Tool {
-            serde_json::from_value(json!({
-                "name": name, "description": description, "inputSchema": {"type": "object"}
-            }))
-            .unwrap()
+        let described = |name: &str, description: &str| -> Arc<Tool> {
+            Arc::new(
+                serde_json::from_value(json!({
+                    "name": name, "description": description, "inputSchema": {"type": "object"}
+                }))
+                .unwrap(),
+            )
         };
         let mut servers = BTreeMap::new();
         servers.insert(

@@ -21,7 +21,7 @@ async fn qualified_names(python: &str) -> Vec<(String, String, String)> {
     let names = manager
         .tools()
         .into_iter()
-        .map(|t| (t.qualified_name, t.server, t.tool.name))
+        .map(|t| (t.qualified_name, t.server, t.tool.name.clone()))
         .collect::<Vec<_>>();
 
     for (q, server, tool) in &names {

@@ -240,7 +240,7 @@ pub(crate) async fn list_everything(client: &Client) -> Result<ServerLists, Clie
         Vec::new()
     };
     Ok(ServerLists {
-        tools: Arc::new(tools),
+        tools: Arc::new(tools.into_iter().map(Arc::new).collect()),
         tools_cached: false,
         prompts: Arc::new(prompts),
         resources: Arc::new(resources),

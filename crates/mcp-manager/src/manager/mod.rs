@@ -98,7 +98,7 @@ impl Shared {
         ns
     }
 
-    fn store_cache(&self, slot: &Slot, tools: &[Tool]) {
+    fn store_cache(&self, slot: &Slot, tools: &[Arc<Tool>]) {
         if let Some(cache) = &self.cache
             && let Err(e) = cache.store(&slot.config, tools)
         {
@@ -190,7 +190,7 @@ impl Shared {
     }
 
     pub(crate) fn set_tools(&self, slot: &Slot, tools: Vec<Tool>) {
-        let tools = Arc::new(tools);
+        let tools: Arc<Vec<Arc<Tool>>> = Arc::new(tools.into_iter().map(Arc::new).collect());
         slot.state.send_modify(|s| {
             s.lists.tools = tools.clone();
             s.lists.tools_cached = false;
@@ -329,7 +329,7 @@ impl Manager {
                 ServerStatus::Disabled
             } else {
                 if let Some(tools) = cache.as_ref().and_then(|c| c.load(&server)) {
-                    lists.tools = Arc::new(tools);
+                    lists.tools = Arc::new(tools.into_iter().map(Arc::new).collect());
                     lists.tools_cached = true;
                 }
                 ServerStatus::Starting
