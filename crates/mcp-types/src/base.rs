@@ -412,6 +412,17 @@ impl<'de, T: TaggedUnion> serde::de::DeserializeSeed<'de> for TagValue<T> {
     }
 }
 
+/// `Visitor` methods that take a scalar and give `Ok(None)`.
+macro_rules! skip_scalars {
+    ($( $method:ident: $ty:ty ),* $(,)?) => {
+        $(
+            fn $method<E>(self, _: $ty) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+        )*
+    };
+}
+
 /// Any JSON value: `Some` text for a string, `None` (the value skipped)
 /// for anything else.
 struct AnyText;
@@ -435,29 +446,15 @@ impl<'de> serde::de::Visitor<'de> for AnyText {
         Ok(Some(Text(std::borrow::Cow::Owned(v))))
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_i128<E>(self, _: i128) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_u128<E>(self, _: u128) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    // Any other scalar: not a string.
+    skip_scalars!(
+        visit_bool: bool,
+        visit_i64: i64,
+        visit_u64: u64,
+        visit_i128: i128,
+        visit_u128: u128,
+        visit_f64: f64,
+    );
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(None)
