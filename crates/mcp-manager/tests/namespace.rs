@@ -71,3 +71,60 @@ async fn collisions_are_disambiguated_deterministically() {
     let second = qualified_names(&python).await;
     assert_eq!(first, second);
 }
+
+/// Whoever sees a server `Connected` finds its tools in the namespace, at
+/// every moment of a start: the namespace is rebuilt when read after the
+/// lists changed, and the lists change before the status does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connected_server_has_its_tools_in_the_namespace_at_once() {
+    let Some(python) = python3() else { return };
+    let servers: serde_json::Map<String, serde_json::Value> = (0..8)
+        .map(|i| {
+            let label = format!("l{i}");
+            (
+                format!("s{i}"),
+                fixture_entry(&python, json!({"FIXTURE_LABEL": label}), &[]),
+            )
+        })
+        .collect();
+    let manager = Manager::start(config(serde_json::Value::Object(servers)), options()).await;
+    let watcher = {
+        let manager = manager.clone();
+        tokio::spawn(async move {
+            let mut connected_seen = 0;
+            loop {
+                // The status first, then the namespace.
+                let status = manager.status();
+                let namespace = manager.namespace();
+                for (server, s) in &status {
+                    if let mcp_manager::ServerStatus::Connected { tools, .. } = s {
+                        let have = namespace
+                            .tools()
+                            .iter()
+                            .filter(|t| &t.server == server)
+                            .count();
+                        assert_eq!(have, *tools, "{server} is connected with {tools} tools");
+                        connected_seen += 1;
+                    }
+                }
+                if status
+                    .values()
+                    .all(|s| !matches!(s, mcp_manager::ServerStatus::Starting))
+                {
+                    return connected_seen;
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    assert!(manager.wait_started(Duration::from_secs(30)).await);
+    let connected_seen = tokio::time::timeout(Duration::from_secs(30), watcher)
+        .await
+        .expect("the watcher ends once all started")
+        .expect("no server was seen connected without its tools");
+    assert!(
+        connected_seen >= 8,
+        "every server was checked at least once"
+    );
+    manager.shutdown().await;
+}
