@@ -488,6 +488,20 @@ impl Inner {
 /// Errors: [`ClientError::Encode`] when the params do not serialize.
 fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientError> {
     let arguments = params.arguments.take();
+    let plain = params.task.is_none()
+        && params.input_responses.is_none()
+        && params.request_state.is_none()
+        && params.meta.is_none()
+        && params.extra.is_empty();
+    if plain {
+        // The usual call: `name` and `arguments` moved in, nothing serialized.
+        let mut map = Map::new();
+        map.insert("name".to_owned(), Value::String(params.name));
+        if let Some(arguments) = arguments {
+            map.insert("arguments".to_owned(), Value::Object(arguments));
+        }
+        return Ok(Value::Object(map));
+    }
     let mut value =
         serde_json::to_value(&params).map_err(|e| ClientError::encode(CallTool::METHOD, e))?;
     if let Some(arguments) = arguments {
@@ -1240,11 +1254,25 @@ mod tests {
         let mut with_task = CallToolRequestParams::new("echo", Some(arguments.clone()));
         with_task.request_state = Some("opaque".into());
         with_task.extra.insert("z".into(), Value::Bool(true));
+        // Each member other than name and arguments on its own: the
+        // serialized path, not the plain one.
+        let mut with_meta = CallToolRequestParams::new("echo", Some(arguments.clone()));
+        with_meta.meta = Some(Map::from_iter([("k".to_owned(), Value::from(1))]));
+        let mut with_extra = CallToolRequestParams::new("echo", None);
+        with_extra.extra.insert("z".into(), Value::Null);
+        let mut with_state = CallToolRequestParams::new("echo", None);
+        with_state.request_state = Some("s".into());
+        let mut with_task_only = CallToolRequestParams::new("echo", None);
+        with_task_only.task = Some(Default::default());
         for params in [
             CallToolRequestParams::new("echo", Some(arguments)),
             CallToolRequestParams::new("echo", Some(Map::new())),
             CallToolRequestParams::new("echo", None),
             with_task,
+            with_meta,
+            with_extra,
+            with_state,
+            with_task_only,
         ] {
             let expected = serde_json::to_value(&params).expect("serializes");
             let built = call_tool_params(params).expect("builds");
