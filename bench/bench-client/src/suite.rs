@@ -200,9 +200,13 @@ pub async fn run<K: Connector>(
 /// `n` sequential calls of one workload (`small`, `large`, `list`), untimed.
 pub async fn profile_loop<C: BenchClient>(c: &C, workload: &str, n: usize) -> anyhow::Result<()> {
     let (small, large) = payloads();
+    if workload == "listed-small" {
+        // As an agent works: the tools listed first, then calls.
+        c.list().await?;
+    }
     for _ in 0..n {
         match workload {
-            "small" => c.call(small.clone()).await?,
+            "small" | "listed-small" => c.call(small.clone()).await?,
             "large" => c.call(large.clone()).await?,
             "list" => {
                 c.list().await?;

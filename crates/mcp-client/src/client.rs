@@ -1029,19 +1029,28 @@ impl Client {
         self.request::<SetLevel>(params, None).await.map(drop)
     }
 
+    /// The compiled (input, output) validators of a listed tool, compiled
+    /// on first use, and whether it declares an `outputSchema`. Called after
+    /// every `tools/call` (output validation is on by default): the tool is
+    /// looked at in place, not copied, and nothing is allocated once its
+    /// validators exist.
     fn compiled(&self, name: &str) -> Option<(schema::Compiled, schema::Compiled, bool)> {
-        let mut cache = self.inner.tools();
-        let tool = cache.by_name.get(name)?.clone();
+        let mut guard = self.inner.tools();
+        let cache = &mut *guard;
+        let tool = cache.by_name.get(name)?;
         let has_output = tool.output_schema.is_some();
-        let entry = cache.validators.entry(name.to_owned()).or_insert_with(|| {
-            (
-                schema::compile(&tool.input_schema, name, "inputSchema"),
-                tool.output_schema
-                    .as_ref()
-                    .and_then(|s| schema::compile(s, name, "outputSchema")),
-            )
-        });
-        Some((entry.0.clone(), entry.1.clone(), has_output))
+        if let Some((input, output)) = cache.validators.get(name) {
+            return Some((input.clone(), output.clone(), has_output));
+        }
+        let input = schema::compile(&tool.input_schema, name, "inputSchema");
+        let output = tool
+            .output_schema
+            .as_ref()
+            .and_then(|s| schema::compile(s, name, "outputSchema"));
+        cache
+            .validators
+            .insert(name.to_owned(), (input.clone(), output.clone()));
+        Some((input, output, has_output))
     }
 
     /// `tools/call` (spec `server/tools` § Calling Tools). A tool-level
