@@ -389,12 +389,13 @@ impl Inner {
             return headers;
         };
         if method == CallTool::METHOD {
-            let schema = self
+            // Read in place (under the cache's lock), not copied per call.
+            let annotations = self
                 .tools()
                 .by_name
                 .get(&name)
-                .map(|t| t.input_schema.clone());
-            match schema.map(|s| request_metadata::param_headers(&s)) {
+                .map(|t| request_metadata::param_headers(&t.input_schema));
+            match annotations {
                 Some(Ok(annotations)) => {
                     let arguments = params
                         .and_then(|p| p.get("arguments"))
