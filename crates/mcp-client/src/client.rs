@@ -70,40 +70,76 @@ pub(crate) struct Inner {
     pub(crate) subscriptions: crate::subscription::Registry,
 }
 
+/// The tools this client has seen listed, for schema validation and the
+/// `Mcp-Param-*` headers, and the last complete listing for
+/// [`Client::cached_tools`]. A complete listing is held once: the entries of
+/// its tools point into it.
 #[derive(Default)]
 struct ToolCache {
     /// The last complete `tools/list` (all pages), when one was fetched.
-    listed: Option<Arc<Vec<Tool>>>,
+    complete: Arc<Vec<Tool>>,
+    /// Whether `complete` is current (a `tools/list_changed` makes it stale
+    /// for [`Client::cached_tools`]; its tools stay known, as before).
+    complete_current: bool,
     /// Every tool seen in any `tools/list` page, by name.
-    by_name: HashMap<String, Tool>,
+    by_name: HashMap<String, Known>,
     /// Compiled (input, output) validators, by tool name.
     validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
 }
 
+/// Where a known tool is held.
+enum Known {
+    /// At this index of [`ToolCache::complete`].
+    Complete(usize),
+    /// Seen in a page fetched on its own, after the complete listing.
+    Paged(Box<Tool>),
+}
+
 impl ToolCache {
+    /// The tool listed under `name`, if any.
+    fn get(&self, name: &str) -> Option<&Tool> {
+        match self.by_name.get(name)? {
+            Known::Complete(i) => self.complete.get(*i),
+            Known::Paged(tool) => Some(tool),
+        }
+    }
+
     /// Records `tool` from a `tools/list` page. A tool identical to the
     /// cached one is left alone (no copy, and its compiled validators are
     /// kept); a changed one replaces it and drops its validators.
     fn observe(&mut self, tool: &Tool) {
-        if self.by_name.get(&tool.name) == Some(tool) {
+        if self.get(&tool.name) == Some(tool) {
             return;
         }
         self.validators.remove(&tool.name);
-        self.by_name.insert(tool.name.clone(), tool.clone());
+        self.by_name
+            .insert(tool.name.clone(), Known::Paged(Box::new(tool.clone())));
     }
 
-    /// Replaces the cache with a complete listing: tools no longer listed
-    /// are forgotten, the others are [observed](Self::observe).
+    /// Replaces the cache with a complete listing, copied once: tools no
+    /// longer listed are forgotten; a tool that changed loses its compiled
+    /// validators, an unchanged one keeps them.
     fn replace_all(&mut self, tools: &[Tool]) {
-        let listed: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        self.by_name
-            .retain(|name, _| listed.contains(name.as_str()));
-        self.validators
-            .retain(|name, _| listed.contains(name.as_str()));
         for tool in tools {
-            self.observe(tool);
+            if self.get(&tool.name) != Some(tool) {
+                self.validators.remove(&tool.name);
+            }
         }
-        self.listed = Some(Arc::new(tools.to_vec()));
+        // A name listed twice: the later one, as observing them in order did.
+        self.by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| (tool.name.clone(), Known::Complete(i)))
+            .collect();
+        self.validators
+            .retain(|name, _| self.by_name.contains_key(name.as_str()));
+        self.complete = Arc::new(tools.to_vec());
+        self.complete_current = true;
+    }
+
+    /// The last complete listing, unless it went stale.
+    fn listed(&self) -> Option<Arc<Vec<Tool>>> {
+        self.complete_current.then(|| self.complete.clone())
     }
 }
 
@@ -169,7 +205,7 @@ impl Inner {
     pub(crate) fn invalidate_tools(&self) {
         let mut t = self.tools();
         t.validators.clear();
-        t.listed = None;
+        t.complete_current = false;
     }
 
     /// Schedules a debounced tool-list refresh, when configured and the
@@ -392,7 +428,6 @@ impl Inner {
             // Read in place (under the cache's lock), not copied per call.
             let annotations = self
                 .tools()
-                .by_name
                 .get(&name)
                 .map(|t| request_metadata::param_headers(&t.input_schema));
             match annotations {
@@ -810,7 +845,9 @@ impl Client {
             let page = self.list_page::<R>(cursor.take()).await?;
             pages += 1;
             let next = page.next_cursor().map(str::to_owned);
-            self.observe_page::<R>(&page);
+            // (Pages of tools are not observed one by one here: the one
+            // caller for tools, `list_all_tools`, replaces the cache with the
+            // whole listing, holding one copy of it.)
             items.extend(page.into_items());
             let Some(next) = next else { return Ok(items) };
             if !seen.insert(next.clone()) {
@@ -875,9 +912,10 @@ impl Client {
     /// list ([`Client::cached_tools`]) used for schema validation and, under
     /// 2026-07-28, for the `Mcp-Param-*` headers of `tools/call`. Tools with
     /// invalid `x-mcp-header` annotations are left out as in
-    /// [`Client::list_tools`].
+    /// [`Client::list_tools`]. The cache holds one copy of the listing.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    /// Errors: as [`Client::request`], [`ClientError::Pagination`]; the
+    /// cache is then left as it was.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = self.list_all::<ListTools>().await?;
         if self.exposes_valid_tools_only() {
@@ -891,7 +929,7 @@ impl Client {
     /// The tool list from the last [`Client::list_all_tools`] (or automatic
     /// refresh), unless a `tools/list_changed` made it stale.
     pub fn cached_tools(&self) -> Option<Arc<Vec<Tool>>> {
-        self.inner.tools().listed.clone()
+        self.inner.tools().listed()
     }
 
     /// One page of `resources/list`.
@@ -1038,7 +1076,7 @@ impl Client {
     fn compiled(&self, name: &str) -> Option<(schema::Compiled, schema::Compiled, bool)> {
         let mut guard = self.inner.tools();
         let cache = &mut *guard;
-        let tool = cache.by_name.get(name)?;
+        let tool = cache.get(name)?;
         let has_output = tool.output_schema.is_some();
         if let Some((input, output)) = cache.validators.get(name) {
             return Some((input.clone(), output.clone(), has_output));
@@ -1248,10 +1286,16 @@ mod tests {
             !cache.validators.contains_key("b"),
             "changed: validators dropped"
         );
-        assert_eq!(cache.by_name["b"], b2);
+        assert_eq!(cache.get("b"), Some(&b2));
         cache.replace_all(std::slice::from_ref(&a));
-        assert!(!cache.by_name.contains_key("b") && cache.validators.contains_key("a"));
-        assert_eq!(cache.listed.as_deref(), Some(&vec![a]));
+        assert!(cache.get("b").is_none() && cache.validators.contains_key("a"));
+        assert_eq!(cache.listed().as_deref(), Some(&vec![a]));
+        // The complete listing is held once: the entry is that copy.
+        let listed = cache.listed().expect("current");
+        assert!(std::ptr::eq(cache.get("a").expect("known"), &listed[0]));
+        // A stale listing is not offered, but its tools stay known.
+        cache.complete_current = false;
+        assert!(cache.listed().is_none() && cache.get("a").is_some());
     }
 
     /// The moved-in `arguments` give the same JSON as serializing the
