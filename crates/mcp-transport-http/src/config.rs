@@ -22,6 +22,12 @@ pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 32;
 /// How many bytes of a non-2xx body are kept in [`TransportError::Http`](mcp_transport::TransportError::Http): 4 KiB.
 pub const ERROR_BODY_LIMIT: usize = 4 * 1024;
 
+/// The longest wait (ms) for the body of a non-2xx reply, read only to
+/// explain the error: past it, the error carries what arrived so far. A
+/// send that has its own deadline (the notify or connect timeout) stops
+/// at that deadline if it comes first.
+pub const ERROR_BODY_WAIT: Duration = Duration::from_millis(2_000);
+
 /// Which HTTP transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

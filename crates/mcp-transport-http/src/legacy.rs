@@ -13,6 +13,7 @@ use mcp_transport::{
     CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
 };
 use tokio::sync::oneshot;
+use tokio::time::Instant;
 
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
@@ -47,11 +48,12 @@ impl Shared {
                 last_event_id: None,
             },
         );
-        let reply = tokio::time::timeout(limit, get)
+        let deadline = Instant::now() + limit;
+        let reply = tokio::time::timeout_at(deadline, get)
             .await
             .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
         if !reply.response.status().is_success() {
-            return Err(self.http_error(reply, None).await);
+            return Err(self.http_error(reply, None, Some(deadline)).await);
         }
         match classify(reply.response.headers()) {
             Media::EventStream => {}
@@ -107,16 +109,18 @@ impl Shared {
             message.body.clone(),
             kind,
         );
-        let reply = if message.kind == OutgoingKind::Request {
-            post.await?
+        let (reply, deadline) = if message.kind == OutgoingKind::Request {
+            (post.await?, None)
         } else {
             let limit = self.config.timeouts.notify;
-            tokio::time::timeout(limit, post)
+            let deadline = Instant::now() + limit;
+            let reply = tokio::time::timeout_at(deadline, post)
                 .await
-                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??
+                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
+            (reply, Some(deadline))
         };
         if !reply.response.status().is_success() {
-            return Err(self.http_error(reply, message.id.as_ref()).await);
+            return Err(self.http_error(reply, message.id.as_ref(), deadline).await);
         }
         Ok(())
     }

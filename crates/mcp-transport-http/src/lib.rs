@@ -99,7 +99,8 @@ pub mod wire_rules;
 pub use backoff::{Backoff, BackoffError};
 pub use config::{
     AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
-    DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting,
+    DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
+    ProxySetting,
 };
 pub use oneshot::{CallOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

@@ -15,8 +15,9 @@ use hyper::body::Incoming;
 use mcp_transport::{CloseReason, TimeoutPhase, TransportError};
 use mcp_types::{JsonRpcMessage, JsonRpcResponse, ProtocolVersion, RequestId};
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 
-use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, HttpConfig};
+use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig};
 use crate::connector::{HttpClient, build_client, proxy_authorization};
 use crate::header_value;
 use crate::legacy::LegacyLink;
@@ -433,10 +434,22 @@ impl Shared {
     /// the session is unknown, to a request that carried `Mcp-Session-Id`;
     /// the id is dropped), the JSON-RPC error for `request` when the body is
     /// one, else `Http` with the body (truncated to 4 KiB) and the auth hints.
-    pub async fn http_error(&self, reply: Reply, request: Option<&RequestId>) -> TransportError {
+    ///
+    /// The body is read for at most [`ERROR_BODY_WAIT`], and not past
+    /// `deadline` (the send's own, when it has one): a server that never
+    /// ends its error body cannot hold the send; the error then carries what
+    /// arrived.
+    pub async fn http_error(
+        &self,
+        reply: Reply,
+        request: Option<&RequestId>,
+        deadline: Option<Instant>,
+    ) -> TransportError {
         let status = reply.response.status().as_u16();
         let headers = reply.response.headers().clone();
-        let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT).await;
+        let wait_until = Instant::now() + ERROR_BODY_WAIT;
+        let until = deadline.map_or(wait_until, |d| d.min(wait_until));
+        let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
         let body = String::from_utf8_lossy(&bytes).into_owned();
         if let Some(sent) = reply.sent_session.as_deref()
             && (status == 404 || (status == 400 && says_session_unknown(&body)))
@@ -533,10 +546,23 @@ pub(crate) fn says_session_unknown(body: &str) -> bool {
         .any(|w| b.contains(w))
 }
 
-/// Reads at most `limit` bytes of `body`; `true` when there was more.
-pub(crate) async fn read_limited(mut body: Incoming, limit: usize) -> (Vec<u8>, bool) {
+/// Reads at most `limit` bytes of `body`, until it ends, fails or `until`
+/// passes; `true` when there was more (or the time ran out first).
+pub(crate) async fn read_limited(
+    mut body: Incoming,
+    limit: usize,
+    until: Instant,
+) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
-    while let Some(frame) = body.frame().await {
+    loop {
+        let Ok(next) = tokio::time::timeout_at(until, body.frame()).await else {
+            tracing::debug!(
+                bytes = out.len(),
+                "error body still arriving at its deadline; keeping what arrived"
+            );
+            return (out, true);
+        };
+        let Some(frame) = next else { break };
         let Ok(frame) = frame else { break };
         if let Ok(data) = frame.into_data() {
             let room = limit - out.len();

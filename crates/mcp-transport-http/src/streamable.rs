@@ -11,6 +11,7 @@ use http::Method;
 use hyper::body::Incoming;
 use mcp_transport::{Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
 use mcp_types::RequestId;
+use tokio::time::Instant;
 
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
@@ -66,13 +67,18 @@ impl Shared {
             metadata: message.metadata_headers.clone(),
         };
         let exchange = self.exchange(Method::POST, self.url.clone(), message.body.clone(), kind);
-        let reply = if message.kind == OutgoingKind::Request {
-            exchange.await?
+        // A request is bounded by its caller's timeout (the dispatcher drops
+        // this future); a notification or a response by the notify timeout,
+        // through to the end of an error body.
+        let (reply, deadline) = if message.kind == OutgoingKind::Request {
+            (exchange.await?, None)
         } else {
             let limit = self.config.timeouts.notify;
-            tokio::time::timeout(limit, exchange)
+            let deadline = Instant::now() + limit;
+            let reply = tokio::time::timeout_at(deadline, exchange)
                 .await
-                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??
+                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
+            (reply, Some(deadline))
         };
         let status = reply.response.status();
         if undecided {
@@ -86,7 +92,7 @@ impl Shared {
             }
         }
         if !status.is_success() {
-            return Err(self.http_error(reply, message.id.as_ref()).await);
+            return Err(self.http_error(reply, message.id.as_ref(), deadline).await);
         }
         if is_initialize {
             self.capture_session(reply.response.headers());
