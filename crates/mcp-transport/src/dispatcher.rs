@@ -18,7 +18,7 @@ use bytes::Bytes;
 use mcp_types::jsonrpc::RequestBody;
 use mcp_types::{
     DecodeOptions, Decoded, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse,
-    ProtocolVersion, RawResult, RequestId, decode_frame,
+    ProtocolVersion, RawResult, RequestId, answered_ids, decode_frame,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -412,13 +412,56 @@ impl Dispatcher {
                     if !self.pending.complete(id, outcome) {
                         tracing::debug!(connection = %self.label, %id, error = %err, "malformed response for an unknown id dropped");
                     }
+                } else if options.allow_batch
+                    && let Ok(items) = serde_json::from_slice::<Vec<Value>>(bytes)
+                    && !items.is_empty()
+                {
+                    // 2025-03-26 batch with a bad element: each element is
+                    // its own message, so the others are delivered.
+                    self.route_batch_items(items).await;
                 } else {
+                    // The decoder could not say which request this answers;
+                    // a scan may (a wrong `jsonrpc`, a malformed `error`,
+                    // trailing text, a batch where none are allowed).
+                    let mut failed = 0usize;
+                    for id in answered_ids(bytes) {
+                        if self
+                            .pending
+                            .complete(&id, Err(TransportError::malformed_response(&id, &err)))
+                        {
+                            failed += 1;
+                        }
+                    }
                     tracing::warn!(
                         connection = %self.label,
                         error = %err,
                         input = %preview(bytes),
+                        requests_failed = failed,
                         "skipping a message that is not JSON-RPC"
                     );
+                }
+            }
+        }
+    }
+
+    /// The elements of a batch that did not decode as a whole: each one that
+    /// decodes is routed; one that does not is skipped with a warning, and
+    /// fails the request it answers when its id can be read.
+    async fn route_batch_items(self: &Arc<Self>, items: Vec<Value>) {
+        for item in items {
+            let answers = item
+                .as_object()
+                .filter(|member| !member.contains_key("method"))
+                .and_then(|member| member.get("id"))
+                .and_then(RequestId::from_value);
+            match JsonRpcMessage::from_value(item) {
+                Ok(message) => Box::pin(self.route(message)).await,
+                Err(err) => {
+                    let failed = answers.is_some_and(|id| {
+                        self.pending
+                            .complete(&id, Err(TransportError::malformed_response(&id, &err)))
+                    });
+                    tracing::warn!(connection = %self.label, error = %err, request_failed = failed, "skipping a batch element that is not JSON-RPC");
                 }
             }
         }

@@ -415,12 +415,134 @@ async fn batch_only_under_2025_03_26() {
     let d2 = d.clone();
     let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
     out.recv().await.unwrap();
-    let batch = br#"[{"jsonrpc":"2.0","id":0,"result":"ok"}]"#;
-    d.handle_incoming(batch).await; // no revision yet: refused
-    assert_eq!(d.pending_len(), 1);
+    // No revision yet: the batch is refused, and the request it answers
+    // fails at once instead of waiting for its timeout.
+    d.handle_incoming(br#"[{"jsonrpc":"2.0","id":0,"result":"ok"}]"#)
+        .await;
+    let err = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, TransportError::Malformed(m) if m.contains("batches")),
+        "{err:?}"
+    );
     d.set_protocol_version(mcp_types::ProtocolVersion::V2025_03_26);
-    d.handle_incoming(batch).await;
+    let d2 = d.clone();
+    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"[{"jsonrpc":"2.0","id":1,"result":"ok"}]"#)
+        .await;
     assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
+}
+
+/// Every kind of malformed response that still names its request fails
+/// that request at once with `Malformed` (not a timeout); the connection
+/// and the other requests go on. A message with a `method` is never taken
+/// for a response, whatever else is wrong with it.
+#[tokio::test(start_paused = true)]
+async fn malformed_response_with_a_readable_id_fails_its_request_at_once() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"error":{{"code":1,"message":"m","data":{}{}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let frames: Vec<(&str, String)> = vec![
+        (
+            "bad error object",
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":"x","message":5}}"#.into(),
+        ),
+        (
+            "error without message",
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000}}"#.into(),
+        ),
+        (
+            "wrong jsonrpc",
+            r#"{"jsonrpc":"1.0","id":0,"result":{}}"#.into(),
+        ),
+        ("no jsonrpc", r#"{"id":0,"result":{}}"#.into()),
+        (
+            "trailing garbage",
+            r#"{"jsonrpc":"2.0","id":0,"result":{}} xyz"#.into(),
+        ),
+        (
+            "two on a line",
+            r#"{"jsonrpc":"2.0","id":0,"result":{}}{"jsonrpc":"2.0","id":9,"result":{}}"#.into(),
+        ),
+        (
+            "escaped member names",
+            r#"{"jsonrpc":"1.0","\u0069d":0,"result":{}}"#.into(),
+        ),
+        ("nested past the parser's depth", deep),
+        (
+            "batch outside 2025-03-26",
+            r#"[{"jsonrpc":"2.0","id":0,"result":{}}]"#.into(),
+        ),
+    ];
+    for (what, frame) in frames {
+        let (d, mut out) = setup();
+        d.set_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
+        let options = || RequestOptions::default().with_timeout(Duration::from_secs(3600));
+        let (a, b) = (d.clone(), d.clone());
+        let first = tokio::spawn(async move { a.request("tools/call", None, options()).await });
+        out.recv().await.unwrap();
+        let second = tokio::spawn(async move { b.request("tools/list", None, options()).await });
+        out.recv().await.unwrap();
+        d.handle_incoming(frame.as_bytes()).await;
+        let err = tokio::time::timeout(Duration::from_secs(1), first)
+            .await
+            .unwrap_or_else(|_| panic!("{what}: request 0 still waits"))
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(&err, TransportError::Malformed(m) if m.contains("request 0")),
+            "{what}: {err:?}"
+        );
+        assert!(d.is_open(), "{what}");
+        d.handle_incoming(br#"{"jsonrpc":"2.0","id":1,"result":"still fine"}"#)
+            .await;
+        assert_eq!(
+            second.await.unwrap().unwrap(),
+            json!("still fine"),
+            "{what}"
+        );
+    }
+
+    // Not responses: a `method` makes it a (bad) request, and a second `id`
+    // leaves the request unknown; request 0 waits on.
+    for frame in [
+        &br#"{"jsonrpc":"1.0","id":0,"method":"ping"}"#[..],
+        br#"{"jsonrpc":"1.0","id":0,"id":1,"result":{}}"#,
+        br#"{"jsonrpc":"1.0","id":0.5,"result":{}}"#,
+    ] {
+        let (d, mut out) = setup();
+        let d2 = d.clone();
+        let _call =
+            tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+        out.recv().await.unwrap();
+        d.handle_incoming(frame).await;
+        assert_eq!(d.pending_len(), 1, "{}", String::from_utf8_lossy(frame));
+    }
+}
+
+/// A 2025-03-26 batch with a bad element: the good elements are delivered,
+/// a bad one that names its request fails only that request.
+#[tokio::test]
+async fn batch_with_a_bad_element_delivers_the_others() {
+    let (d, mut out) = setup();
+    d.set_protocol_version(mcp_types::ProtocolVersion::V2025_03_26);
+    let (a, b) = (d.clone(), d.clone());
+    let good = tokio::spawn(async move { a.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    let bad = tokio::spawn(async move { b.request("y", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    d.handle_incoming(
+        br#"[5, {"jsonrpc":"2.0","id":0,"result":"ok"}, {"jsonrpc":"2.0","id":1,"error":{"code":"bad"}}]"#,
+    )
+    .await;
+    assert_eq!(good.await.unwrap().unwrap(), json!("ok"));
+    assert!(matches!(
+        bad.await.unwrap().unwrap_err(),
+        TransportError::Malformed(_)
+    ));
+    assert!(d.is_open());
 }
 
 #[tokio::test(start_paused = true)]

@@ -259,11 +259,22 @@ struct NotScannable;
 /// not decoded). Values are only delimited: strings by their closing quote
 /// (found with `memchr2`), containers by bracket depth outside strings,
 /// other tokens by the next delimiter; their contents are not validated.
-fn scan_object(
+fn scan_object(bytes: &[u8], member: impl FnMut(&[u8], Range<usize>)) -> Result<(), NotScannable> {
+    let pos = scan_members(bytes, skip_ws(bytes, 0), member)?;
+    if skip_ws(bytes, pos) == bytes.len() {
+        Ok(())
+    } else {
+        Err(NotScannable)
+    }
+}
+
+/// [`scan_object`] for the object that starts at `pos`, whatever follows
+/// it; returns the index just past its closing brace.
+fn scan_members(
     bytes: &[u8],
+    mut pos: usize,
     mut member: impl FnMut(&[u8], Range<usize>),
-) -> Result<(), NotScannable> {
-    let mut pos = skip_ws(bytes, 0);
+) -> Result<usize, NotScannable> {
     expect(bytes, &mut pos, b'{')?;
     pos = skip_ws(bytes, pos);
     if bytes.get(pos) == Some(&b'}') {
@@ -291,11 +302,72 @@ fn scan_object(
             }
         }
     }
-    if skip_ws(bytes, pos) == bytes.len() {
-        Ok(())
-    } else {
-        Err(NotScannable)
+    Ok(pos)
+}
+
+/// The requests that a frame which failed to decode claims to answer: the
+/// `id` of each response-shaped object in it (one with a single `id`
+/// member, a valid [`RequestId`], and no `method` member), read by a
+/// structural scan (JSON-RPC 2.0 § 5: a response names its request).
+///
+/// The scan reads past what the decoder refused: a missing or wrong
+/// `jsonrpc`, a malformed `error` or `result`, nesting of any depth, text
+/// after the message (garbage, or a second message on the same line), a
+/// batch in a revision without batches (each element's id). It stops
+/// quietly where the input stops being delimitable JSON. A dispatcher
+/// fails these requests with the decode error at once instead of leaving
+/// them to time out. Empty when no id can be read.
+///
+/// ```
+/// use mcp_types::{RequestId, answered_ids};
+///
+/// let frame = br#"{"jsonrpc":"2.0","id":3,"error":{"code":"x"}} trailing"#;
+/// assert_eq!(answered_ids(frame), [RequestId::Number(3)]);
+/// assert!(answered_ids(br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#).is_empty());
+/// ```
+pub fn answered_ids(frame: &[u8]) -> Vec<RequestId> {
+    let mut ids = Vec::new();
+    let start = skip_ws(frame, 0);
+    match frame.get(start) {
+        Some(b'{') => ids.extend(response_id(frame, start)),
+        Some(b'[') => {
+            let mut pos = skip_ws(frame, start + 1);
+            while let Ok(end) = value_end(frame, pos) {
+                if frame.get(pos) == Some(&b'{') {
+                    ids.extend(response_id(frame, pos));
+                }
+                pos = skip_ws(frame, end);
+                if frame.get(pos) != Some(&b',') {
+                    break;
+                }
+                pos = skip_ws(frame, pos + 1);
+            }
+        }
+        _ => {}
     }
+    ids
+}
+
+/// The id of the response-shaped object starting at `pos`, if any (see
+/// [`answered_ids`]).
+fn response_id(bytes: &[u8], pos: usize) -> Option<RequestId> {
+    let mut id = None;
+    let mut ids = 0;
+    let mut method = false;
+    scan_members(bytes, pos, |key, range| {
+        if key_is(key, "method") {
+            method = true;
+        } else if key_is(key, "id") {
+            ids += 1;
+            id = Some(range);
+        }
+    })
+    .ok()?;
+    if method || ids != 1 {
+        return None;
+    }
+    let value: Value = serde_json::from_slice(bytes.get(id?)?).ok()?;
+    RequestId::from_value(&value)
 }
 
 fn expect(bytes: &[u8], pos: &mut usize, want: u8) -> Result<(), NotScannable> {
@@ -590,5 +662,40 @@ mod tests {
         let v = json!({"k": "a\nb", "n": [1, 2.5, null, true]});
         assert_eq!(RawResult::from_value(&v).to_value().unwrap(), v);
         assert!(format!("{:?}", RawResult::from_value(&v)).starts_with("RawResult({"));
+    }
+
+    /// `answered_ids` on every prefix of response-shaped frames (a frame cut
+    /// anywhere, as a read that ended early gives): never panics, and names
+    /// an id only once the object that holds it is complete.
+    #[test]
+    fn answered_ids_on_every_prefix() {
+        let frames: [&[u8]; 4] = [
+            br#"{"jsonrpc":"2.0","id":7,"error":{"code":"x","message":["a\\"]}}"#,
+            br#"[{"id":"s","result":{}}, 5, {"id":8,"method":"m"}, {"id":9,"error":1}]"#,
+            br#"  {"\u0069d":7,"result":[[[{"k":"]}"}]]]}  junk"#,
+            br#"{"id":7,"result":{},"id":8}"#,
+        ];
+        let expected: [&[RequestId]; 4] = [
+            &[RequestId::Number(7)],
+            &[RequestId::String("s".into()), RequestId::Number(9)],
+            &[RequestId::Number(7)],
+            &[],
+        ];
+        for (frame, expected) in frames.iter().zip(expected) {
+            assert_eq!(
+                answered_ids(frame),
+                expected,
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+            for cut in 0..frame.len() {
+                let ids = answered_ids(&frame[..cut]);
+                assert!(
+                    ids.iter().all(|id| expected.contains(id)),
+                    "{:?} gave {ids:?}",
+                    String::from_utf8_lossy(&frame[..cut])
+                );
+            }
+        }
     }
 }
