@@ -1130,10 +1130,9 @@ impl Client {
                 }
             }
         }
+        let timeout = options.timeout_or(self.inner.options.request_timeout);
         let mut request = options.request;
-        if !options.timeout_set {
-            request.timeout = Some(self.inner.options.request_timeout);
-        }
+        request.timeout = timeout;
         let params = call_tool_params(CallToolRequestParams::new(name, arguments))?;
         let value = self
             .inner

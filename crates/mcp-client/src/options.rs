@@ -297,12 +297,16 @@ impl ClientOptions {
 /// ```
 #[derive(Debug, Clone)]
 pub struct CallOptions {
-    /// Timeout (`None` in `request.timeout` keeps the client default only
-    /// when [`CallOptions::default`] was used; see [`RequestOptions`]),
-    /// cancellation, progress, progress-reset with total cap.
+    /// Timeout, cancellation, progress, progress-reset with total cap (see
+    /// [`RequestOptions`]). The timeout is the client's default request
+    /// timeout ([`ClientOptions::request_timeout`](crate::ClientOptions))
+    /// unless it was set: with [`CallOptions::with_timeout`] or
+    /// [`CallOptions::without_timeout`], through [`CallOptions::from_request`],
+    /// or by assigning `request.timeout` a value other than
+    /// [`RequestOptions::default`]'s (30 000 ms; `None` waits without limit).
     pub request: RequestOptions,
-    /// Whether `request.timeout` was set explicitly; when not, the client's
-    /// default request timeout applies.
+    /// Whether the timeout was set by a builder method; an assignment to
+    /// `request.timeout` is seen by comparing with the default.
     pub(crate) timeout_set: bool,
     /// Validate `arguments` against the tool's `inputSchema` before sending
     /// (fetching `tools/list` when the tool is not cached). Default `false`.
@@ -324,6 +328,17 @@ impl Default for CallOptions {
 }
 
 impl CallOptions {
+    /// The timeout this call waits for its response: `client_default` unless
+    /// the caller set one (see [`CallOptions::request`]).
+    pub(crate) fn timeout_or(&self, client_default: Duration) -> Option<Duration> {
+        if self.timeout_set || self.request.timeout != Some(mcp_transport::DEFAULT_REQUEST_TIMEOUT)
+        {
+            self.request.timeout
+        } else {
+            Some(client_default)
+        }
+    }
+
     /// Options from [`RequestOptions`] (its timeout is used as given).
     pub fn from_request(request: RequestOptions) -> Self {
         CallOptions {

@@ -195,3 +195,64 @@ async fn generic_request_decodes_by_the_method_sent() {
     let result = get.await.unwrap().unwrap();
     assert_eq!(result.messages.len(), 1);
 }
+
+/// The timeout of a `tools/call`: the client's default unless the caller set
+/// one, by a builder method or by assigning `request.timeout` (an assigned
+/// value was silently replaced by the client default).
+#[tokio::test(start_paused = true)]
+async fn call_timeout_is_the_callers_when_set_in_any_way() {
+    use std::time::Duration;
+    let short = Duration::from_millis(200);
+    let long = Duration::from_secs(3600);
+    let assigned = |timeout: Option<Duration>| {
+        let mut options = CallOptions::default();
+        options.request.timeout = timeout;
+        options
+    };
+    // (client default, options, times out)
+    let cases: Vec<(&str, Duration, CallOptions, bool)> = vec![
+        ("assigned short", long, assigned(Some(short)), true),
+        (
+            "with_timeout short",
+            long,
+            CallOptions::default().with_timeout(short),
+            true,
+        ),
+        (
+            "untouched: the client default",
+            short,
+            CallOptions::default(),
+            true,
+        ),
+        ("assigned None: no limit", short, assigned(None), false),
+        (
+            "without_timeout",
+            short,
+            CallOptions::default().without_timeout(),
+            false,
+        ),
+        ("assigned long", short, assigned(Some(long)), false),
+    ];
+    for (what, client_default, options, times_out) in cases {
+        let (client, mut peer) = connect_with(
+            legacy_options().with_request_timeout(client_default),
+            "2025-11-25",
+            full_caps(),
+        )
+        .await;
+        let call = tokio::spawn({
+            let client = client.clone();
+            async move { client.call_tool("echo", None, options).await }
+        });
+        peer.expect_request("tools/call").await;
+        // Paused time: this sleeps past the short timeout at once.
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        if times_out {
+            let err = call.await.unwrap().unwrap_err();
+            assert!(err.is_timeout(), "{what}: {err:?}");
+        } else {
+            assert!(!call.is_finished(), "{what}: the call ended");
+            call.abort();
+        }
+    }
+}
