@@ -76,7 +76,9 @@
 //! When the server exits or closes its stdout by itself, every pending
 //! request fails with `Closed` carrying the exit status and the stderr tail,
 //! the `Closed` event fires once, and the same sequence ends what is left of
-//! the process group. There is no automatic restart.
+//! the process group. A server that closes its stdin and runs on is treated
+//! the same once a write to it fails (`Closed("the server closed its stdin
+//! …")`): nothing could be sent to it again. There is no automatic restart.
 //!
 //! Dropping a [`StdioTransport`] without `close()` sends SIGKILL to the
 //! process group synchronously (no runtime needed inside `Drop`), fails

@@ -64,6 +64,11 @@ struct Signals {
     stdout_done: CancellationToken,
     /// The stderr drain reached EOF.
     stderr_done: CancellationToken,
+    /// Writing to the server's stdin failed (the server closed it): nothing
+    /// can be sent any more. The error is in `stdin_error`.
+    stdin_failed: CancellationToken,
+    /// Why writing to stdin failed, set before `stdin_failed` fires.
+    stdin_error: Arc<std::sync::OnceLock<String>>,
     /// The process is reaped and the group is gone: everything is over.
     finished: CancellationToken,
 }
@@ -466,6 +471,8 @@ async fn write_loop(
         gate.done_one();
         if let Err(e) = written {
             tracing::debug!(server = %label, error = %e, "writing to the server's stdin failed; stdin closed");
+            let _ = signals.stdin_error.set(e.to_string());
+            signals.stdin_failed.cancel();
             break;
         }
     }
@@ -586,6 +593,24 @@ impl Supervisor {
         tracing::info!(server = %self.label, %reason, "stdio server connection ended");
         self.dispatcher.close(reason);
     }
+
+    /// The server closed its stdin but is still running: nothing can be
+    /// sent to it, so the connection ends (every pending request fails now
+    /// instead of at its timeout) and the server is shut down.
+    fn stdin_gone(&self) {
+        let error = self
+            .signals
+            .stdin_error
+            .get()
+            .map_or("closed", String::as_str);
+        let reason = CloseReason {
+            message: format!("the server closed its stdin (writing to it failed: {error})"),
+            exit_status: None,
+            stderr_tail: self.tail(),
+        };
+        tracing::warn!(server = %self.label, %reason, "stdio server connection ended");
+        self.dispatcher.close(reason);
+    }
 }
 
 /// Owns the child: notices when it goes away by itself, and runs the
@@ -595,12 +620,14 @@ async fn supervise(mut child: Child, mut sup: Supervisor) {
         Stop,
         Exited(Option<ExitStatus>),
         StdoutEnded,
+        StdinFailed,
     }
     let why = tokio::select! {
         biased;
         _ = sup.signals.stop.cancelled() => Why::Stop,
         status = child.wait() => Why::Exited(status.ok()),
         _ = sup.signals.stdout_done.cancelled() => Why::StdoutEnded,
+        _ = sup.signals.stdin_failed.cancelled() => Why::StdinFailed,
     };
     let mut exited = false;
     match why {
@@ -619,6 +646,17 @@ async fn supervise(mut child: Child, mut sup: Supervisor) {
                 _ => None,
             };
             sup.server_gone(status).await;
+        }
+        Why::StdinFailed => {
+            // Usually the server is exiting (then its status and last
+            // words tell more); otherwise it closed stdin and runs on.
+            match tokio::time::timeout(DRAIN_WAIT, child.wait()).await {
+                Ok(Ok(status)) => {
+                    exited = true;
+                    sup.server_gone(Some(status)).await;
+                }
+                _ => sup.stdin_gone(),
+            }
         }
     }
     shutdown(&mut child, exited, &mut sup).await;

@@ -72,3 +72,46 @@ async fn stdout_closed_without_exiting_ends_the_connection() {
     t.wait_finished().await;
     assert_eq!(proc_state(pid), None, "the shell was ended and reaped");
 }
+
+/// The generous bound for "at once".
+const PROMPT: Duration = Duration::from_secs(5);
+
+/// A server that closes its stdin and runs on (found by a hostile server):
+/// writing to it fails with EPIPE, and that ends the connection at once
+/// (the request failed only at its timeout, and the transport still said
+/// it was connected); the server is shut down.
+#[tokio::test]
+async fn stdin_closed_without_exiting_ends_the_connection() {
+    // `exec 0<&-` closes stdin; the shell says so on stdout, then sleeps on.
+    let script = r#"exec 0<&-; printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"stdin closed"}}'; sleep 30"#;
+    let config = mcp_transport_stdio::StdioConfig::new("sh")
+        .args(["-c", script])
+        .shutdown_grace(Duration::from_millis(300));
+    let t = StdioTransport::spawn(config).await.unwrap();
+    let pid = t.pid().unwrap();
+    let mut events = t.take_events().unwrap();
+    // Once stdin is closed, the next write meets EPIPE.
+    loop {
+        match tokio::time::timeout(PROMPT, events.recv()).await {
+            Ok(Some(TransportEvent::Notification(_))) => break,
+            Ok(Some(_)) => continue,
+            other => panic!("no notification from the server: {other:?}"),
+        }
+    }
+    let err = tokio::time::timeout(PROMPT, t.request("ping", None, within(120_000)))
+        .await
+        .expect("the failed write ends the request, not its timeout")
+        .unwrap_err();
+    let TransportError::Closed(reason) = err else {
+        panic!("expected Closed, got {err:?}");
+    };
+    assert!(
+        reason.message.starts_with("the server closed its stdin"),
+        "{reason:?}"
+    );
+    assert!(!t.is_connected());
+    let err = t.request("ping", None, within(1_000)).await.unwrap_err();
+    assert!(err.is_closed(), "{err:?}");
+    t.wait_finished().await;
+    assert_eq!(proc_state(pid), None, "the shell was ended and reaped");
+}
