@@ -31,8 +31,9 @@
 //!   (or by [`HttpTransport::start_listening`]); delivering that notification
 //!   completes only once the GET was answered (≤ [`HttpTimeouts::listen`],
 //!   5 s), so requests after the handshake find the stream in place;
-//!   405/400/404 = none offered, never retried; drops reconnect with
-//!   `Last-Event-ID`.
+//!   405/400/404 = none offered, not retried in that session; drops
+//!   reconnect with `Last-Event-ID`. A new session (re-initialization after
+//!   an expiry) ends the old session's listener and gets a stream of its own.
 //! - **Legacy HTTP+SSE** (2024-11-05) with [`HttpMode::Legacy`], and
 //!   **auto-detection** with [`HttpMode::Auto`]: the first request is POSTed
 //!   as Streamable HTTP; on 400/404/405 the transport switches itself to

@@ -8,7 +8,11 @@
 //! was answered, so the server sees the stream before any later request and
 //! can send on it what those requests cause (e.g. `elicitation/create`).
 //! 405, 400 and 404 mean the server offers none: the listener stops for the
-//! rest of the session (logged at debug only). Other failures are retried
+//! rest of the session (logged at debug only). (A 404 to a GET that carried
+//! an expired `Mcp-Session-Id` ends it the same way; the POSTs notice the
+//! expiry.) A new session id from `initialize` ends any listener of the old
+//! session, and the new session's `notifications/initialized` opens a new
+//! stream. Other failures are retried
 //! with the reconnect backoff up to its retry cap. A stream that drops is
 //! reopened with `Last-Event-ID`.
 

@@ -3,7 +3,7 @@
 //! revision, and the one function that performs an HTTP exchange (headers,
 //! redirects, the auth hook).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -177,6 +177,15 @@ impl Shared {
     /// Takes the session id (for the DELETE on close).
     pub fn take_session(&self) -> Option<String> {
         lock(&self.session).take()
+    }
+
+    /// Ends the GET listener, if any, and lets the next
+    /// `notifications/initialized` (or `start_listening`) open a new one.
+    pub fn reset_listener(&self) {
+        if let Some(task) = lock(&self.listener).take() {
+            task.abort();
+        }
+        self.listener_started.store(false, Ordering::Release);
     }
 
     /// Drops the session id if it is still `sent`.
@@ -482,7 +491,12 @@ impl Shared {
         }
         match headers.get(MCP_SESSION_ID).map(|v| v.to_str()) {
             Some(Ok(s)) if !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)) => {
-                self.set_session(Some(s.to_owned()));
+                let previous = lock(&self.session).replace(s.to_owned());
+                if previous.as_deref() != Some(s) {
+                    // A new session (after an expiry, say) gets its own GET
+                    // stream: the old one belongs to the old session.
+                    self.reset_listener();
+                }
             }
             Some(_) => {
                 tracing::warn!(connection = %self.label(), "ignoring an Mcp-Session-Id with characters outside visible ASCII");
@@ -530,7 +544,7 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
 
 /// `true` when a 400 body says the session is unknown (how real servers
 /// answer a stale `Mcp-Session-Id`).
-pub(crate) fn says_session_unknown(body: &str) -> bool {
+fn says_session_unknown(body: &str) -> bool {
     let b = body.to_ascii_lowercase();
     b.contains("session")
         && [

@@ -94,3 +94,112 @@ async fn not_found_without_session_is_a_plain_error() {
     assert!(!err.is_session_expired());
     assert_eq!(err.http_status(), Some(404));
 }
+
+/// After an expiry, the new session gets its own GET stream (found by a
+/// hostile server: the listener took the refused reconnection of the old
+/// session's stream for "no GET stream offered" and never listened again,
+/// so everything the server sent on the stream was lost for the rest of the
+/// connection). Both ways the old stream's reconnection is refused: with
+/// the old id (404), or without an id once the POST's 404 dropped it (400).
+async fn new_session_listens_again(reconnect_with_old_id: bool) {
+    let streams = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let inits = Arc::new(AtomicUsize::new(0));
+    let s1_gets = Arc::new(AtomicUsize::new(0));
+    let server = FaultServer::start({
+        let streams = streams.clone();
+        move |r| {
+            let id = r.rpc_id().unwrap_or_default();
+            let session = r.header("mcp-session-id").map(str::to_owned);
+            if r.method == http::Method::GET {
+                return match session.as_deref() {
+                    Some("s-2") => {
+                        let (reply, tx) = Reply::sse_channel();
+                        streams.lock().unwrap().push(tx);
+                        reply
+                    }
+                    // The first stream of s-1 ends at once (a restart).
+                    Some("s-1") if s1_gets.fetch_add(1, Ordering::SeqCst) == 0 => {
+                        Reply::sse(vec![])
+                    }
+                    Some(_) => Reply::status(404),
+                    None => Reply::status(400),
+                };
+            }
+            match r.rpc_method().as_deref() {
+                Some("initialize") => {
+                    let n = inits.fetch_add(1, Ordering::SeqCst) + 1;
+                    Reply::json(init_result(&id, "2025-06-18"))
+                        .header("mcp-session-id", &format!("s-{n}"))
+                }
+                Some("tools/list") if session.as_deref() == Some("s-2") => {
+                    Reply::json(tools_result(&id))
+                }
+                Some("tools/list") => Reply::status(404),
+                _ => Reply::status(202),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let gets = |session: Option<&str>| {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.method == http::Method::GET && r.header("mcp-session-id") == session)
+            .count()
+    };
+    let t = streamable(&server.url("/mcp")).await;
+    let mut events = t.take_events().unwrap();
+    initialize(&t).await.unwrap();
+    t.notify("notifications/initialized", None).await.unwrap();
+    if reconnect_with_old_id {
+        assert!(
+            eventually(|| gets(Some("s-1")) >= 2).await,
+            "no reconnection with s-1"
+        );
+    }
+    let err = t.request("tools/list", None, opts()).await.unwrap_err();
+    assert!(err.is_session_expired(), "{err:?}");
+    if !reconnect_with_old_id {
+        assert!(
+            eventually(|| gets(None) >= 1).await,
+            "no reconnection without an id"
+        );
+    }
+    // Let the old listener take its refusal and stop.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // The client layer's recovery: initialize again, then initialized.
+    initialize(&t).await.unwrap();
+    assert_eq!(t.session_id().as_deref(), Some("s-2"));
+    t.notify("notifications/initialized", None).await.unwrap();
+    assert!(
+        eventually(|| !streams.lock().unwrap().is_empty()).await,
+        "no GET stream opened with s-2"
+    );
+    let tx = streams.lock().unwrap()[0].clone();
+    tx.send(fault_http::sse_data(
+        r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
+    ))
+    .unwrap();
+    loop {
+        match tokio::time::timeout(PROMPT, events.recv()).await {
+            Ok(Some(mcp_transport::TransportEvent::Notification(n))) => {
+                assert_eq!(n.method, "notifications/tools/list_changed");
+                break;
+            }
+            Ok(Some(_)) => continue,
+            other => panic!("the notification on s-2's stream did not arrive: {other:?}"),
+        }
+    }
+    t.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn new_session_listens_again_after_get_404_with_the_old_id() {
+    new_session_listens_again(true).await;
+}
+
+#[tokio::test]
+async fn new_session_listens_again_after_get_400_without_an_id() {
+    new_session_listens_again(false).await;
+}

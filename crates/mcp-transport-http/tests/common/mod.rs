@@ -84,3 +84,15 @@ impl Warnings {
         String::from_utf8_lossy(&self.buf.lock().unwrap()).into_owned()
     }
 }
+
+/// Polls `cond` every 10 ms until it holds or `PROMPT` passes.
+pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + PROMPT;
+    while tokio::time::Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    cond()
+}
