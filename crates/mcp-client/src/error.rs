@@ -4,6 +4,11 @@
 //! ([`is_timeout`](ClientError::is_timeout), [`server_error`](ClientError::server_error), …)
 //! instead of matching strings. A JSON-RPC error the server answered with is always
 //! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]).
+//!
+//! `Display` tells the whole story in one line (`{e}` names the cause: the
+//! server's message, the timeout, the HTTP status); the underlying error is
+//! also the [`source`](std::error::Error::source), for code that walks the
+//! chain (a walker should skip a source whose text it already printed).
 
 use std::sync::Arc;
 
@@ -17,12 +22,12 @@ pub enum ClientError {
     /// The transport failed: timeout, cancellation, closed connection, HTTP
     /// status, I/O, a malformed message. Never a JSON-RPC error response (see
     /// [`ClientError::Server`]).
-    #[error("transport error")]
-    Transport(#[source] TransportError),
+    #[error(transparent)]
+    Transport(TransportError),
 
     /// The server answered request `method` with a JSON-RPC error object
     /// (spec `basic/index` § Responses).
-    #[error("server answered {method} with an error")]
+    #[error("server answered {method} with an error: {error}")]
     Server {
         /// The method that was sent.
         method: String,
@@ -84,7 +89,7 @@ pub enum ClientError {
     },
 
     /// The result of `method` did not decode as its result type.
-    #[error("cannot decode the result of {method}")]
+    #[error("cannot decode the result of {method}: {source}")]
     Decode {
         /// The method that was sent.
         method: String,
@@ -94,7 +99,7 @@ pub enum ClientError {
     },
 
     /// The params given for `method` could not be serialized.
-    #[error("cannot encode the params of {method}")]
+    #[error("cannot encode the params of {method}: {source}")]
     Encode {
         /// The method.
         method: String,
@@ -105,7 +110,7 @@ pub enum ClientError {
 
     /// The session was lost again right after re-initializing: the request
     /// failed with `SessionExpired` twice.
-    #[error("session lost twice while sending {method}")]
+    #[error("session lost twice while sending {method}: {source}")]
     SessionLost {
         /// The method that was sent.
         method: String,
@@ -140,7 +145,7 @@ pub enum ClientError {
     /// refused or could not give (e.g. sampling declined, or a capability
     /// this client did not declare). The request was abandoned (spec
     /// `basic/patterns/mrtr`: the server does not wait for a retry).
-    #[error("{method}: input request {key:?} ({input_method}) was not answered")]
+    #[error("{method}: input request {key:?} ({input_method}) was not answered: {error}")]
     InputRequest {
         /// The request that asked for input (`tools/call`, `prompts/get`, `resources/read`).
         method: String,
@@ -308,5 +313,38 @@ mod tests {
         };
         let s = e.to_string();
         assert!(s.contains("2025-11-25") && s.contains("1999-01-01"), "{s}");
+    }
+
+    /// `{e}` alone names the cause (a library user printed "transport
+    /// error" for a timeout, and "server answered resources/read with an
+    /// error" without the server's message).
+    #[test]
+    fn display_names_the_cause() {
+        let timeout = ClientError::from_transport(
+            "tools/call",
+            TransportError::Timeout {
+                ms: 500,
+                phase: mcp_transport::TimeoutPhase::Request,
+            },
+        );
+        assert!(timeout.to_string().contains("500 ms"), "{timeout}");
+        let server = ClientError::from_transport(
+            "resources/read",
+            TransportError::JsonRpc(JsonRpcError::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                "Resource demo://nope not found",
+            )),
+        );
+        let text = server.to_string();
+        assert!(
+            text.starts_with("server answered resources/read with an error")
+                && text.contains("Resource demo://nope not found"),
+            "{text}"
+        );
+        let decode = ClientError::Decode {
+            method: "tools/list".into(),
+            source: Arc::new(serde_json::from_str::<u8>("x").unwrap_err()),
+        };
+        assert!(decode.to_string().contains("expected value"), "{decode}");
     }
 }
