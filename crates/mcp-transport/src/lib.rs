@@ -32,7 +32,10 @@ pub mod options;
 pub mod pending;
 pub mod transport;
 
-pub use dispatcher::{Dispatcher, Outbound, Outgoing, OutgoingKind};
+pub use dispatcher::{
+    Dispatcher, Outbound, Outgoing, OutgoingKind, SKIPPED_WARNING_WINDOW,
+    SKIPPED_WARNINGS_PER_WINDOW,
+};
 pub use error::{CloseReason, TimeoutPhase, TransportError};
 pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents};
 pub use mcp_types::RawResult;
