@@ -371,24 +371,19 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
         }
         Err(TransportError::JsonRpc(err)) => classify_error(err),
         Err(e @ TransportError::Timeout { .. }) => Probe::Legacy(format!("server/discover: {e}")),
-        Err(TransportError::Http {
-            status,
-            body,
-            www_authenticate,
-            auth_server,
-        }) => {
+        Err(e @ TransportError::Http { .. }) => {
+            let status = e.http_status().unwrap_or_default();
             if matches!(status, 400 | 404 | 405) {
-                match error_in_body(&body) {
+                let body = match &e {
+                    TransportError::Http { body, .. } => body.as_str(),
+                    _ => "",
+                };
+                match error_in_body(body) {
                     Some(err) if is_modern_code(err.code) => classify_error(err),
                     _ => Probe::Legacy(format!("server/discover answered HTTP {status}")),
                 }
             } else {
-                Probe::Fail(ClientError::Transport(TransportError::Http {
-                    status,
-                    body,
-                    www_authenticate,
-                    auth_server,
-                }))
+                Probe::Fail(ClientError::Transport(e))
             }
         }
         Err(e @ (TransportError::Malformed(_) | TransportError::SessionExpired(_))) => {
@@ -587,7 +582,8 @@ mod tests {
                 status: 400,
                 body: String::new(),
                 www_authenticate: None,
-                auth_server: None
+                auth_server: None,
+                hint: None,
             })),
             Probe::Legacy(_)
         ));
@@ -596,7 +592,8 @@ mod tests {
                 status: 401,
                 body: String::new(),
                 www_authenticate: None,
-                auth_server: None
+                auth_server: None,
+                hint: None,
             })),
             Probe::Fail(_)
         ));
@@ -605,7 +602,8 @@ mod tests {
                 status: 400,
                 body: json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(),
                 www_authenticate: None,
-                auth_server: None
+                auth_server: None,
+                hint: None,
             })),
             Probe::Unsupported(_)
         ));

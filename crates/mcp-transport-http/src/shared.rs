@@ -62,6 +62,11 @@ pub(crate) struct Reply {
     pub response: Response<Incoming>,
     /// The `Mcp-Session-Id` the request carried.
     pub sent_session: Option<String>,
+    /// The `Accept` the request carried (named by a 406's error).
+    pub sent_accept: Option<HeaderValue>,
+    /// The `MCP-Protocol-Version` the request carried (named by a 400's
+    /// error that is about it).
+    pub sent_version: Option<HeaderValue>,
 }
 
 /// The connection's shared state.
@@ -312,6 +317,9 @@ impl Shared {
             loop {
                 let (request, sent_session) =
                     self.build(&method, &target, &body, &kind, cross_origin)?;
+                // Static values: cloning them copies no bytes.
+                let sent_accept = request.headers().get(ACCEPT).cloned();
+                let sent_version = request.headers().get(MCP_PROTOCOL_VERSION).cloned();
                 let response = self
                     .client
                     .request(request)
@@ -395,11 +403,14 @@ impl Shared {
                         body: String::new(),
                         www_authenticate: challenge.www_authenticate,
                         auth_server: challenge.auth_server,
+                        hint: None,
                     });
                 }
                 return Ok(Reply {
                     response,
                     sent_session,
+                    sent_accept,
+                    sent_version,
                 });
             }
         }
@@ -476,11 +487,13 @@ impl Shared {
         {
             return TransportError::JsonRpc(e);
         }
+        let hint = header_hint(status, &body, &reply.sent_accept, &reply.sent_version);
         TransportError::Http {
             status,
             body,
             www_authenticate: header_text(&headers, WWW_AUTHENTICATE.as_str()),
             auth_server: header_text(&headers, MCP_AUTH_SERVER),
+            hint,
         }
     }
 
@@ -540,6 +553,40 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get(name)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// The request header a refusal is about, with the value sent (catalogue
+/// B12: a 406 or 400 error names the header): `Accept` for a 406;
+/// `MCP-Protocol-Version` for a 400 whose body speaks of the protocol
+/// version or of that header.
+fn header_hint(
+    status: u16,
+    body: &str,
+    sent_accept: &Option<HeaderValue>,
+    sent_version: &Option<HeaderValue>,
+) -> Option<String> {
+    let shown = |value: &Option<HeaderValue>| {
+        value.as_ref().map_or_else(
+            || "none was sent".to_owned(),
+            |v| format!("sent {:?}", String::from_utf8_lossy(v.as_bytes())),
+        )
+    };
+    match status {
+        406 => Some(format!(
+            "the server did not accept the Accept header: {}",
+            shown(sent_accept)
+        )),
+        400 => {
+            let lower = body.to_ascii_lowercase();
+            (lower.contains("protocol version") || lower.contains("protocol-version")).then(|| {
+                format!(
+                    "about the MCP-Protocol-Version header: {}",
+                    shown(sent_version)
+                )
+            })
+        }
+        _ => None,
+    }
 }
 
 /// `true` when a 400 body says the session is unknown (how real servers

@@ -119,5 +119,51 @@ async fn a_406_is_an_http_error() {
     let t = streamable(&server.url("/mcp")).await;
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
     assert_eq!(err.http_status(), Some(406));
-    assert!(err.to_string().contains("Not Acceptable"), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("Not Acceptable"), "{text}");
+    // The error names the header and what was sent (B12).
+    assert!(
+        text.contains("Accept header") && text.contains("application/json, text/event-stream"),
+        "{text}"
+    );
+}
+
+/// A 400 about the protocol version names `MCP-Protocol-Version` and the
+/// value sent (B12); a 400 about something else gets no such note.
+#[tokio::test]
+async fn a_400_about_the_version_names_the_header() {
+    let server = FaultServer::start(|r| {
+        let id = r.rpc_id().unwrap_or_default();
+        match r.rpc_method().as_deref() {
+            Some("initialize") => Reply::json(init_result(&id, "2025-06-18")),
+            Some("tools/list") => Reply::json(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unsupported protocol version"}}"#,
+            )
+            .with_status(400),
+            _ => Reply::json(
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad cursor"}}"#,
+            )
+            .with_status(400),
+        }
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    initialize(&t).await.unwrap();
+    t.set_protocol_version(ProtocolVersion::V2025_06_18);
+    let text = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("MCP-Protocol-Version header") && text.contains("2025-06-18"),
+        "{text}"
+    );
+    let text = t
+        .request("prompts/list", None, opts())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(!text.contains("MCP-Protocol-Version"), "{text}");
 }

@@ -95,7 +95,7 @@ pub enum TransportError {
     #[error("connection closed: {0}")]
     Closed(CloseReason),
     /// A non-2xx HTTP reply.
-    #[error("HTTP {status}: {body}")]
+    #[error("HTTP {status}: {body}{}", hint.as_deref().map(|h| format!(" ({h})")).unwrap_or_default())]
     Http {
         /// The HTTP status code.
         status: u16,
@@ -105,6 +105,9 @@ pub enum TransportError {
         www_authenticate: Option<String>,
         /// The `Mcp-Auth-Server` header, when present (an auth hint).
         auth_server: Option<String>,
+        /// What the transport can tell about the refusal, e.g. the request
+        /// header a 406 or 400 is about and the value that was sent.
+        hint: Option<String>,
     },
     /// The HTTP server no longer knows the `Mcp-Session-Id` (404, or a 400
     /// saying so). The session id is already dropped; the client layer may
