@@ -487,7 +487,8 @@ impl Shared {
         {
             return TransportError::JsonRpc(e);
         }
-        let hint = header_hint(status, &body, &reply.sent_accept, &reply.sent_version);
+        let hint = header_hint(status, &body, &reply.sent_accept, &reply.sent_version)
+            .map(String::into_boxed_str);
         TransportError::Http {
             status,
             body,

@@ -107,7 +107,7 @@ pub enum TransportError {
         auth_server: Option<String>,
         /// What the transport can tell about the refusal, e.g. the request
         /// header a 406 or 400 is about and the value that was sent.
-        hint: Option<String>,
+        hint: Option<Box<str>>,
     },
     /// The HTTP server no longer knows the `Mcp-Session-Id` (404, or a 400
     /// saying so). The session id is already dropped; the client layer may
