@@ -18,7 +18,7 @@ use bytes::Bytes;
 use mcp_types::jsonrpc::RequestBody;
 use mcp_types::{
     DecodeOptions, Decoded, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse,
-    ProtocolVersion, RawResult, RequestId, answered_ids, decode_frame,
+    ProtocolVersion, RawResult, RequestId, answered_ids, decode_frame, request_with_invalid_id,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -382,6 +382,34 @@ impl Dispatcher {
             .await
     }
 
+    /// Answers a server request whose id no `RequestId` can hold with an
+    /// Invalid Request error whose id is `null` (JSON-RPC 2.0 § 5).
+    async fn answer_invalid_request(self: &Arc<Self>, err: &mcp_types::DecodeError) {
+        if !self.is_open() {
+            return;
+        }
+        let body = Bytes::from(
+            JsonRpcMessage::Response(JsonRpcResponse {
+                id: None,
+                outcome: Err(JsonRpcError::new(
+                    mcp_types::ErrorCode::INVALID_REQUEST,
+                    format!("Invalid Request: {err}"),
+                )),
+            })
+            .to_vec(),
+        );
+        let message = Outgoing {
+            kind: OutgoingKind::Response,
+            method: None,
+            id: None,
+            body,
+            metadata_headers: Vec::new(),
+        };
+        if let Err(e) = self.outbound.send(message, self).await {
+            tracing::debug!(connection = %self.label, error = %e, "could not answer an invalid request");
+        }
+    }
+
     /// Sends the response to a server request.
     pub(crate) async fn send_response(
         self: &Arc<Self>,
@@ -465,6 +493,9 @@ impl Dispatcher {
                     // The decoder could not say which request this answers;
                     // a scan may (a wrong `jsonrpc`, a malformed `error`,
                     // trailing text, a batch where none are allowed).
+                    if request_with_invalid_id(bytes) {
+                        self.answer_invalid_request(&err).await;
+                    }
                     let mut failed = 0usize;
                     for id in answered_ids(bytes) {
                         if self

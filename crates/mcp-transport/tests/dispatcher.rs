@@ -650,3 +650,37 @@ async fn junk_warnings_are_rate_limited() {
         .await;
     assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
 }
+
+/// A server request whose id no `RequestId` holds (a fraction, a number past
+/// i64, null) is answered with Invalid Request and a `null` id (JSON-RPC 2.0
+/// § 5), instead of never; a JSON log line with such keys but no
+/// `"jsonrpc":"2.0"`, and a notification, are not answered.
+#[tokio::test]
+async fn request_with_an_invalid_id_is_answered_invalid_request() {
+    for id in ["1.5", "18446744073709551615", "null", "true", "[1]"] {
+        let (d, mut out) = setup();
+        d.handle_incoming(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes())
+            .await;
+        let sent = out
+            .try_recv()
+            .unwrap_or_else(|_| panic!("id {id}: no answer"));
+        assert_eq!(sent.kind, OutgoingKind::Response);
+        let answer = body(&sent);
+        assert_eq!(answer["id"], Value::Null, "id {id}");
+        assert_eq!(answer["error"]["code"], -32600, "id {id}");
+        assert!(d.is_open());
+    }
+    for frame in [
+        &br#"{"level":"info","id":1.5,"method":"ping"}"#[..],
+        br#"{"jsonrpc":"2.0","method":"ping"}"#,
+        br#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+    ] {
+        let (d, mut out) = setup();
+        d.handle_incoming(frame).await;
+        assert!(
+            out.try_recv().is_err(),
+            "{}",
+            String::from_utf8_lossy(frame)
+        );
+    }
+}

@@ -348,6 +348,40 @@ pub fn answered_ids(frame: &[u8]) -> Vec<RequestId> {
     ids
 }
 
+/// Whether a frame that failed to decode is a request whose `id` no
+/// [`RequestId`] can hold: an object with `"jsonrpc": "2.0"`, a string
+/// `method` and an `id` that is a fraction, a number past `i64`, `null`, a
+/// boolean, an array or an object. JSON-RPC 2.0 § 5 answers such a request
+/// with an Invalid Request error whose id is `null`; unanswered, the peer
+/// would wait for it. Anything less request-shaped (a log line that
+/// happens to be JSON) is not answered.
+pub fn request_with_invalid_id(frame: &[u8]) -> bool {
+    let mut version_ok = false;
+    let mut method_ok = false;
+    let mut id: Option<Range<usize>> = None;
+    let mut ids = 0;
+    let scanned = scan_object(frame, |key, range| {
+        if key == b"jsonrpc" {
+            version_ok = frame.get(range) == Some(&b"\"2.0\""[..]);
+        } else if key == b"method" {
+            method_ok = frame.get(range.start) == Some(&b'"');
+        } else if key == b"id" {
+            ids += 1;
+            id = Some(range);
+        }
+    });
+    if scanned.is_err() || !version_ok || !method_ok || ids != 1 {
+        return false;
+    }
+    let Some(value) = id
+        .and_then(|range| frame.get(range))
+        .and_then(|raw| serde_json::from_slice::<Value>(raw).ok())
+    else {
+        return false;
+    };
+    RequestId::from_value(&value).is_none()
+}
+
 /// The id of the response-shaped object starting at `pos`, if any (see
 /// [`answered_ids`]).
 fn response_id(bytes: &[u8], pos: usize) -> Option<RequestId> {
