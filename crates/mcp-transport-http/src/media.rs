@@ -33,15 +33,43 @@ pub(crate) fn classify_value(value: &str) -> Media {
     }
 }
 
-/// Classifies the `Content-Type` header of `headers`.
+/// Classifies the `Content-Type` header of `headers`. A body with a
+/// `Content-Encoding` other than `identity` is `Other`, named with its
+/// encoding: the client sends no `Accept-Encoding`, so it reads no
+/// compressed body (a server that compresses anyway gets an error naming
+/// the encoding, not a parse error).
 pub(crate) fn classify(headers: &HeaderMap) -> Media {
-    match headers.get(http::header::CONTENT_TYPE) {
+    let media = match headers.get(http::header::CONTENT_TYPE) {
         None => Media::Missing,
         Some(v) => match v.to_str() {
             Ok(s) => classify_value(s),
             Err(_) => Media::Other(String::from_utf8_lossy(v.as_bytes()).into_owned()),
         },
+    };
+    let encoding = headers
+        .get_all(http::header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .split(',')
+                .map(|e| e.trim().to_ascii_lowercase())
+                .collect::<Vec<_>>()
+        })
+        .filter(|e| !e.is_empty() && e != "identity")
+        .collect::<Vec<_>>();
+    if encoding.is_empty() {
+        return media;
     }
+    let essence = match media {
+        Media::Json => "application/json".to_owned(),
+        Media::EventStream => "text/event-stream".to_owned(),
+        Media::Other(other) => other,
+        Media::Missing => "a body".to_owned(),
+    };
+    Media::Other(format!(
+        "{essence} with Content-Encoding {} (not asked for: no Accept-Encoding was sent)",
+        encoding.join(", ")
+    ))
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ impl Shared {
                 Some(&format!("HTTP {} without a body type", status.as_u16())),
             )),
             Media::Other(media) => Err(TransportError::Protocol(format!(
-                "unsupported Content-Type {media:?} in the HTTP {} reply to request {id} \
+                "unsupported body ({media}) in the HTTP {} reply to request {id} \
                  (expected application/json or text/event-stream)",
                 status.as_u16()
             ))),

@@ -80,3 +80,37 @@ async fn unsupported_type_names_the_type_without_retrying() {
     assert_eq!(server.requests().len(), 1, "no retry loop");
     assert!(t.is_connected());
 }
+
+/// A compressed reply (the client sends no `Accept-Encoding`) fails its
+/// request with an error naming the encoding, on JSON and on SSE replies,
+/// instead of a parse error that blamed the JSON (found by a hostile
+/// server answering with gzip).
+#[tokio::test]
+async fn compressed_reply_names_the_encoding() {
+    for (media, encoding) in [
+        ("application/json", "gzip"),
+        ("text/event-stream", "br"),
+        ("application/json", "identity, gzip"),
+    ] {
+        let server = FaultServer::start(move |_| {
+            Reply::status(200)
+                .header("content-type", media)
+                .header("content-encoding", encoding)
+                .body(&b"\x1f\x8b\x08\x00\x00\x00\x00\x00"[..])
+        })
+        .await
+        .unwrap();
+        let t = streamable(&server.url("/mcp")).await;
+        let err = t
+            .request("tools/list", None, opts())
+            .await
+            .unwrap_err()
+            .to_string();
+        let named = encoding.trim_start_matches("identity, ");
+        assert!(
+            err.contains(&format!("Content-Encoding {named}")) && err.contains(media),
+            "{err}"
+        );
+        assert!(t.is_connected());
+    }
+}
