@@ -64,7 +64,11 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         ui.line(&format!("mcp: warning: {e}"));
     }
     if !servers::any_enabled(&config) {
-        return Err(Failure::new("the configuration lists no enabled server"));
+        return Err(Failure::new(if rejected.is_empty() {
+            "the configuration lists no enabled server"
+        } else {
+            "no server to run: the configuration's entries were rejected (see the warnings above)"
+        }));
     }
     let settings = ConnectSettings {
         timeout: Duration::from_secs(cli.timeout.max(1)),

@@ -57,6 +57,11 @@ fn only_bad_entries_is_a_failure_after_the_warnings() {
     let run = support::mcp_in(&dir, &["--config", path.to_str().expect("utf-8"), "tools"]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("mcpServers.x"), "{}", run.stderr);
-    assert!(run.stderr.contains("no enabled server"), "{}", run.stderr);
+    // Not "no enabled server": the entry was rejected, not disabled.
+    assert!(
+        run.stderr.contains("entries were rejected"),
+        "{}",
+        run.stderr
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
