@@ -5,12 +5,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_client::{CallOptions, CancellationToken, Client};
+use mcp_client::{CallOptions, CancellationToken, Client, RequestOptions, TaskOptions};
 use mcp_manager::{Manager, ServerStatus};
 use mcp_types::completion::{
     CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
     PromptReference, ResourceTemplateReference,
 };
+use mcp_types::tools::{CallToolResult, TaskSupport};
 use serde::Serialize;
 use serde_json::{Map, json};
 
@@ -450,10 +451,20 @@ impl Session {
             .reset_timeout_on_progress(MAX_CALL_TIME)
             .with_cancel(self.cancel.clone())
             .with_progress(move |p| ui.progress(&p));
-        let result = client
-            .call_tool(tool_name, Some(arguments), options)
-            .await
-            .map_err(|e| prefixed(name, e))?;
+        let must_be_task = tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support.as_ref())
+            == Some(&TaskSupport::Required);
+        let result = if must_be_task {
+            self.call_as_task(name, client, tool_name, arguments, options.request)
+                .await?
+        } else {
+            client
+                .call_tool(tool_name, Some(arguments), options)
+                .await
+                .map_err(|e| prefixed(name, e))?
+        };
         self.ui.finish();
         let is_error = result.is_error == Some(true);
         if self.json {
@@ -471,6 +482,48 @@ impl Session {
             return Ok(TOOL_ERROR);
         }
         Ok(SUCCESS)
+    }
+
+    /// A tool whose `execution.taskSupport` is `"required"` (2025-11-25
+    /// `basic/utilities/tasks`): `tools/call` creates a task, `tasks/result`
+    /// waits for its outcome (up to [`MAX_CALL_TIME`]); Ctrl-C sends
+    /// `tasks/cancel`.
+    async fn call_as_task(
+        &self,
+        name: &str,
+        client: &Client,
+        tool_name: &str,
+        arguments: Map<String, serde_json::Value>,
+        request: RequestOptions,
+    ) -> Result<CallToolResult, Failure> {
+        let created = client
+            .call_tool_as_task(
+                tool_name,
+                Some(arguments),
+                TaskOptions {
+                    request: Some(request),
+                    ..TaskOptions::default()
+                },
+            )
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        let task_id = created.task.task_id;
+        self.ui
+            .line(&format!("mcp: {tool_name} runs as task {task_id}"));
+        let wait = RequestOptions::default()
+            .with_timeout(MAX_CALL_TIME)
+            .with_cancel(self.cancel.clone());
+        match client.tool_task_result(task_id.clone(), Some(wait)).await {
+            Ok(result) => Ok(result),
+            Err(e) => {
+                if e.is_cancelled() {
+                    // Best effort, bounded: the task is the server's to end.
+                    let cancel = client.cancel_task(task_id);
+                    let _ = tokio::time::timeout(Duration::from_secs(2), cancel).await;
+                }
+                Err(prefixed(name, e))
+            }
+        }
     }
 
     /// The server offering `tool`: `server` when given, else the one server

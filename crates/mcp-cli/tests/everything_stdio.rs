@@ -86,3 +86,21 @@ fn sampling_is_declined_with_a_message() {
         run.stderr
     );
 }
+
+/// A tool whose `execution.taskSupport` is `"required"` runs as a task
+/// (2025-11-25 tasks): `tools/call` creates it and `tasks/result` brings
+/// its outcome. It failed with "requires task augmentation" before.
+#[test]
+fn task_only_tool_runs_as_a_task() {
+    let Some(line) = stdio_line() else { return };
+    let run = support::mcp(&[
+        "--stdio",
+        &line,
+        "call",
+        "simulate-research-query",
+        "topic=rust",
+    ]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("runs as task"), "{}", run.stderr);
+    assert!(run.stdout.contains("rust"), "{}", run.stdout);
+}

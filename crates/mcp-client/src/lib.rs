@@ -26,7 +26,9 @@
 //! - [`Client`]: connect, [`Client::closed`] (await the connection's
 //!   close), typed methods (`ping`, `list_tools` / `list_all_tools`,
 //!   `call_tool`, resources, templates, prompts, `complete`,
-//!   `set_logging_level`, tasks), the generic [`Client::request`].
+//!   `set_logging_level`, the 2025-11-25 tasks: `call_tool_as_task`,
+//!   `get_task`, `tool_task_result`, `list_tasks`, `cancel_task`), the
+//!   generic [`Client::request`].
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
@@ -62,7 +64,8 @@
 //! (`subscriptions/listen`, see [`subscription`]).
 //!
 //! # Not yet supported
-//! The tasks extension (`io.modelcontextprotocol/tasks`).
+//! The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`); the
+//! 2025-11-25 `tasks/*` methods above are supported.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
