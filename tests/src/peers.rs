@@ -505,7 +505,16 @@ impl PeerGuard {
                 ));
             }
             if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return Ok(());
+                // The port accepts, but a port picked by bind-and-release can be taken
+                // by another test's peer in between: then ours dies of EADDRINUSE while
+                // the other answers, and goes away in the middle of the test.
+                return match listener_owner(self.port, self.child.id()) {
+                    Owner::Theirs => Err(format!(
+                        "{} lost the race for port {}: another process listens on it",
+                        self.name, self.port
+                    )),
+                    Owner::Ours | Owner::Unknown => Ok(()),
+                };
             }
             if Instant::now() >= deadline {
                 return Err(format!(
@@ -520,8 +529,71 @@ impl PeerGuard {
     }
 }
 
+/// Who listens on a 127.0.0.1 port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A process of the peer's process group.
+    Ours,
+    /// Some other process.
+    Theirs,
+    /// Cannot tell (not Linux, or /proc unreadable).
+    Unknown,
+}
+
+/// Linux: finds the listening socket on `127.0.0.1:port` in /proc/net/tcp and
+/// looks for it among the open files of the processes of group `pgid`.
+pub fn listener_owner(port: u16, pgid: u32) -> Owner {
+    let Ok(table) = fs::read_to_string("/proc/net/tcp") else {
+        return Owner::Unknown;
+    };
+    let local = format!("0100007F:{port:04X}");
+    let inode = table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        (fields.get(1) == Some(&local.as_str()) && fields.get(3) == Some(&"0A"))
+            .then(|| fields.get(9).map(|i| (*i).to_string()))
+            .flatten()
+    });
+    let Some(inode) = inode else {
+        return Owner::Unknown;
+    };
+    let target = format!("socket:[{inode}]");
+    let Ok(procs) = fs::read_dir("/proc") else {
+        return Owner::Unknown;
+    };
+    for entry in procs.flatten() {
+        let path = entry.path();
+        // Field 5 of /proc/<pid>/stat is the process group (after the `(comm)` field).
+        let in_group = fs::read_to_string(path.join("stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(2).map(str::to_owned))
+                .is_some_and(|group| group == pgid.to_string())
+        });
+        if !in_group {
+            continue;
+        }
+        let Ok(fds) = fs::read_dir(path.join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if fs::read_link(fd.path()).is_ok_and(|l| l.to_string_lossy() == target) {
+                return Owner::Ours;
+            }
+        }
+    }
+    Owner::Theirs
+}
+
 impl Drop for PeerGuard {
     fn drop(&mut self) {
+        // A peer that died during the test: say why (the test's output shows it).
+        if let Ok(Some(status)) = self.child.try_wait() {
+            eprintln!(
+                "peer {} (port {}) had exited ({status}) before the end of the test; log:\n{}",
+                self.name,
+                self.port,
+                self.log_tail()
+            );
+        }
         // The peer leads its own process group: kill the whole group (`kill -KILL -- -<pgid>`;
         // std has no killpg and this crate forbids unsafe), then the child itself as a fallback.
         // Only while the child is unreaped: its pid (= pgid) cannot have been reused.

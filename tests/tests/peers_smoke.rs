@@ -516,3 +516,27 @@ fn conformance_cli_runs_with_node_22() {
         "client scenarios include initialize: {stdout}"
     );
 }
+
+/// The start check knows whose listener answers: the peer's own (its process group holds
+/// the socket), or another process's (a port taken between bind-and-release and the
+/// peer's own bind; the peer then dies of EADDRINUSE while the other answers).
+#[test]
+fn listener_owner_tells_the_peer_from_another_process() {
+    let Some(peer) = skip_if_missing(peers::spawn_everything_http(EverythingHttp::Sse)) else {
+        return;
+    };
+    if !std::path::Path::new("/proc/net/tcp").exists() {
+        eprintln!("skipped: no /proc/net/tcp on this system");
+        return;
+    }
+    assert_eq!(
+        peers::listener_owner(peer.port(), peer.pid()),
+        peers::Owner::Ours
+    );
+    let other = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = other.local_addr().unwrap().port();
+    assert_eq!(
+        peers::listener_owner(port, peer.pid()),
+        peers::Owner::Theirs
+    );
+}
