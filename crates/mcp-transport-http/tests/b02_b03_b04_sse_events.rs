@@ -186,16 +186,8 @@ async fn b04_on_the_get_stream() {
     let mut events = t.take_events().unwrap();
     initialize(&t).await.unwrap();
     t.notify("notifications/initialized", None).await.unwrap();
-    loop {
-        match tokio::time::timeout(PROMPT, events.recv()).await {
-            Ok(Some(mcp_transport::TransportEvent::Notification(n))) => {
-                assert_eq!(n.method, "notifications/tools/list_changed");
-                break;
-            }
-            Ok(Some(_)) => continue,
-            other => panic!("the notification after the noise did not arrive: {other:?}"),
-        }
-    }
+    let n = next_notification(&mut events, "the notification after the noise").await;
+    assert_eq!(n.method, "notifications/tools/list_changed");
     assert_one_warning_for_the_heartbeat(&warnings.text());
     t.close().await.unwrap();
 }

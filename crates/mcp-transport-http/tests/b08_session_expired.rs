@@ -181,16 +181,8 @@ async fn new_session_listens_again(reconnect_with_old_id: bool) {
         r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
     ))
     .unwrap();
-    loop {
-        match tokio::time::timeout(PROMPT, events.recv()).await {
-            Ok(Some(mcp_transport::TransportEvent::Notification(n))) => {
-                assert_eq!(n.method, "notifications/tools/list_changed");
-                break;
-            }
-            Ok(Some(_)) => continue,
-            other => panic!("the notification on s-2's stream did not arrive: {other:?}"),
-        }
-    }
+    let n = next_notification(&mut events, "the notification on s-2's stream").await;
+    assert_eq!(n.method, "notifications/tools/list_changed");
     t.close().await.unwrap();
 }
 

@@ -96,3 +96,18 @@ pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// The next notification among `events` (other events skipped), within
+/// `PROMPT`; panics naming `what` otherwise.
+pub async fn next_notification(
+    events: &mut mcp_transport::TransportEvents,
+    what: &str,
+) -> mcp_types::JsonRpcNotification {
+    loop {
+        match tokio::time::timeout(PROMPT, events.recv()).await {
+            Ok(Some(mcp_transport::TransportEvent::Notification(n))) => return n,
+            Ok(Some(_)) => continue,
+            other => panic!("{what} did not arrive: {other:?}"),
+        }
+    }
+}
