@@ -40,7 +40,9 @@
 //! Bounded: an event (its accumulated data plus the line being read) may not
 //! exceed [`SseLimits::max_event_size`] bytes (default 64 MiB). Past that the
 //! parser yields [`SseError::EventTooLarge`] once, discards the event, skips to
-//! the next blank line and then carries on.
+//! the next blank line and then carries on. A comment line is counted but its
+//! text is never kept, so it is not limited (a keep-alive line of any length
+//! costs no memory and loses no event).
 //!
 //! # Example
 //!

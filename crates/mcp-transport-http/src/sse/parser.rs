@@ -35,7 +35,8 @@ const HAND_OVER_BYTES: usize = 4096;
 /// [`retry`](SseParser::retry), as WHATWG keeps them across reconnections.
 ///
 /// Time is linear in the input; memory is bounded by
-/// [`SseLimits::max_event_size`].
+/// [`SseLimits::max_event_size`]. Comment lines (`:` keep-alives) are
+/// counted, not kept, so their length is not limited.
 #[derive(Debug)]
 pub struct SseParser {
     limits: SseLimits,
@@ -276,6 +277,21 @@ impl SseParser {
             self.skip_line_has_bytes = false;
             return;
         }
+        if self
+            .line
+            .first()
+            .map_or(part.first() == Some(&b':'), |&b| b == b':')
+        {
+            // A comment: only its `:` was kept (see `partial_line`); it
+            // counts, whatever its length.
+            self.line.clear();
+            let comment = Line {
+                bytes: b":",
+                chunk: None,
+            };
+            self.interp.line(comment, out);
+            return;
+        }
         if self.over_limit(self.line.len() + part.len()) {
             self.line.clear();
             self.overflow(false, out);
@@ -318,6 +334,16 @@ impl SseParser {
         }
         if self.skipping {
             self.skip_line_has_bytes = true;
+            return;
+        }
+        // A comment's text is never used: keep its `:` only, so that a
+        // long one (or an endless keep-alive line) costs no memory and no
+        // event is lost to the size limit for it.
+        if self.line.first() == Some(&b':') {
+            return;
+        }
+        if self.line.is_empty() && part.first() == Some(&b':') {
+            self.line.push(b':');
             return;
         }
         if self.over_limit(self.line.len() + part.len()) {
@@ -623,15 +649,40 @@ mod tests {
             datas(&out),
             [Err(SseError::EventTooLarge { limit: 16 }), Ok("y")]
         );
-        // Any single line counts, comments included.
+        // Any single line counts, but comments: they are not kept.
         let out = feed_all(
             &mut parser,
-            &[b":01234567890123456\ndata: z\n\ndata: w\n\n"],
+            &[b"id:01234567890123456\ndata: z\n\ndata: w\n\n"],
         );
         assert_eq!(
             datas(&out),
             [Err(SseError::EventTooLarge { limit: 16 }), Ok("w")]
         );
+        let out = feed_all(
+            &mut parser,
+            &[b":01234567890123456\ndata: z\n\ndata: w\n\n"],
+        );
+        assert_eq!(datas(&out), [Ok("z"), Ok("w")]);
+    }
+
+    /// A comment line of any length, split across any number of chunks,
+    /// is counted and costs no buffer (found by a hostile server: a 100 MiB
+    /// `:` line failed the response after it with `MessageTooLarge`).
+    #[test]
+    fn long_comment_lines_are_counted_not_kept() {
+        let mut parser = SseParser::new(SseLimits::default().with_max_event_size(16));
+        let mut out = Vec::new();
+        parser.feed(b": keep", &mut out);
+        for _ in 0..1000 {
+            parser.feed(b"-alive-alive-alive", &mut out);
+            assert!(parser.line.len() <= 1);
+        }
+        parser.feed(b"\r\ndata: ok\n\n:", &mut out);
+        parser.feed(b"x\r", &mut out);
+        parser.feed(b"\ndata: y\n\n", &mut out);
+        assert_eq!(datas(&out), [Ok("ok"), Ok("y")]);
+        assert_eq!(parser.comments_seen(), 2);
+        assert_eq!(parser.finish(), SseEnd::Complete);
     }
 
     #[test]
