@@ -32,10 +32,7 @@ pub fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
         let Some((command, args)) = words.split_first() else {
             return Err(Failure::new("--stdio: empty command line"));
         };
-        let name = Path::new(command)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "stdio".into());
+        let name = stdio_name(command, args);
         return Ok(one(stdio_server(&name, command.clone(), args.to_vec())));
     }
     if let Some(url) = &cli.url {
@@ -66,6 +63,45 @@ pub fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
     match config {
         Some(path) => McpConfig::from_file(&path).map_err(|e| Failure::new(error_chain(&e))),
         None => Ok(one(demo()?)),
+    }
+}
+
+/// Commands that run the server named by their first argument that is not
+/// an option (`npx -y @scope/server`, `uvx mcp-server-fetch`, `node a.js`).
+const LAUNCHERS: [&str; 8] = [
+    "npx", "pnpx", "bunx", "uvx", "node", "bun", "python", "python3",
+];
+
+/// The name a `--stdio` server goes by: the command's file name, or, for a
+/// launcher, the package or script it runs (`@scope/server-x@1.2` →
+/// `server-x`, `path/to/server.py` → `server`).
+fn stdio_name(command: &str, args: &[String]) -> String {
+    let file_name = |path: &str| {
+        Path::new(path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let program = file_name(command).unwrap_or_else(|| "stdio".into());
+    if !LAUNCHERS.contains(&program.as_str()) {
+        return program;
+    }
+    let Some(target) = args.iter().find(|a| !a.starts_with('-')) else {
+        return program;
+    };
+    // `@scope/name@version`: the version starts at an `@` past the first byte.
+    let unversioned = match target.get(1..).and_then(|rest| rest.find('@')) {
+        Some(at) => &target[..at + 1],
+        None => target.as_str(),
+    };
+    let base = unversioned.rsplit('/').next().unwrap_or(unversioned);
+    let name = [".js", ".mjs", ".cjs", ".ts", ".py"]
+        .iter()
+        .find_map(|ext| base.strip_suffix(ext))
+        .unwrap_or(base);
+    if name.is_empty() {
+        program
+    } else {
+        name.to_owned()
     }
 }
 
@@ -147,10 +183,10 @@ mod tests {
     }
 
     #[test]
-    fn stdio_target_is_one_entry_named_for_the_program() {
+    fn stdio_target_is_one_entry_named_for_what_it_runs() {
         let config = resolved(&["--stdio", "/usr/bin/node 'my server.js' --x", "tools"]);
         assert!(config.errors.is_empty());
-        let s = &config.servers["node"];
+        let s = &config.servers["my server"];
         let TransportConfig::Stdio(stdio) = &s.transport else {
             panic!("not stdio: {s:?}");
         };
@@ -187,5 +223,24 @@ mod tests {
             host_of("https://user:pw@example.com:8443/mcp?x=1"),
             "example.com:8443"
         );
+    }
+
+    #[test]
+    fn stdio_servers_are_named_for_what_they_run() {
+        let name = |line: &str| {
+            let words = shell_words::split(line).unwrap();
+            stdio_name(&words[0], &words[1..])
+        };
+        assert_eq!(
+            name("npx -y @modelcontextprotocol/server-everything"),
+            "server-everything"
+        );
+        assert_eq!(name("npx -y @scope/srv@1.2.3 --port 1"), "srv");
+        assert_eq!(name("uvx mcp-server-fetch@2025.1"), "mcp-server-fetch");
+        assert_eq!(name("/usr/bin/python3 -u path/to/server.py"), "server");
+        assert_eq!(name("node build/index.js stdio"), "index");
+        assert_eq!(name("/opt/bin/my-server --flag"), "my-server");
+        assert_eq!(name("npx"), "npx");
+        assert_eq!(name("npx -y"), "npx");
     }
 }
