@@ -57,13 +57,23 @@ impl Ui {
         let bar = slot.get_or_insert_with(|| {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
         });
+        let text = p
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("{}", p.progress));
         match p.total {
             Some(total) if total > 0.0 => {
-                // Scale to 1/1000 units so fractional progress still moves the bar.
+                // The percentage is part of the message, so that it and the
+                // step's text change in one update (each setter may draw:
+                // with `{percent}` in the template a frame could show the new
+                // percentage next to the previous step's text).
+                let percent = (p.progress / total * 100.0).clamp(0.0, 100.0);
                 bar.set_style(
-                    ProgressStyle::with_template("{spinner} [{bar:30}] {percent:>3}% {msg}")
+                    ProgressStyle::with_template("{spinner} [{bar:30}] {msg}")
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
+                bar.set_message(format!("{percent:>3.0}% {text}"));
+                // Scale to 1/1000 units so fractional progress still moves the bar.
                 bar.set_length((total * 1000.0) as u64);
                 bar.set_position((p.progress.min(total) * 1000.0) as u64);
             }
@@ -72,14 +82,10 @@ impl Ui {
                     ProgressStyle::with_template("{spinner} {msg}")
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
+                bar.set_message(text);
                 bar.tick();
             }
         }
-        bar.set_message(
-            p.message
-                .clone()
-                .unwrap_or_else(|| format!("{}", p.progress)),
-        );
     }
 
     /// Removes the bar, if any.
