@@ -64,8 +64,17 @@ async fn run_listener(
     let mut last_event_id: Option<String> = None;
     let mut retry = None;
     let label = shared.label().to_owned();
+    // The stream belongs to the session it was opened in: once that session
+    // is gone (expired, or replaced by re-initialization), a reconnection
+    // would go out with no id or another session's, so the listener stops
+    // and the next session opens its own.
+    let session = shared.session();
     loop {
         if !dispatcher.is_open() {
+            return;
+        }
+        if session.is_some() && shared.session() != session {
+            tracing::debug!(connection = %label, "GET stream: its session ended; not reconnecting");
             return;
         }
         let kind = Kind::Get {
@@ -87,8 +96,10 @@ async fn run_listener(
                 }
                 if !reply.response.status().is_success() {
                     tracing::debug!(connection = %label, status, "GET stream refused");
-                } else if classify(reply.response.headers()) != Media::EventStream {
-                    tracing::debug!(connection = %label, status, "GET reply is not an event stream; not listening");
+                } else if let media @ (Media::Json | Media::Other(_) | Media::Missing) =
+                    classify(reply.response.headers())
+                {
+                    tracing::debug!(connection = %label, status, ?media, "GET reply is not an event stream; not listening");
                     return;
                 } else {
                     let mut stream = EventStream::new(

@@ -46,20 +46,9 @@ pub(crate) fn classify(headers: &HeaderMap) -> Media {
             Err(_) => Media::Other(String::from_utf8_lossy(v.as_bytes()).into_owned()),
         },
     };
-    let encoding = headers
-        .get_all(http::header::CONTENT_ENCODING)
-        .iter()
-        .flat_map(|v| {
-            String::from_utf8_lossy(v.as_bytes())
-                .split(',')
-                .map(|e| e.trim().to_ascii_lowercase())
-                .collect::<Vec<_>>()
-        })
-        .filter(|e| !e.is_empty() && e != "identity")
-        .collect::<Vec<_>>();
-    if encoding.is_empty() {
+    let Some(encoding) = content_encoding(headers) else {
         return media;
-    }
+    };
     let essence = match media {
         Media::Json => "application/json".to_owned(),
         Media::EventStream => "text/event-stream".to_owned(),
@@ -67,9 +56,25 @@ pub(crate) fn classify(headers: &HeaderMap) -> Media {
         Media::Missing => "a body".to_owned(),
     };
     Media::Other(format!(
-        "{essence} with Content-Encoding {} (not asked for: no Accept-Encoding was sent)",
-        encoding.join(", ")
+        "{essence} with Content-Encoding {encoding} (not asked for: no Accept-Encoding was sent)"
     ))
+}
+
+/// The `Content-Encoding` of a reply, codings joined with `", "`, when it
+/// is anything but `identity`.
+pub(crate) fn content_encoding(headers: &HeaderMap) -> Option<String> {
+    let codings: Vec<String> = headers
+        .get_all(http::header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .split(',')
+                .map(|c| c.trim().to_ascii_lowercase())
+                .filter(|c| !c.is_empty() && c != "identity")
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (!codings.is_empty()).then(|| codings.join(", "))
 }
 
 #[cfg(test)]

@@ -470,7 +470,16 @@ impl Shared {
         let wait_until = Instant::now() + ERROR_BODY_WAIT;
         let until = deadline.map_or(wait_until, |d| d.min(wait_until));
         let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
-        let body = String::from_utf8_lossy(&bytes).into_owned();
+        // A compressed body (no Accept-Encoding was sent) is not shown as
+        // text: its bytes would be noise, or worse, on a terminal.
+        let encoding = crate::media::content_encoding(&headers);
+        let body = match &encoding {
+            Some(encoding) => format!(
+                "({} bytes of a body with Content-Encoding {encoding}, not decoded: no Accept-Encoding was sent)",
+                bytes.len()
+            ),
+            None => String::from_utf8_lossy(&bytes).into_owned(),
+        };
         if let Some(sent) = reply.sent_session.as_deref()
             && (status == 404 || (status == 400 && says_session_unknown(&body)))
         {

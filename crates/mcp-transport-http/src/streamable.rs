@@ -141,9 +141,13 @@ impl Shared {
                 Some(&format!("HTTP {} without a body type", status.as_u16())),
             )),
             Media::Other(media) => Err(TransportError::Protocol(format!(
-                "unsupported body ({media}) in the HTTP {} reply to request {id} \
-                 (expected application/json or text/event-stream)",
-                status.as_u16()
+                "unsupported body ({media}) in the HTTP {} reply to request {id}{}",
+                status.as_u16(),
+                if media.contains("Content-Encoding") {
+                    ""
+                } else {
+                    " (expected application/json or text/event-stream)"
+                }
             ))),
         }
     }

@@ -114,3 +114,27 @@ async fn compressed_reply_names_the_encoding() {
         assert!(t.is_connected());
     }
 }
+
+/// A compressed error body is not shown as text (its bytes are noise, or
+/// terminal escapes): the error says how many bytes and the encoding.
+#[tokio::test]
+async fn compressed_error_body_is_named_not_shown() {
+    let server = FaultServer::start(|_| {
+        Reply::status(500)
+            .header("content-type", "application/json")
+            .header("content-encoding", "gzip")
+            .body(&b"\x1f\x8b\x08\x00\x1b[2J"[..])
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    let err = t
+        .request("tools/list", None, opts())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "HTTP 500: (8 bytes of a body with Content-Encoding gzip, not decoded: no Accept-Encoding was sent)"
+    );
+}
