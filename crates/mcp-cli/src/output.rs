@@ -7,7 +7,8 @@
 //! killed by SIGPIPE, e.g. `yes | head -1`); any other write error is a
 //! failure with a message.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
+use std::io::{self, IsTerminal, Write};
 
 use crate::exit::Failure;
 
@@ -26,18 +27,57 @@ pub fn write_failure(e: &io::Error) -> Failure {
     }
 }
 
-/// Writes `text` and a newline to stdout, then flushes.
+/// Writes `text` and a newline to stdout, then flushes; on a terminal,
+/// control characters are shown escaped ([`visible`]).
 ///
 /// Errors: see the module docs.
 pub fn line(text: &str) -> Result<(), Failure> {
-    write_to(&mut io::stdout().lock(), text, true)
+    let stdout = io::stdout();
+    let text = if stdout.is_terminal() {
+        visible(text)
+    } else {
+        Cow::Borrowed(text)
+    };
+    write_to(&mut stdout.lock(), &text, true)
 }
 
-/// Writes `text` to stdout as is, then flushes.
+/// Writes `text` to stdout, then flushes: as is when stdout is a pipe or a
+/// file, with control characters escaped ([`visible`]) on a terminal.
 ///
 /// Errors: see the module docs.
 pub fn text(text: &str) -> Result<(), Failure> {
-    write_to(&mut io::stdout().lock(), text, false)
+    let stdout = io::stdout();
+    let text = if stdout.is_terminal() {
+        visible(text)
+    } else {
+        Cow::Borrowed(text)
+    };
+    write_to(&mut stdout.lock(), &text, false)
+}
+
+/// `text` with the characters a terminal would act on shown escaped
+/// (`\u{1b}`): C0 controls but line feed and tab, DEL, C1 controls, and the
+/// bidirectional overrides and isolates. Text from a server (a tool's
+/// result, an error body, a log message) reaches the terminal through this,
+/// so it cannot move the cursor, retitle the window, write the clipboard
+/// (OSC 52) or reorder what is shown.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    let acts = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(acts) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if acts(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn write_to(out: &mut dyn Write, text: &str, newline: bool) -> Result<(), Failure> {
@@ -58,7 +98,7 @@ fn write_to(out: &mut dyn Write, text: &str, newline: bool) -> Result<(), Failur
 /// SIGHUP must not turn into a panic).
 pub fn err_line(text: &str) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{text}");
+    let _ = writeln!(err, "{}", visible(text));
 }
 
 #[cfg(test)]
@@ -73,6 +113,18 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    /// Server text cannot act on the terminal: escapes, carriage return,
+    /// C1 controls and bidi overrides are shown escaped; line feed and tab,
+    /// and all other text, pass as they are (borrowed, not copied).
+    #[test]
+    fn control_characters_are_shown_escaped() {
+        assert_eq!(
+            visible("\u{1b}[2J\u{1b}]52;c;cHduZWQ=\u{7}RED\rx\u{9b}y\u{202e}z"),
+            "\\u{1b}[2J\\u{1b}]52;c;cHduZWQ=\\u{7}RED\\u{d}x\\u{9b}y\\u{202e}z"
+        );
+        assert!(matches!(visible("tab\tand\nline — ü"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -57,10 +57,10 @@ impl Ui {
         let bar = slot.get_or_insert_with(|| {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
         });
-        let text = p
-            .message
-            .clone()
-            .unwrap_or_else(|| format!("{}", p.progress));
+        let text = p.message.as_deref().map_or_else(
+            || format!("{}", p.progress),
+            |m| crate::output::visible(m).into_owned(),
+        );
         match p.total {
             Some(total) if total > 0.0 => {
                 // The percentage is part of the message, so that it and the
