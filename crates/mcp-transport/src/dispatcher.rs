@@ -18,7 +18,7 @@ use bytes::Bytes;
 use mcp_types::jsonrpc::RequestBody;
 use mcp_types::{
     DecodeOptions, Decoded, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse,
-    ProtocolVersion, RawResult, RequestId, answered_ids, decode_frame, request_with_invalid_id,
+    ProtocolVersion, RawResult, RequestId, answered_ids, decode_frame, invalid_request,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -382,15 +382,20 @@ impl Dispatcher {
             .await
     }
 
-    /// Answers a server request whose id no `RequestId` can hold with an
-    /// Invalid Request error whose id is `null` (JSON-RPC 2.0 § 5).
-    async fn answer_invalid_request(self: &Arc<Self>, err: &mcp_types::DecodeError) {
+    /// Answers an invalid server request (see [`mcp_types::invalid_request`])
+    /// with Invalid Request, under its id, or `null` when the id itself is
+    /// what is wrong (JSON-RPC 2.0 § 5).
+    async fn answer_invalid_request(
+        self: &Arc<Self>,
+        id: Option<RequestId>,
+        err: &mcp_types::DecodeError,
+    ) {
         if !self.is_open() {
             return;
         }
         let body = Bytes::from(
             JsonRpcMessage::Response(JsonRpcResponse {
-                id: None,
+                id: id.clone(),
                 outcome: Err(JsonRpcError::new(
                     mcp_types::ErrorCode::INVALID_REQUEST,
                     format!("Invalid Request: {err}"),
@@ -401,7 +406,7 @@ impl Dispatcher {
         let message = Outgoing {
             kind: OutgoingKind::Response,
             method: None,
-            id: None,
+            id,
             body,
             metadata_headers: Vec::new(),
         };
@@ -493,8 +498,8 @@ impl Dispatcher {
                     // The decoder could not say which request this answers;
                     // a scan may (a wrong `jsonrpc`, a malformed `error`,
                     // trailing text, a batch where none are allowed).
-                    if request_with_invalid_id(bytes) {
-                        self.answer_invalid_request(&err).await;
+                    if let Some(id) = invalid_request(bytes) {
+                        self.answer_invalid_request(id, &err).await;
                     }
                     let mut failed = 0usize;
                     for id in answered_ids(bytes) {

@@ -653,10 +653,24 @@ async fn junk_warnings_are_rate_limited() {
 
 /// A server request whose id no `RequestId` holds (a fraction, a number past
 /// i64, null) is answered with Invalid Request and a `null` id (JSON-RPC 2.0
-/// § 5), instead of never; a JSON log line with such keys but no
-/// `"jsonrpc":"2.0"`, and a notification, are not answered.
+/// § 5), instead of never; one with a good id but a bad method is answered
+/// under its id; a JSON log line with such keys but no `"jsonrpc":"2.0"`,
+/// and a notification, are not answered.
 #[tokio::test]
 async fn request_with_an_invalid_id_is_answered_invalid_request() {
+    for (frame, id) in [
+        (r#"{"jsonrpc":"2.0","id":"x","method":5}"#, json!("x")),
+        (r#"{"jsonrpc":"2.0","id":7,"method":["ping"]}"#, json!(7)),
+    ] {
+        let (d, mut out) = setup();
+        d.handle_incoming(frame.as_bytes()).await;
+        let sent = out
+            .try_recv()
+            .unwrap_or_else(|_| panic!("{frame}: no answer"));
+        let answer = body(&sent);
+        assert_eq!(answer["id"], id, "{frame}");
+        assert_eq!(answer["error"]["code"], -32600, "{frame}");
+    }
     for id in ["1.5", "18446744073709551615", "null", "true", "[1]"] {
         let (d, mut out) = setup();
         d.handle_incoming(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes())

@@ -60,5 +60,5 @@ pub use jsonrpc::{
     JsonRpcRequest, JsonRpcResponse, RequestId,
 };
 pub use method::{Notification, Request};
-pub use raw::{Decoded, RawResult, answered_ids, decode_frame, request_with_invalid_id};
+pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};
 pub use version::ProtocolVersion;

@@ -348,38 +348,47 @@ pub fn answered_ids(frame: &[u8]) -> Vec<RequestId> {
     ids
 }
 
-/// Whether a frame that failed to decode is a request whose `id` no
-/// [`RequestId`] can hold: an object with `"jsonrpc": "2.0"`, a string
-/// `method` and an `id` that is a fraction, a number past `i64`, `null`, a
-/// boolean, an array or an object. JSON-RPC 2.0 § 5 answers such a request
-/// with an Invalid Request error whose id is `null`; unanswered, the peer
-/// would wait for it. Anything less request-shaped (a log line that
-/// happens to be JSON) is not answered.
-pub fn request_with_invalid_id(frame: &[u8]) -> bool {
+/// For a frame that failed to decode: whether it is a request all the same,
+/// and the id to answer it with. A request here is an object with
+/// `"jsonrpc": "2.0"`, a `method` member (of any type) and one `id`; it is
+/// invalid because of its id (a fraction, a number past `i64`, `null`, a
+/// boolean, an array or an object), its method (not a string) or its
+/// params. JSON-RPC 2.0 § 5 answers it with Invalid Request: `Some(Some(id))`
+/// when the id is a [`RequestId`], `Some(None)` (answer with a `null` id)
+/// when not. `None` for anything less request-shaped (a log line that
+/// happens to be JSON, a response, a notification): not answered.
+///
+/// ```
+/// use mcp_types::{RequestId, invalid_request};
+///
+/// assert_eq!(invalid_request(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#), Some(None));
+/// assert_eq!(
+///     invalid_request(br#"{"jsonrpc":"2.0","id":"x","method":5}"#),
+///     Some(Some(RequestId::String("x".into())))
+/// );
+/// assert_eq!(invalid_request(br#"{"level":"info","id":1,"method":"x"}"#), None);
+/// ```
+pub fn invalid_request(frame: &[u8]) -> Option<Option<RequestId>> {
     let mut version_ok = false;
-    let mut method_ok = false;
+    let mut method = false;
     let mut id: Option<Range<usize>> = None;
     let mut ids = 0;
-    let scanned = scan_object(frame, |key, range| {
+    scan_object(frame, |key, range| {
         if key == b"jsonrpc" {
             version_ok = frame.get(range) == Some(&b"\"2.0\""[..]);
         } else if key == b"method" {
-            method_ok = frame.get(range.start) == Some(&b'"');
+            method = true;
         } else if key == b"id" {
             ids += 1;
             id = Some(range);
         }
-    });
-    if scanned.is_err() || !version_ok || !method_ok || ids != 1 {
-        return false;
+    })
+    .ok()?;
+    if !version_ok || !method || ids != 1 {
+        return None;
     }
-    let Some(value) = id
-        .and_then(|range| frame.get(range))
-        .and_then(|raw| serde_json::from_slice::<Value>(raw).ok())
-    else {
-        return false;
-    };
-    RequestId::from_value(&value).is_none()
+    let value = serde_json::from_slice::<Value>(frame.get(id?)?).ok()?;
+    Some(RequestId::from_value(&value))
 }
 
 /// The id of the response-shaped object starting at `pos`, if any (see
