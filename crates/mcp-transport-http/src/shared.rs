@@ -63,10 +63,20 @@ pub(crate) struct Reply {
     /// The `Mcp-Session-Id` the request carried.
     pub sent_session: Option<String>,
     /// The `Accept` the request carried (named by a 406's error).
-    pub sent_accept: Option<HeaderValue>,
+    pub sent_accept: Option<&'static str>,
     /// The `MCP-Protocol-Version` the request carried (named by a 400's
     /// error that is about it).
-    pub sent_version: Option<HeaderValue>,
+    pub sent_version: Option<&'static str>,
+}
+
+/// What [`Shared::build`] put on a request that its errors may name.
+struct Sent {
+    /// The `Mcp-Session-Id`.
+    session: Option<String>,
+    /// The `Accept` value.
+    accept: Option<&'static str>,
+    /// The `MCP-Protocol-Version` value.
+    version: Option<&'static str>,
 }
 
 /// The connection's shared state.
@@ -218,7 +228,7 @@ impl Shared {
         body: &Bytes,
         kind: &Kind,
         cross_origin: bool,
-    ) -> Result<(Request<Full<Bytes>>, Option<String>), TransportError> {
+    ) -> Result<(Request<Full<Bytes>>, Sent), TransportError> {
         let mut headers = self.static_headers.clone();
         let auth = lock(&self.auth_headers).clone();
         for (name, value) in auth.iter() {
@@ -238,12 +248,14 @@ impl Shared {
         }
         let rules = self.rules();
         let mut with_session = rules.sessions;
+        let mut accept = None;
         match kind {
             Kind::Post {
                 method: rpc_method,
                 with_session: ws,
                 metadata,
             } => {
+                accept = Some(ACCEPT_POST);
                 headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_POST));
                 headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 headers.remove(MCP_METHOD);
@@ -259,6 +271,7 @@ impl Shared {
                 with_session &= *ws;
             }
             Kind::Get { last_event_id } => {
+                accept = Some(ACCEPT_SSE);
                 headers.insert(ACCEPT, HeaderValue::from_static(ACCEPT_SSE));
                 headers.remove(LAST_EVENT_ID);
                 if let Some(v) = last_event_id
@@ -271,9 +284,11 @@ impl Shared {
             Kind::Delete => {}
         }
         headers.remove(MCP_PROTOCOL_VERSION);
+        let mut version = None;
         if rules.version_header
             && let Some(v) = *lock(&self.version)
         {
+            version = Some(v.as_str());
             headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(v.as_str()));
         }
         headers.remove(MCP_SESSION_ID);
@@ -293,7 +308,14 @@ impl Shared {
             .body(Full::new(body.clone()))
             .map_err(|e| TransportError::Protocol(format!("cannot build the HTTP request: {e}")))?;
         *request.headers_mut() = headers;
-        Ok((request, session))
+        Ok((
+            request,
+            Sent {
+                session,
+                accept,
+                version,
+            },
+        ))
     }
 
     /// Sends one HTTP request to `url`, following 307/308 redirects (method,
@@ -315,11 +337,7 @@ impl Shared {
             let mut cross_origin = false;
             let mut hops = 0usize;
             loop {
-                let (request, sent_session) =
-                    self.build(&method, &target, &body, &kind, cross_origin)?;
-                // Static values: cloning them copies no bytes.
-                let sent_accept = request.headers().get(ACCEPT).cloned();
-                let sent_version = request.headers().get(MCP_PROTOCOL_VERSION).cloned();
+                let (request, sent) = self.build(&method, &target, &body, &kind, cross_origin)?;
                 let response = self
                     .client
                     .request(request)
@@ -408,9 +426,9 @@ impl Shared {
                 }
                 return Ok(Reply {
                     response,
-                    sent_session,
-                    sent_accept,
-                    sent_version,
+                    sent_session: sent.session,
+                    sent_accept: sent.accept,
+                    sent_version: sent.version,
                 });
             }
         }
@@ -496,7 +514,7 @@ impl Shared {
         {
             return TransportError::JsonRpc(e);
         }
-        let hint = header_hint(status, &body, &reply.sent_accept, &reply.sent_version)
+        let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
             .map(String::into_boxed_str);
         TransportError::Http {
             status,
@@ -572,14 +590,11 @@ pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
 fn header_hint(
     status: u16,
     body: &str,
-    sent_accept: &Option<HeaderValue>,
-    sent_version: &Option<HeaderValue>,
+    sent_accept: Option<&str>,
+    sent_version: Option<&str>,
 ) -> Option<String> {
-    let shown = |value: &Option<HeaderValue>| {
-        value.as_ref().map_or_else(
-            || "none was sent".to_owned(),
-            |v| format!("sent {:?}", String::from_utf8_lossy(v.as_bytes())),
-        )
+    let shown = |value: Option<&str>| {
+        value.map_or_else(|| "none was sent".to_owned(), |v| format!("sent {v:?}"))
     };
     match status {
         406 => Some(format!(
