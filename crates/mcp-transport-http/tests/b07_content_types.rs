@@ -92,47 +92,46 @@ async fn compressed_reply_names_the_encoding() {
         ("text/event-stream", "br"),
         ("application/json", "identity, gzip"),
     ] {
-        let server = FaultServer::start(move |_| {
+        let err = tools_list_error(move || {
             Reply::status(200)
                 .header("content-type", media)
                 .header("content-encoding", encoding)
                 .body(&b"\x1f\x8b\x08\x00\x00\x00\x00\x00"[..])
         })
-        .await
-        .unwrap();
-        let t = streamable(&server.url("/mcp")).await;
-        let err = t
-            .request("tools/list", None, opts())
-            .await
-            .unwrap_err()
-            .to_string();
+        .await;
         let named = encoding.trim_start_matches("identity, ");
         assert!(
             err.contains(&format!("Content-Encoding {named}")) && err.contains(media),
             "{err}"
         );
-        assert!(t.is_connected());
     }
 }
 
-/// A compressed error body is not shown as text (its bytes are noise, or
-/// terminal escapes): the error says how many bytes and the encoding.
-#[tokio::test]
-async fn compressed_error_body_is_named_not_shown() {
-    let server = FaultServer::start(|_| {
-        Reply::status(500)
-            .header("content-type", "application/json")
-            .header("content-encoding", "gzip")
-            .body(&b"\x1f\x8b\x08\x00\x1b[2J"[..])
-    })
-    .await
-    .unwrap();
+/// The error a `tools/list` gets when every request is answered `reply()`;
+/// the connection must survive it.
+async fn tools_list_error(reply: impl Fn() -> Reply + Send + Sync + 'static) -> String {
+    let server = FaultServer::start(move |_| reply()).await.unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let err = t
         .request("tools/list", None, opts())
         .await
         .unwrap_err()
         .to_string();
+    assert!(t.is_connected());
+    err
+}
+
+/// A compressed error body is not shown as text (its bytes are noise, or
+/// terminal escapes): the error says how many bytes and the encoding.
+#[tokio::test]
+async fn compressed_error_body_is_named_not_shown() {
+    let err = tools_list_error(|| {
+        Reply::status(500)
+            .header("content-type", "application/json")
+            .header("content-encoding", "gzip")
+            .body(&b"\x1f\x8b\x08\x00\x1b[2J"[..])
+    })
+    .await;
     assert_eq!(
         err,
         "HTTP 500: (8 bytes of a body with Content-Encoding gzip, not decoded: no Accept-Encoding was sent)"
