@@ -182,10 +182,7 @@ async fn b04_on_the_get_stream() {
     })
     .await
     .unwrap();
-    let t = streamable(&server.url("/mcp")).await;
-    let mut events = t.take_events().unwrap();
-    initialize(&t).await.unwrap();
-    t.notify("notifications/initialized", None).await.unwrap();
+    let (t, mut events) = initialized(&server.url("/mcp")).await;
     let n = next_notification(&mut events, "the notification after the noise").await;
     assert_eq!(n.method, "notifications/tools/list_changed");
     assert_one_warning_for_the_heartbeat(&warnings.text());

@@ -35,10 +35,7 @@ async fn charset_parameters_and_case() {
     })
     .await
     .unwrap();
-    let t = streamable(&server.url("/mcp")).await;
-    let mut events = t.take_events().unwrap();
-    initialize(&t).await.unwrap();
-    t.notify("notifications/initialized", None).await.unwrap();
+    let (t, mut events) = initialized(&server.url("/mcp")).await;
     let tools = t
         .request("tools/list", None, opts())
         .await

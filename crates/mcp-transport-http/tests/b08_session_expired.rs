@@ -150,10 +150,7 @@ async fn new_session_listens_again(reconnect_with_old_id: bool) {
             .filter(|r| r.method == http::Method::GET && r.header("mcp-session-id") == session)
             .count()
     };
-    let t = streamable(&server.url("/mcp")).await;
-    let mut events = t.take_events().unwrap();
-    initialize(&t).await.unwrap();
-    t.notify("notifications/initialized", None).await.unwrap();
+    let (t, mut events) = initialized(&server.url("/mcp")).await;
     if reconnect_with_old_id {
         assert!(
             eventually(|| gets(Some("s-1")) >= 2).await,

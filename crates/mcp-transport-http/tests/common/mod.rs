@@ -27,6 +27,18 @@ pub async fn streamable(url: &str) -> HttpTransport {
         .expect("connect")
 }
 
+/// A Streamable HTTP transport past the handshake (`initialize` with
+/// 2025-06-18, then `notifications/initialized`), and its events.
+pub async fn initialized(url: &str) -> (HttpTransport, mcp_transport::TransportEvents) {
+    let t = streamable(url).await;
+    let events = t.take_events().expect("events not taken yet");
+    initialize(&t).await.expect("initialize");
+    t.notify("notifications/initialized", None)
+        .await
+        .expect("notifications/initialized");
+    (t, events)
+}
+
 pub fn opts() -> RequestOptions {
     RequestOptions::default().with_timeout(Duration::from_secs(10))
 }
