@@ -97,7 +97,78 @@ impl Transport for Wiretap {
         self.inner.set_protocol_version(version);
     }
 
+    fn sends_metadata_headers(&self) -> bool {
+        self.inner.sends_metadata_headers()
+    }
+
     fn session_id(&self) -> Option<String> {
         self.inner.session_id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use mcp_transport::RequestOptions;
+
+    use super::*;
+
+    /// A transport whose every query answers what a default would not.
+    #[derive(Debug, Default)]
+    struct Unusual {
+        versions: Mutex<Vec<ProtocolVersion>>,
+    }
+
+    #[async_trait]
+    impl Transport for Unusual {
+        async fn request(
+            &self,
+            _method: &str,
+            _params: Option<&Value>,
+            _options: RequestOptions,
+        ) -> Result<mcp_types::RawResult, TransportError> {
+            Ok(serde_json::json!({"ok": true}).into())
+        }
+        async fn notify(&self, _: &str, _: Option<Value>) -> Result<(), TransportError> {
+            Ok(())
+        }
+        async fn close(&self) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn is_connected(&self) -> bool {
+            true
+        }
+        fn take_events(&self) -> Option<TransportEvents> {
+            None
+        }
+        fn set_protocol_version(&self, version: ProtocolVersion) {
+            self.versions.lock().unwrap().push(version);
+        }
+        fn sends_metadata_headers(&self) -> bool {
+            true
+        }
+        fn session_id(&self) -> Option<String> {
+            Some("session-1".into())
+        }
+    }
+
+    #[tokio::test]
+    async fn every_query_is_forwarded() {
+        let inner = Arc::new(Unusual::default());
+        let tap = Wiretap::new(inner.clone(), "s");
+        assert!(tap.sends_metadata_headers());
+        assert_eq!(tap.session_id().as_deref(), Some("session-1"));
+        assert!(tap.is_connected());
+        tap.set_protocol_version(ProtocolVersion::V2026_07_28);
+        assert_eq!(
+            *inner.versions.lock().unwrap(),
+            [ProtocolVersion::V2026_07_28]
+        );
+        let result = tap
+            .request("ping", None, RequestOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(result.to_value().unwrap()["ok"], true);
     }
 }

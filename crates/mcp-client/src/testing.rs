@@ -136,6 +136,16 @@ impl Transport for MemoryTransport {
             .push(version);
         self.dispatcher.set_protocol_version(version);
     }
+
+    /// An in-memory pipe: no HTTP headers.
+    fn sends_metadata_headers(&self) -> bool {
+        false
+    }
+
+    /// No sessions in memory.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
 }
 
 impl MemoryPeer {

@@ -416,6 +416,16 @@ impl Transport for StdioTransport {
     fn set_protocol_version(&self, version: ProtocolVersion) {
         self.dispatcher.set_protocol_version(version);
     }
+
+    /// No HTTP, so no request-metadata headers.
+    fn sends_metadata_headers(&self) -> bool {
+        false
+    }
+
+    /// stdio has no sessions.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Drop for StdioTransport {

@@ -20,6 +20,12 @@ use crate::options::RequestOptions;
 /// completes forgets the request, drops its late response, and sends the
 /// server `notifications/cancelled` once (never for `initialize`). Dropping
 /// [`notify`](Transport::notify) may or may not have delivered the message.
+///
+/// # Wrapping a transport
+/// No method has a default body: a wrapper (a wire tap, a per-server layer)
+/// must say what each one does, so it cannot lose a capability of the
+/// transport it wraps by forgetting to forward a query the compiler never
+/// asked about. A wrapper forwards every method it does not change.
 #[async_trait]
 pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// Sends request `method` with `params` and waits for its result, which
@@ -65,13 +71,11 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// [`RequestOptions::metadata_headers`] (Streamable HTTP under
     /// 2026-07-28), so the protocol side knows computing them matters (spec
     /// 2026-07-28 `basic/transports` § Custom Headers: other transports MAY
-    /// ignore `x-mcp-header`). Default `false`.
-    fn sends_metadata_headers(&self) -> bool {
-        false
-    }
+    /// ignore `x-mcp-header`). `false` for stdio and the legacy HTTP+SSE
+    /// transport.
+    fn sends_metadata_headers(&self) -> bool;
 
-    /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one.
-    fn session_id(&self) -> Option<String> {
-        None
-    }
+    /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one;
+    /// `None` for stdio.
+    fn session_id(&self) -> Option<String>;
 }
