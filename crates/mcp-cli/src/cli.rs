@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use mcp_manager::VersionPreference;
 
 const AFTER_HELP: &str = "\
 Targets (first that applies):
@@ -87,6 +88,18 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_input: bool,
 
+    /// Which protocol revisions to negotiate: auto (probe 2026-07-28, then
+    /// the handshake), handshake (the handshake era only), or one revision
+    /// (e.g. 2025-06-18, 2026-07-28). A config entry's own protocolVersion wins.
+    #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version_preference)]
+    pub protocol_version: Option<VersionPreference>,
+
+    /// Seconds the server/discover probe may go unanswered before initialize
+    /// goes out beside it (the probe stays open; the first answer decides);
+    /// default 3. A config entry's own discoverTimeout wins.
+    #[arg(long, global = true, value_name = "SECS")]
+    pub discover_timeout: Option<f64>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -162,4 +175,8 @@ pub enum Command {
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
     /// no target is given).
     ServeDemo,
+}
+
+fn parse_version_preference(s: &str) -> Result<VersionPreference, String> {
+    s.parse()
 }

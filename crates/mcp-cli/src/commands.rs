@@ -51,7 +51,7 @@ struct Session {
 pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
     // Word counts and argument syntax are checked before any server starts.
     precheck(&cli.command)?;
-    let config = targets::resolve(&cli)?;
+    let mut config = targets::resolve(&cli)?;
     let mut rejected = BTreeMap::new();
     for e in &config.errors {
         if let Some(name) = &e.server {
@@ -70,6 +70,32 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         } else {
             "no server to run: the configuration's entries were rejected (see the warnings above)"
         }));
+    }
+    let discover_timeout = match cli.discover_timeout {
+        Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
+        Some(secs) => {
+            return Err(Failure::new(format!(
+                "--discover-timeout {secs}: expected a number of seconds above 0"
+            )));
+        }
+        None => None,
+    };
+    // The command line's choices apply to every entry that makes none of its own.
+    for server in config.servers.values_mut() {
+        server.protocol_version = server.protocol_version.or(cli.protocol_version);
+        server.discover_timeout = server.discover_timeout.or(discover_timeout);
+        if let (
+            mcp_manager::TransportConfig::Remote(remote),
+            Some(mcp_manager::VersionPreference::Only(v)),
+        ) = (&server.transport, server.protocol_version)
+            && remote.kind == mcp_manager::RemoteKind::Sse
+            && v.is_stateless()
+        {
+            return Err(Failure::new(format!(
+                "server {}: the HTTP+SSE transport (--sse, type \"sse\") carries only the handshake revisions, not {v}",
+                server.name
+            )));
+        }
     }
     let settings = ConnectSettings {
         timeout: Duration::from_secs(cli.timeout.max(1)),

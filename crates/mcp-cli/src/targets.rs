@@ -133,6 +133,8 @@ fn server(name: &str, transport: TransportConfig) -> ServerConfig {
         transport,
         timeout: None,
         startup_timeout: None,
+        discover_timeout: None,
+        protocol_version: None,
         disabled: false,
         source: None,
     }

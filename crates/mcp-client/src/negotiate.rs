@@ -13,9 +13,12 @@
 //!
 //! The dual-era algorithm follows the 2026-07-28 client checklist §0:
 //! probe `server/discover`; a `DiscoverResult` or a recognised modern error
-//! (`-32020`, `-32021`, `-32022`) means a modern server; any other error, an
-//! HTTP 400/404/405 without a modern error body, or no answer within the
-//! probe timeout means a legacy server, which gets `initialize`.
+//! (`-32020`, `-32021`, `-32022`) means a modern server; any other error, or
+//! an HTTP 400/404/405 without a modern error body, means a legacy server,
+//! which gets `initialize`. The probe is never abandoned on a timer: when it
+//! is unanswered for `discover_timeout`, `initialize` goes out beside it and
+//! the first answer decides (see `probe`), so a server that starts slowly is
+//! still reached in its own era.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -156,10 +159,17 @@ pub(crate) async fn negotiate(
 ) -> Result<Negotiated, ClientError> {
     let outcome = match options.version {
         VersionPreference::Legacy => {
-            initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true).await
+            initialize(
+                transport,
+                options,
+                ProtocolVersion::LATEST_HANDSHAKE,
+                true,
+                false,
+            )
+            .await
         }
         VersionPreference::Only(v) if v.uses_handshake() => {
-            initialize(transport, options, v, false).await
+            initialize(transport, options, v, false, false).await
         }
         VersionPreference::Only(v) => discover(transport, options, v, false).await,
         VersionPreference::Auto => {
@@ -184,16 +194,21 @@ pub(crate) async fn renegotiate(
     previous: ProtocolVersion,
 ) -> Result<Negotiated, ClientError> {
     let accept_older = !matches!(options.version, VersionPreference::Only(_));
-    initialize(transport, options, previous, accept_older).await
+    initialize(transport, options, previous, accept_older, false).await
 }
 
 /// The handshake (spec `basic/lifecycle` § Initialization): `initialize`
 /// with `version`, check the answer, `notifications/initialized`.
+///
+/// `modern_ok`: the preference allows the stateless revision, so a `-32022`
+/// refusal is returned as [`ClientError::Server`] (see [`refused_as_modern`])
+/// for the caller to probe again, not as a version mismatch.
 async fn initialize(
     transport: &dyn Transport,
     options: &ClientOptions,
     version: ProtocolVersion,
     accept_older: bool,
+    modern_ok: bool,
 ) -> Result<Negotiated, ClientError> {
     let mut asked = version;
     // LC-5: one retry with a version from the error's `data.supported`.
@@ -221,6 +236,18 @@ async fn initialize(
             .await;
         let value = match reply {
             Ok(v) => v,
+            Err(TransportError::JsonRpc(err))
+                if modern_ok && err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
+            {
+                // The server refuses the handshake because it speaks the
+                // stateless revision (a dual-era server that committed to it
+                // on the probe): the caller probes again instead of
+                // reporting a version mismatch.
+                return Err(ClientError::from_transport(
+                    "initialize",
+                    TransportError::JsonRpc(err),
+                ));
+            }
             Err(TransportError::JsonRpc(err)) if attempt == 0 => match supported_in_error(&err) {
                 Some(supported) => {
                     let ours: Vec<_> = legacy_versions()
@@ -393,6 +420,123 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
     }
 }
 
+/// `true` when `initialize` was refused with `-32022` (unsupported protocol
+/// version): the server speaks the stateless revision. A dual-era server
+/// answers so once a `server/discover` probe committed it to 2026-07-28.
+fn refused_as_modern(e: &ClientError) -> bool {
+    matches!(e, ClientError::Server { method, error }
+        if method == "initialize" && error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+}
+
+/// How one probe ended: with the server's answer to `server/discover`
+/// (classified), or with the outcome of an `initialize` that went out
+/// beside a probe the server had not answered yet.
+enum Step {
+    Probe(Probe),
+    Initialized(Box<Result<Negotiated, ClientError>>),
+}
+
+/// Sends one `server/discover` with `asked` and waits for what decides the
+/// era.
+///
+/// The probe is never abandoned: the era is decided by what the server
+/// says, not by a timer. It waits up to [`ClientOptions::initialize_timeout`]
+/// in all. When falling back is allowed and the server is silent for
+/// [`ClientOptions::discover_timeout`] (a legacy server that ignores unknown
+/// methods, or any server still starting: a cold `npx`/`uvx`, a model
+/// loading), `initialize` goes out too, and the first answer decides:
+/// - the probe's answer (a `DiscoverResult` or a modern error): a stateless
+///   server; the pending `initialize` is dropped (a server reads its stdin
+///   in order, so it answered the probe first);
+/// - an `InitializeResult`: a handshake server that ignored the probe;
+/// - `initialize` refused with `-32022`, or failing while the probe is still
+///   open: the probe's answer, when it comes, decides;
+/// - the probe answered with a legacy signal (`-32601` …): `initialize`
+///   decides.
+///
+/// A late answer to a probe whose wait ended is dropped by the transport as
+/// the answer to an abandoned request (debug log), never taken as another
+/// request's.
+async fn probe(
+    transport: &dyn Transport,
+    options: &ClientOptions,
+    asked: ProtocolVersion,
+    fallback: bool,
+) -> Step {
+    let caps = options.capabilities_for(asked);
+    transport.set_protocol_version(asked);
+    let meta = Arc::new(modern_meta(asked, &caps, &options.client_info));
+    let started = Instant::now();
+    let request = transport.request(
+        "server/discover",
+        None,
+        // A legacy server must see nothing before `initialize`, so a
+        // probe that is given up is not followed by notifications/cancelled.
+        RequestOptions::default()
+            .with_timeout(options.initialize_timeout)
+            .without_cancel_notification()
+            .with_params_meta(meta),
+    );
+    tokio::pin!(request);
+    if !fallback {
+        return Step::Probe(classify(request.await));
+    }
+    tokio::select! {
+        biased;
+        reply = &mut request => return Step::Probe(classify(reply)),
+        _ = tokio::time::sleep(options.discover_timeout) => {}
+    }
+    tracing::debug!(
+        silent_ms = options.discover_timeout.as_millis() as u64,
+        "no answer to server/discover yet: sending initialize too; the first answer decides the era"
+    );
+    let init = initialize(
+        transport,
+        options,
+        ProtocolVersion::LATEST_HANDSHAKE,
+        true,
+        true,
+    );
+    tokio::pin!(init);
+    let mut legacy_answer = false;
+    let init_error = loop {
+        tokio::select! {
+            biased;
+            reply = &mut request, if !legacy_answer => match classify(reply) {
+                Probe::Legacy(why) => {
+                    tracing::debug!(reason = %why, "legacy server: initialize decides");
+                    legacy_answer = true;
+                }
+                decided => {
+                    // The handshake's version was set by `initialize`; the
+                    // probe's revision is the one in play again.
+                    transport.set_protocol_version(asked);
+                    return Step::Probe(decided);
+                }
+            },
+            outcome = &mut init => match outcome {
+                Ok(negotiated) => return Step::Initialized(Box::new(Ok(negotiated))),
+                Err(e) if legacy_answer => return Step::Initialized(Box::new(Err(e))),
+                Err(e) => break e,
+            },
+        }
+    };
+    // `initialize` failed (refused as modern, or anything else) while the
+    // probe is open: its answer decides, within what is left of the wait.
+    tracing::debug!(error = %init_error, "initialize failed while server/discover is open: waiting for the probe's answer");
+    let left = options.initialize_timeout.saturating_sub(started.elapsed());
+    match tokio::time::timeout(left, &mut request).await {
+        Ok(reply) => match classify(reply) {
+            Probe::Legacy(_) => Step::Initialized(Box::new(Err(init_error))),
+            decided => {
+                transport.set_protocol_version(asked);
+                Step::Probe(decided)
+            }
+        },
+        Err(_) => Step::Initialized(Box::new(Err(init_error))),
+    }
+}
+
 /// The dual-era probe (2026-07-28 client checklist §0 steps 1–3).
 ///
 /// A `-32022` answer (or a discover result) listing a stateless revision
@@ -400,7 +544,9 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
 /// is the one just asked for: the server says it speaks it, so the refusal
 /// was about this attempt (SEP-2575 "retry with a supported version"). A
 /// second refusal falls back to `initialize` (when allowed) or fails with
-/// [`ClientError::VersionMismatch`].
+/// [`ClientError::VersionMismatch`]. An `initialize` refused with `-32022`
+/// after a legacy verdict means the server is modern after all: it is
+/// probed once more.
 async fn discover(
     transport: &dyn Transport,
     options: &ClientOptions,
@@ -409,25 +555,22 @@ async fn discover(
 ) -> Result<Negotiated, ClientError> {
     let mut asked = version;
     for attempt in 0..2 {
-        let caps = options.capabilities_for(asked);
-        transport.set_protocol_version(asked);
-        let meta = Arc::new(modern_meta(asked, &caps, &options.client_info));
-        let reply = transport
-            .request(
-                "server/discover",
-                None,
-                // A legacy server must see nothing before `initialize`, so a
-                // probe that times out is not followed by notifications/cancelled.
-                RequestOptions::default()
-                    .with_timeout(options.discover_timeout)
-                    .without_cancel_notification()
-                    .with_params_meta(meta),
-            )
-            .await;
         let retry_with = |supported: &[String]| {
             stateless_retry(version, fallback, supported).filter(|_| attempt == 0)
         };
-        match classify(reply) {
+        let probed = match probe(transport, options, asked, fallback).await {
+            Step::Probe(probed) => probed,
+            Step::Initialized(outcome) => match *outcome {
+                Err(e) if refused_as_modern(&e) && attempt == 0 => {
+                    tracing::debug!(
+                        "initialize refused with -32022: the server is modern; probing again"
+                    );
+                    continue;
+                }
+                outcome => return outcome,
+            },
+        };
+        match probed {
             Probe::Modern(result) => {
                 if result
                     .supported_versions
@@ -441,16 +584,17 @@ async fn discover(
                         .and_then(|v| serde_json::from_value(v.clone()).ok())
                         .unwrap_or_default();
                     tracing::debug!(version = %asked, "stateless server");
+                    let caps = options.capabilities_for(asked);
                     return Ok(Negotiated {
                         protocol_version: asked,
                         server_info,
                         capabilities: result.capabilities,
                         instructions: result.instructions,
-                        client_capabilities: caps.clone(),
+                        request_meta: request_meta_for(asked, &caps, &options.client_info),
+                        client_capabilities: caps,
                         discover_ttl_ms: result.ttl_ms,
                         discover_cache_scope: result.cache_scope.clone(),
                         negotiated_at: Instant::now(),
-                        request_meta: request_meta_for(asked, &caps, &options.client_info),
                     });
                 }
                 if let Some(v) = retry_with(&result.supported_versions) {
@@ -477,8 +621,23 @@ async fn discover(
             }
             Probe::Legacy(why) if fallback => {
                 tracing::debug!(reason = %why, "legacy server: falling back to initialize");
-                return initialize(transport, options, ProtocolVersion::LATEST_HANDSHAKE, true)
-                    .await;
+                match initialize(
+                    transport,
+                    options,
+                    ProtocolVersion::LATEST_HANDSHAKE,
+                    true,
+                    true,
+                )
+                .await
+                {
+                    Err(e) if refused_as_modern(&e) && attempt == 0 => {
+                        tracing::debug!(
+                            "initialize refused with -32022: the server is modern; probing again"
+                        );
+                        continue;
+                    }
+                    outcome => return outcome,
+                }
             }
             Probe::Legacy(why) => {
                 return Err(ClientError::VersionMismatch {
@@ -531,7 +690,7 @@ async fn pick_legacy(
         .into_iter()
         .find(|v| supported.iter().any(|s| s == v.as_str()));
     match common {
-        Some(v) if fallback => initialize(transport, options, v, false).await,
+        Some(v) if fallback => initialize(transport, options, v, false, false).await,
         _ => {
             let mut ours = vec![version.as_str().to_owned()];
             if fallback {

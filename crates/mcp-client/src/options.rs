@@ -19,9 +19,10 @@ use crate::handler::{ClientHandler, NoopHandler};
 /// Default timeout of the `initialize` request: 30 000 ms.
 pub const DEFAULT_INITIALIZE_TIMEOUT: Duration = Duration::from_millis(30_000);
 
-/// Default time the `server/discover` probe waits before concluding the
-/// server is legacy (spec 2026-07-28 `basic/transports/stdio` § Backward
-/// Compatibility: "a reasonable timeout"): 3 000 ms.
+/// Default time the `server/discover` probe may go unanswered before
+/// `initialize` is sent beside it (spec 2026-07-28 `basic/transports/stdio`
+/// § Backward Compatibility: "a reasonable timeout"): 3 000 ms. The probe
+/// is not abandoned then; see [`ClientOptions::discover_timeout`].
 pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_millis(3_000);
 
 /// Default cap on pages a `list_all_*` method fetches: 1 000 pages.
@@ -43,9 +44,11 @@ pub enum VersionPreference {
     /// Dual-era (spec 2026-07-28 `basic/versioning` § Backward
     /// Compatibility): probe with `server/discover` (2026-07-28) first; a
     /// `DiscoverResult` or a modern error keeps the stateless revision, any
-    /// other error or no answer within
-    /// [`ClientOptions::discover_timeout`] falls back to `initialize`
-    /// with 2025-11-25 (accepting any older revision the server chooses).
+    /// other error falls back to `initialize` with 2025-11-25 (accepting any
+    /// older revision the server chooses). With no answer within
+    /// [`ClientOptions::discover_timeout`], `initialize` goes out beside the
+    /// open probe and the first answer decides; `initialize` refused with
+    /// `-32022` means a modern server.
     #[default]
     Auto,
     /// Handshake only: `initialize` with 2025-11-25, accepting any older
@@ -55,6 +58,30 @@ pub enum VersionPreference {
     /// (the server must answer with the same), or `server/discover` without
     /// fallback for a stateless one.
     Only(ProtocolVersion),
+}
+
+impl std::str::FromStr for VersionPreference {
+    type Err = String;
+
+    /// `"auto"`, `"handshake"` (or `"legacy"`: [`VersionPreference::Legacy`]),
+    /// or a revision (`"2025-06-18"`, `"2026-07-28"`: [`VersionPreference::Only`]).
+    /// The error names the accepted values.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(VersionPreference::Auto),
+            "handshake" | "legacy" => Ok(VersionPreference::Legacy),
+            _ => ProtocolVersion::parse(s)
+                .map(VersionPreference::Only)
+                .ok_or_else(|| {
+                    let revisions: Vec<_> =
+                        ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+                    format!(
+                        "unknown protocol version {s:?}: expected auto, handshake or one of {}",
+                        revisions.join(", ")
+                    )
+                }),
+        }
+    }
 }
 
 /// How a [`crate::Client`] is set up. Build with [`ClientOptions::new`] and
@@ -91,7 +118,12 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Timeout of `initialize` (default [`DEFAULT_INITIALIZE_TIMEOUT`]).
     pub initialize_timeout: Duration,
-    /// Timeout of the `server/discover` probe (default [`DEFAULT_DISCOVER_TIMEOUT`]).
+    /// How long the `server/discover` probe may go unanswered before
+    /// `initialize` goes out too (default [`DEFAULT_DISCOVER_TIMEOUT`]). The
+    /// probe itself stays open until `initialize_timeout`: whichever the
+    /// server answers first decides the era, so a slow modern server is not
+    /// taken for a legacy one; this only bounds how long a legacy server that
+    /// ignores the probe waits for its handshake.
     pub discover_timeout: Duration,
     /// When `true` (default), a method whose server capability is missing
     /// fails with [`crate::ClientError::CapabilityNotSupported`] without a

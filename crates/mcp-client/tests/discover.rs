@@ -245,3 +245,127 @@ async fn auto_retries_the_stateless_revision_then_falls_back_to_initialize() {
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
     server.await.unwrap();
 }
+
+fn discover_result() -> serde_json::Value {
+    json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "slow-modern", "version": "1"}}
+    })
+}
+
+fn refused_as_modern() -> JsonRpcError {
+    let mut e = JsonRpcError::new(
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        "this server speaks 2026-07-28",
+    );
+    e.data = Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+    e
+}
+
+/// A dual-era server that starts slowly (a cold `uvx`, a model loading):
+/// silent past the probe's silence timeout, then it reads its stdin in
+/// order, answers the probe (committing to 2026-07-28) and refuses the
+/// `initialize` that went out meanwhile with -32022. The probe's late answer
+/// decides the era, in every order the two answers may arrive in.
+#[tokio::test]
+async fn slow_dual_era_server_is_modern_whatever_answers_first() {
+    for probe_first in [true, false] {
+        let (transport, mut peer) = memory_pair();
+        let options = auto().with_discover_timeout(Duration::from_millis(100));
+        let server = tokio::spawn(async move {
+            let probe = peer.expect_request("server/discover").await;
+            let init = peer.expect_request("initialize").await;
+            if probe_first {
+                peer.respond(&probe.id, discover_result()).await;
+                peer.respond_error(&init.id, refused_as_modern()).await;
+            } else {
+                peer.respond_error(&init.id, refused_as_modern()).await;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                peer.respond(&probe.id, discover_result()).await;
+            }
+            let ping = peer.expect_request("tools/list").await;
+            peer.respond(&ping.id, json!({"tools": []})).await;
+            peer
+        });
+        let client = Client::connect(transport, options)
+            .await
+            .unwrap_or_else(|e| panic!("probe_first={probe_first}: {e}"));
+        assert_eq!(
+            client.protocol_version(),
+            ProtocolVersion::V2026_07_28,
+            "probe_first={probe_first}"
+        );
+        assert_eq!(client.server_info().name, "slow-modern");
+        client.list_tools(None).await.unwrap();
+        let peer = server.await.unwrap();
+        assert_eq!(
+            peer.protocol_versions().last(),
+            Some(&ProtocolVersion::V2026_07_28),
+            "probe_first={probe_first}: the transport is left on the probe's revision"
+        );
+    }
+}
+
+/// A silent legacy server (it ignores the unknown probe) is still reached
+/// after the silence timeout, with the probe left open; and one that answers
+/// the probe late with -32601 gets the handshake it answered.
+#[tokio::test]
+async fn slow_legacy_server_is_reached_whatever_answers_first() {
+    for late_refusal in [false, true] {
+        let (transport, mut peer) = memory_pair();
+        let options = auto().with_discover_timeout(Duration::from_millis(100));
+        let server = tokio::spawn(async move {
+            let probe = peer.expect_request("server/discover").await;
+            if late_refusal {
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                peer.respond_error(&probe.id, JsonRpcError::method_not_found("server/discover"))
+                    .await;
+            }
+            peer.handshake("2025-06-18", json!({})).await;
+            peer
+        });
+        let client = Client::connect(transport, options)
+            .await
+            .unwrap_or_else(|e| panic!("late_refusal={late_refusal}: {e}"));
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+        server.await.unwrap();
+    }
+}
+
+/// `initialize` refused with -32022 after a legacy verdict (the probe was
+/// answered with an error a legacy server gives) means the server is modern
+/// after all: it is probed again instead of reported as a version mismatch.
+#[tokio::test]
+async fn initialize_refused_with_32022_probes_again() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        peer.refuse_discover().await;
+        let init = peer.expect_request("initialize").await;
+        peer.respond_error(&init.id, refused_as_modern()).await;
+        let probe = peer.expect_request("server/discover").await;
+        peer.respond(&probe.id, discover_result()).await;
+        peer
+    });
+    let client = Client::connect(transport, auto()).await.unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    server.await.unwrap();
+}
+
+/// With the handshake era asked for, -32022 from `initialize` is a version
+/// mismatch naming what the server speaks.
+#[tokio::test]
+async fn legacy_preference_reports_a_modern_only_server() {
+    let (transport, mut peer) = memory_pair();
+    let server = tokio::spawn(async move {
+        let init = peer.expect_request("initialize").await;
+        peer.respond_error(&init.id, refused_as_modern()).await;
+        peer
+    });
+    let options = auto().with_version_preference(VersionPreference::Legacy);
+    let err = Client::connect(transport, options).await.unwrap_err();
+    assert!(err.is_version_mismatch(), "{err:?}");
+    assert!(err.to_string().contains("2026-07-28"), "{err}");
+    server.await.unwrap();
+}

@@ -25,6 +25,15 @@
 //! - `startupTimeout`: time allowed to connect and finish the handshake, in
 //!   ms (integer > 0); default [`crate::ManagerOptions::stdio_startup_timeout`]
 //!   (60 000 ms) or [`crate::ManagerOptions::http_startup_timeout`] (30 000 ms).
+//! - `discoverTimeout`: how long the `server/discover` probe may go
+//!   unanswered before `initialize` goes out beside it, in ms (integer > 0;
+//!   default 3 000 ms, see `mcp_client::ClientOptions::discover_timeout`).
+//! - `protocolVersion`: which revisions to negotiate: `"auto"` (the
+//!   default: probe, then the handshake), `"handshake"` (the handshake era
+//!   only, for a server that misbehaves in 2026-07-28), or one revision
+//!   (`"2025-06-18"`, `"2026-07-28"`). An `"sse"` server speaks the
+//!   handshake era only: `"auto"` means `"handshake"` there, and
+//!   `"2026-07-28"` is an error for that entry.
 //! - `disabled`: `true` keeps the entry but never starts it.
 //! - Other members (e.g. `autoApprove`) are ignored.
 //!
@@ -55,6 +64,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 pub use expand::ExpandError;
+use mcp_client::VersionPreference;
 
 /// Largest configuration file read, in bytes: 4 MiB (4 194 304 bytes).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
@@ -81,6 +91,13 @@ pub struct ServerConfig {
     /// Time to connect and finish the handshake (JSON `startupTimeout`, ms);
     /// `None`: the manager default for the transport.
     pub startup_timeout: Option<Duration>,
+    /// How long the `server/discover` probe may go unanswered before
+    /// `initialize` goes out too (JSON `discoverTimeout`, ms); `None`: the
+    /// client default.
+    pub discover_timeout: Option<Duration>,
+    /// Which revisions to negotiate (JSON `protocolVersion`); `None`: the
+    /// client's preference (for an `"sse"` server: the handshake era).
+    pub protocol_version: Option<VersionPreference>,
     /// `true`: listed with status `Disabled`, never started.
     pub disabled: bool,
     /// The file the entry came from, when loaded from a file.
@@ -478,6 +495,15 @@ fn parse_entry(
     };
     let timeout = get_ms(obj, "timeout", &field("timeout"))?;
     let startup_timeout = get_ms(obj, "startupTimeout", &field("startupTimeout"))?;
+    let discover_timeout = get_ms(obj, "discoverTimeout", &field("discoverTimeout"))?;
+    let protocol_version = match obj.get("protocolVersion") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(
+            s.parse::<VersionPreference>()
+                .map_err(|why| (field("protocolVersion"), ConfigErrorKind::Invalid(why)))?,
+        ),
+        Some(v) => return Err(wrong(&field("protocolVersion"), "a string", v)),
+    };
 
     enum Kind {
         Stdio,
@@ -565,6 +591,16 @@ fn parse_entry(
                     ));
                 }
             }
+            if kind == RemoteKind::Sse
+                && matches!(protocol_version, Some(VersionPreference::Only(v)) if v.is_stateless())
+            {
+                return Err((
+                    field("protocolVersion"),
+                    ConfigErrorKind::Invalid(
+                        "the HTTP+SSE transport carries only the handshake revisions (2024-11-05 … 2025-11-25)".into(),
+                    ),
+                ));
+            }
             TransportConfig::Remote(RemoteServer { url, kind, headers })
         }
     };
@@ -573,6 +609,8 @@ fn parse_entry(
         transport,
         timeout,
         startup_timeout,
+        discover_timeout,
+        protocol_version,
         disabled,
         source: None,
     })

@@ -299,3 +299,55 @@ fn redact_url_strips_credentials_and_query() {
     assert_eq!(redact_url("https://u:p@h:1/x?k=v"), "https://***@h:1/x?***");
     assert_eq!(redact_url("http://h/x"), "http://h/x");
 }
+
+#[test]
+fn protocol_version_and_discover_timeout_are_read_per_entry() {
+    use mcp_client::VersionPreference;
+    use mcp_types::ProtocolVersion;
+    let config = parse(
+        r#"{"mcpServers": {
+            "a": {"command": "x", "protocolVersion": "handshake", "discoverTimeout": 8000},
+            "b": {"command": "x", "protocolVersion": "2025-06-18"},
+            "c": {"url": "http://127.0.0.1:1/mcp", "protocolVersion": "auto"},
+            "d": {"url": "http://127.0.0.1:1/sse", "type": "sse", "protocolVersion": "2025-03-26"},
+            "e": {"command": "x"},
+            "bad1": {"command": "x", "protocolVersion": "2027-01-01"},
+            "bad2": {"command": "x", "protocolVersion": 2025},
+            "bad3": {"url": "http://127.0.0.1:1/sse", "type": "sse", "protocolVersion": "2026-07-28"},
+            "bad4": {"command": "x", "discoverTimeout": 0}
+        }}"#,
+    );
+    let get = |n: &str| &config.servers[n];
+    assert_eq!(get("a").protocol_version, Some(VersionPreference::Legacy));
+    assert_eq!(get("a").discover_timeout, Some(Duration::from_millis(8000)));
+    assert_eq!(
+        get("b").protocol_version,
+        Some(VersionPreference::Only(ProtocolVersion::V2025_06_18))
+    );
+    assert_eq!(get("c").protocol_version, Some(VersionPreference::Auto));
+    assert_eq!(
+        get("d").protocol_version,
+        Some(VersionPreference::Only(ProtocolVersion::V2025_03_26))
+    );
+    assert_eq!(get("e").protocol_version, None);
+    assert_eq!(get("e").discover_timeout, None);
+    let mut paths: Vec<_> = config.errors.iter().map(|e| e.path.clone()).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "mcpServers.bad1.protocolVersion",
+            "mcpServers.bad2.protocolVersion",
+            "mcpServers.bad3.protocolVersion",
+            "mcpServers.bad4.discoverTimeout"
+        ]
+    );
+    assert!(
+        config
+            .errors
+            .iter()
+            .any(|e| e.to_string().contains("handshake revisions")),
+        "{:?}",
+        config.errors
+    );
+}

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientError};
+use mcp_client::{Client, ClientError, VersionPreference};
 use mcp_transport::Transport;
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
 use super::handler::{ListeningHandler, Signals};
-use crate::config::{RemoteKind, ServerConfig, TransportConfig};
+use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
 use crate::namespace::ServerLists;
 use crate::options::ManagerOptions;
 
@@ -84,6 +84,22 @@ pub(crate) async fn open(
     client_options.initialize_timeout = limit;
     if let Some(t) = config.timeout {
         client_options.request_timeout = t;
+    }
+    if let Some(t) = config.discover_timeout {
+        client_options.discover_timeout = t;
+    }
+    if let Some(v) = config.protocol_version {
+        client_options.version = v;
+    }
+    // The HTTP+SSE transport belongs to the handshake era: probing a
+    // stateless revision over it would settle on a revision it cannot carry.
+    if let TransportConfig::Remote(RemoteServer {
+        kind: RemoteKind::Sse,
+        ..
+    }) = &config.transport
+        && !matches!(client_options.version, VersionPreference::Only(v) if v.uses_handshake())
+    {
+        client_options.version = VersionPreference::Legacy;
     }
     // The manager refreshes tool lists itself.
     client_options.auto_refresh_tools = false;
