@@ -112,7 +112,9 @@ struct GateState {
 impl WriteGate {
     fn new(stdin: &ChildStdin) -> Self {
         #[cfg(unix)]
-        let fd = rustix::io::dup(stdin)
+        // Close-on-exec: a child started later must not inherit this
+        // handle, or the pipe outlives `close` and the server never reads EOF.
+        let fd = rustix::io::fcntl_dupfd_cloexec(stdin, 0)
             .and_then(|fd| rustix::io::ioctl_fionbio(&fd, true).map(|()| fd))
             .map_err(|e| tracing::debug!(error = %e, "no direct writes to stdin; the writer task writes everything"))
             .ok();
