@@ -18,6 +18,9 @@ Surface (kept small and stable; tests rely on these names):
                fail(message="boom") -> a tool result with isError: true carrying `message`
                sleep(ms) -> waits `ms` milliseconds (capped at 60000), then "slept <ms>";
                    for cancellation and timeout tests
+               elicit_name() -> asks for a `name` with elicitation/create (a server request,
+                   which only the handshake era can carry) and answers "hello <name>", or the
+                   action ("decline", "cancel") when the form was not accepted
     resources  peer://static/greeting (text/plain "hello from py_server")
                peer://echo/{text} (template; reads back `text`)
     prompts    greet(name) -> one user message "Say hello to <name>."
@@ -39,7 +42,7 @@ import sys
 from typing import Annotated, Any
 
 import anyio
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 try:  # mcp >= 2: FastMCP was renamed MCPServer.
     from mcp.server.mcpserver import Context, MCPServer as _Server
@@ -58,6 +61,10 @@ MAX_SLEEP_MS = 60_000
 
 
 SERVER_VERSION = "0.1.0"
+
+
+class _Name(BaseModel):
+    name: str
 
 
 def build_server(**settings) -> _Server:
@@ -87,6 +94,13 @@ def build_server(**settings) -> _Server:
     async def sleep(ms: int) -> str:
         await anyio.sleep(min(max(ms, 0), MAX_SLEEP_MS) / 1000)
         return f"slept {ms}"
+
+    @server.tool(description="Ask the user for a name with a server request (elicitation/create), then greet.")
+    async def elicit_name(ctx: Context) -> str:
+        answer = await ctx.elicit(message="Your name?", schema=_Name)
+        if answer.action != "accept":
+            return answer.action
+        return f"hello {answer.data.name}"
 
     if _SDK_MAJOR >= 2:
         _add_modern_tools(server)

@@ -882,9 +882,30 @@ impl Session {
 
 /// A client error, prefixed with the server's name.
 fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
+    let hint = cannot_reach_client(&e);
     let mut f = Failure::from(e);
     if f.code == FAILURE {
         f.message = format!("{server}: {}", f.message);
+        if hint {
+            f.message.push_str(&format!(
+                "\nmcp: hint: {server} could not send its request to this client in the revision \
+                 negotiated (2026-07-28 carries server requests only inside a multi round-trip result); \
+                 run it in the handshake era: --protocol-version handshake, or \
+                 \"protocolVersion\": \"handshake\" in its config entry"
+            ));
+        }
     }
     f
+}
+
+/// `true` for a server's error saying it could not send a server-to-client
+/// request (`elicitation/create`, `sampling/createMessage`, `roots/list`):
+/// Invalid Request naming one of them. Servers written for the handshake era
+/// answer so under 2026-07-28, where a request has no back-channel.
+fn cannot_reach_client(e: &mcp_client::ClientError) -> bool {
+    const SERVER_REQUESTS: [&str; 3] =
+        ["elicitation/create", "sampling/createMessage", "roots/list"];
+    matches!(e, mcp_client::ClientError::Server { error, .. }
+        if error.code == mcp_types::ErrorCode::INVALID_REQUEST
+            && SERVER_REQUESTS.iter().any(|m| error.message.contains(m)))
 }
