@@ -325,6 +325,15 @@ impl StdioTransport {
             }
         };
         tokio::spawn(stderr_task);
+        #[cfg(unix)]
+        match rustix::io::fcntl_dupfd_cloexec(&stdin, 0) {
+            Ok(fd) => {
+                tokio::spawn(watch_stdin(fd, signals.clone(), label.clone()));
+            }
+            Err(e) => {
+                tracing::debug!(server = %label, error = %e, "stdin not watched; a closed stdin shows at the next write")
+            }
+        }
         let writer = tokio::spawn(write_loop(stdin, rx, gate, signals.clone(), label.clone()));
         tokio::spawn(read_loop(
             stdout,
@@ -483,7 +492,9 @@ async fn write_loop(
         gate.done_one();
         if let Err(e) = written {
             tracing::debug!(server = %label, error = %e, "writing to the server's stdin failed; stdin closed");
-            let _ = signals.stdin_error.set(e.to_string());
+            let _ = signals
+                .stdin_error
+                .set(format!("writing to it failed: {e}"));
             signals.stdin_failed.cancel();
             break;
         }
@@ -493,6 +504,51 @@ async fn write_loop(
     gate.close();
     drop(stdin);
     rx.close();
+}
+
+/// Notices when no process reads the server's stdin any more (the server
+/// closed it, or exited): the kernel flags the write end of a pipe with an
+/// error once its last reader is gone. A failed write tells the same, but
+/// not always: a write can still land in the pipe's buffer while a child
+/// being started by another thread of this process holds a copy of the read
+/// end (fork copies every descriptor; close-on-exec drops it only at exec).
+/// Nothing more is written after such a request, so only this watch ends the
+/// connection then. Ends with the writer (its handle must not keep the pipe
+/// open once the writer closes stdin, or the server never reads EOF).
+#[cfg(unix)]
+async fn watch_stdin(fd: std::os::fd::OwnedFd, signals: Signals, label: Arc<str>) {
+    use tokio::io::Interest;
+    let pipe = match tokio::net::unix::pipe::Sender::from_owned_fd(fd) {
+        Ok(pipe) => pipe,
+        Err(e) => {
+            tracing::debug!(server = %label, error = %e, "stdin not watched; a closed stdin shows at the next write");
+            return;
+        }
+    };
+    let reader_gone = async {
+        loop {
+            match pipe.ready(Interest::ERROR).await {
+                Ok(ready) if ready.is_error() => return true,
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::debug!(server = %label, error = %e, "watching stdin failed");
+                    return false;
+                }
+            }
+        }
+    };
+    tokio::select! {
+        biased;
+        _ = signals.stop.cancelled() => {}
+        _ = signals.writer_drain.cancelled() => {}
+        _ = signals.writer_abort.cancelled() => {}
+        _ = signals.stdin_failed.cancelled() => {}
+        true = reader_gone => {
+            tracing::debug!(server = %label, "no process reads the server's stdin any more");
+            let _ = signals.stdin_error.set("nothing reads it any more".into());
+            signals.stdin_failed.cancel();
+        }
+    }
 }
 
 /// Reads stdout, frames it, and hands each message to the dispatcher.
@@ -616,7 +672,7 @@ impl Supervisor {
             .get()
             .map_or("closed", String::as_str);
         let reason = CloseReason {
-            message: format!("the server closed its stdin (writing to it failed: {error})"),
+            message: format!("the server closed its stdin ({error})"),
             exit_status: None,
             stderr_tail: self.tail(),
         };

@@ -115,3 +115,32 @@ async fn stdin_closed_without_exiting_ends_the_connection() {
     t.wait_finished().await;
     assert_eq!(proc_state(pid), None, "the shell was ended and reaped");
 }
+
+/// The server reads a request, then closes its stdin and runs on without
+/// answering: nothing more is written, so no write can fail. The connection
+/// still ends at once (the pipe's last reader is gone), not at the request's
+/// timeout. The same holds when a write lands in the pipe's buffer while a
+/// child being started elsewhere in the process briefly holds the read end.
+#[tokio::test]
+async fn stdin_closed_after_reading_the_request_ends_the_connection() {
+    let script = r#"read -r line; exec 0<&-; sleep 30"#;
+    let config = mcp_transport_stdio::StdioConfig::new("sh")
+        .args(["-c", script])
+        .shutdown_grace(Duration::from_millis(300));
+    let t = StdioTransport::spawn(config).await.unwrap();
+    let pid = t.pid().unwrap();
+    let err = tokio::time::timeout(PROMPT, t.request("ping", None, within(120_000)))
+        .await
+        .expect("the closed stdin ends the request, not its timeout")
+        .unwrap_err();
+    let TransportError::Closed(reason) = err else {
+        panic!("expected Closed, got {err:?}");
+    };
+    assert!(
+        reason.message.starts_with("the server closed its stdin"),
+        "{reason:?}"
+    );
+    assert!(!t.is_connected());
+    t.wait_finished().await;
+    assert_eq!(proc_state(pid), None, "the shell was ended and reaped");
+}
