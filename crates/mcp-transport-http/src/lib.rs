@@ -83,6 +83,7 @@
 mod backoff;
 mod config;
 mod connector;
+mod decode;
 mod event_stream;
 pub mod header_value;
 mod legacy;
@@ -101,7 +102,7 @@ pub use backoff::{Backoff, BackoffError};
 pub use config::{
     AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
     DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
-    ProxySetting,
+    ProxySetting, RetryAfterPolicy,
 };
 pub use oneshot::{CallOptions, call};
 pub use transport::{ActiveMode, HttpTransport};
