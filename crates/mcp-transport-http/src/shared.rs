@@ -396,8 +396,9 @@ impl Shared {
             return None;
         };
         let policy = self.config.retry_after;
-        let fits_deadline = deadline.is_none_or(|d| Instant::now() + wait < d);
-        if tries >= policy.max_retries || wait > policy.max_wait || !fits_deadline {
+        let fits_deadline =
+            || deadline.is_none_or(|d| Instant::now().checked_add(wait).is_some_and(|end| end < d));
+        if tries >= policy.max_retries || wait > policy.max_wait || !fits_deadline() {
             tracing::debug!(
                 connection = %self.label(),
                 status = status.as_u16(),
@@ -844,6 +845,28 @@ pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_values() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        let parse = |v: &str| parse_retry_after(v.as_bytes(), now);
+        assert_eq!(parse("0"), Some(Duration::ZERO));
+        assert_eq!(parse(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse("99999999999999999999"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // RFC 9110's example date is 1445412480 s after the epoch.
+        assert_eq!(parse("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
+        assert_eq!(
+            parse("Wed, 21 Oct 2015 07:29:00 GMT"),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(parse("Tue, 20 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
+        for bad in ["", "-1", "1.5", "soon", "0x10"] {
+            assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn session_unknown_bodies() {
