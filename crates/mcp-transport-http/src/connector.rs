@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -217,34 +217,33 @@ pub(crate) struct ConnUse(Arc<UseCounters>);
 struct UseCounters {
     /// Requests started on the connection.
     requests: AtomicU32,
-    /// Bytes read since the current request started to be written.
-    read_since_write: AtomicU64,
-    /// Writing (no read since the last write).
-    writing: AtomicBool,
+    /// A request was written and not one byte has been read since.
+    awaiting_reply: AtomicBool,
 }
 
 impl ConnUse {
     fn wrote(&self) {
-        if !self.0.writing.swap(true, Ordering::AcqRel) {
+        if !self.0.awaiting_reply.swap(true, Ordering::AcqRel) {
             self.0.requests.fetch_add(1, Ordering::AcqRel);
-            self.0.read_since_write.store(0, Ordering::Release);
         }
     }
 
     fn read(&self, n: usize) {
         if n > 0 {
-            self.0.writing.store(false, Ordering::Release);
-            self.0
-                .read_since_write
-                .fetch_add(n as u64, Ordering::AcqRel);
+            self.0.awaiting_reply.store(false, Ordering::Release);
         }
+    }
+
+    /// `true` while no byte has arrived since the current request was
+    /// written.
+    fn awaiting_reply(&self) -> bool {
+        self.0.awaiting_reply.load(Ordering::Acquire)
     }
 
     /// `true` when the connection had served a request before the current
     /// one and not one byte of the current one's response arrived.
     pub(crate) fn reused_and_unanswered(&self) -> bool {
-        self.0.requests.load(Ordering::Acquire) >= 2
-            && self.0.read_since_write.load(Ordering::Acquire) == 0
+        self.0.requests.load(Ordering::Acquire) >= 2 && self.awaiting_reply()
     }
 }
 
@@ -291,10 +290,13 @@ impl Read for Conn {
         mut buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        // The bytes are read into the connection's own buffer and copied
-        // out, so that their number is known (the cursor cannot say how
-        // far a read advanced it): one copy of what the socket (or TLS)
-        // already copied.
+        if !this.use_.awaiting_reply() {
+            return Pin::new(&mut this.inner).poll_read(cx, buf);
+        }
+        // The first read after a request was written goes through the
+        // connection's own buffer and is copied out, so that whether any
+        // byte arrived is known (the cursor cannot say how far a read
+        // advanced it); later reads go straight to hyper's buffer.
         let want = buf.remaining().min(READ_CHUNK);
         if this.scratch.len() < want {
             this.scratch.resize(want, 0);
@@ -312,8 +314,9 @@ impl Read for Conn {
     }
 }
 
-/// The largest read of a connection (its copy buffer grows to this).
-const READ_CHUNK: usize = 16 * 1024;
+/// The largest first read of a response (the connection's copy buffer
+/// grows to this).
+const READ_CHUNK: usize = 8 * 1024;
 
 impl Write for Conn {
     fn poll_write(
@@ -371,6 +374,30 @@ mod tests {
             http,
             proxies: proxies.map(Arc::new),
         }
+    }
+
+    /// A request counts as answered from its reply's first byte; a
+    /// connection is reused from its second request on.
+    #[test]
+    fn connection_use_tells_reused_and_unanswered() {
+        let u = ConnUse::default();
+        assert!(!u.reused_and_unanswered(), "nothing written yet");
+        u.read(0);
+        u.wrote();
+        u.wrote();
+        assert!(
+            !u.reused_and_unanswered(),
+            "first request, written in two parts"
+        );
+        u.read(1);
+        assert!(!u.reused_and_unanswered());
+        u.read(100);
+        u.wrote();
+        assert!(u.reused_and_unanswered(), "second request, no byte yet");
+        u.read(0);
+        assert!(u.reused_and_unanswered(), "EOF is not a byte");
+        u.read(1);
+        assert!(!u.reused_and_unanswered(), "one byte of the reply arrived");
     }
 
     /// Regression: with the TLS connector gone from the plain path, any
