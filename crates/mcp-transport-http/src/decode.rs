@@ -147,29 +147,32 @@ fn decoder(
 ) -> Pin<Box<dyn Stream<Item = io::Result<Bytes>> + Send>> {
     let raw = stream::once(async move { Ok::<Bytes, io::Error>(first) })
         .chain(BodyDataStream::new(rest).map_err(io::Error::other));
-    let mut reader: Coded = Box::pin(StreamReader::new(raw));
-    let mut decoded: Option<Pin<Box<dyn AsyncRead + Send>>> = None;
-    // The last coding applied is undone first.
-    for coding in codings.iter().rev() {
-        if let Some(previous) = decoded.take() {
-            reader = Box::pin(tokio::io::BufReader::new(previous));
-        }
-        decoded = Some(match coding {
-            Coding::Gzip => {
-                let mut d = GzipDecoder::new(reader);
-                // A body of several gzip members is one body (RFC 1952 § 2.2).
-                d.multiple_members(true);
-                Box::pin(d)
-            }
-            Coding::Deflate => Box::pin(DeflateAuto::Undecided(Some(reader))),
-            Coding::Brotli => Box::pin(BrotliDecoder::new(reader)),
-            Coding::Zstd => Box::pin(ZstdDecoder::new(reader)),
-        });
-        reader = Box::pin(tokio::io::empty());
+    let raw = StreamReader::new(raw);
+    // The last coding applied is undone first; each further one reads the
+    // previous decoder's output through a buffer.
+    let mut order = codings.iter().rev();
+    let Some(&outermost) = order.next() else {
+        return Box::pin(ReaderStream::new(raw));
+    };
+    let mut decoded = decode_one(outermost, Box::pin(raw));
+    for &coding in order {
+        decoded = decode_one(coding, Box::pin(tokio::io::BufReader::new(decoded)));
     }
-    match decoded {
-        Some(d) => Box::pin(ReaderStream::with_capacity(d, 16 * 1024)),
-        None => Box::pin(ReaderStream::new(reader)),
+    Box::pin(ReaderStream::with_capacity(decoded, 16 * 1024))
+}
+
+/// A decoder of `coding` reading `input`.
+fn decode_one(coding: Coding, input: Coded) -> Pin<Box<dyn AsyncRead + Send>> {
+    match coding {
+        Coding::Gzip => {
+            let mut d = GzipDecoder::new(input);
+            // A body of several gzip members is one body (RFC 1952 § 2.2).
+            d.multiple_members(true);
+            Box::pin(d)
+        }
+        Coding::Deflate => Box::pin(DeflateAuto::Undecided(Some(input))),
+        Coding::Brotli => Box::pin(BrotliDecoder::new(input)),
+        Coding::Zstd => Box::pin(ZstdDecoder::new(input)),
     }
 }
 

@@ -253,3 +253,60 @@ async fn b37_response_cut_inside_its_head_is_not_sent_again() {
     t.close().await.unwrap();
     server.abort();
 }
+
+/// The catalogue's server as it is: every reply carries `Content-Length`
+/// and no `Connection: close`, and the socket is shut down just after it.
+/// Whether the client sees the close before reusing the connection or only
+/// after writing the next request is a race (20 ms wide here); either way
+/// every request of a session succeeds. (The test above plays the lost
+/// race every time.)
+#[tokio::test]
+async fn b37_server_shutting_down_after_each_response() {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let Some(body) = read_request(&mut s, &mut buf).await else {
+                    return;
+                };
+                let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                let json = match request["method"].as_str() {
+                    Some("initialize") => init_result(&request["id"], "2025-06-18"),
+                    Some("tools/list") => tools_result(&request["id"]),
+                    Some(_) if request.get("id").is_some() => format!(
+                        r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                        request["id"]
+                    ),
+                    _ => String::new(),
+                };
+                let reply = if json.is_empty() {
+                    "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned()
+                } else {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{json}",
+                        json.len()
+                    )
+                };
+                let _ = s.write_all(reply.as_bytes()).await;
+                // A moment for the client to take the connection for its
+                // next request first (the race real servers lose for it),
+                // then the socket is dropped, whatever arrived on it.
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                let _ = s.shutdown().await;
+            });
+        }
+    });
+    let t = transport(&format!("http://{addr}/mcp")).await;
+    initialize(&t).await.unwrap();
+    t.notify("notifications/initialized", None).await.unwrap();
+    for _ in 0..10 {
+        let tools = t.request("tools/list", None, opts()).await.unwrap();
+        assert_eq!(tools.to_value().unwrap(), json!({"tools": []}));
+        t.request("ping", None, opts()).await.unwrap();
+    }
+    t.close().await.unwrap();
+    server.abort();
+}
