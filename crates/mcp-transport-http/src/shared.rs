@@ -755,7 +755,15 @@ pub(crate) async fn read_limited(
             return (out, true);
         };
         let Some(frame) = next else { break };
-        let Ok(frame) = frame else { break };
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => {
+                // A connection cut, or a compressed body that does not
+                // decode: the error shows what arrived before it.
+                tracing::debug!(bytes = out.len(), error = %e, "error body failed; keeping what arrived");
+                break;
+            }
+        };
         if let Ok(data) = frame.into_data() {
             let room = limit - out.len();
             if data.len() > room {
