@@ -4,9 +4,9 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crate::decode::ReplyBody;
 use http_body_util::BodyExt;
 
+use crate::decode::ReplyBody;
 use crate::sse::{SseError, SseEvent, SseLimits, SseParser};
 
 /// What reading the stream produced next.

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use crate::decode::ReplyBody;
 use bytes::Bytes;
 use http::{Method, Uri};
 use mcp_transport::{
@@ -15,6 +14,7 @@ use mcp_transport::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::decode::ReplyBody;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
 use crate::redact::redact_url;

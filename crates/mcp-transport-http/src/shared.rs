@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use crate::decode::{self, ReplyBody};
 use bytes::{Bytes, BytesMut};
 use http::header::{
     ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, COOKIE, LOCATION, RETRY_AFTER,
@@ -24,6 +23,7 @@ use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig
 use crate::connector::{
     HttpClient, build_client, failed_unanswered_on_reused, proxy_authorization,
 };
+use crate::decode::{self, ReplyBody};
 use crate::header_value;
 use crate::legacy::LegacyLink;
 use crate::redact::redact_url;

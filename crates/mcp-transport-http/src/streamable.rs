@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use crate::decode::ReplyBody;
 use async_trait::async_trait;
 use bytes::Bytes;
 use http::Method;
@@ -13,6 +12,7 @@ use mcp_transport::{Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, 
 use mcp_types::RequestId;
 use tokio::time::Instant;
 
+use crate::decode::ReplyBody;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
 use crate::shared::{Kind, ModeState, Shared, no_response, read_bounded, timeout};
