@@ -5,6 +5,9 @@ Run with the venv that setup.sh creates (tests/peers/.venv):
     .venv/bin/python py_server.py --transport stdio
     .venv/bin/python py_server.py --transport streamable-http --port 8931 [--json-response] [--stateless]
     .venv/bin/python py_server.py --transport sse --port 8931
+    .venv/bin/python py_server.py --transport streamable-http --port 8931 --gzip [--json-response]
+        (mcp >= 2: the app behind Starlette's GZipMiddleware, every reply gzip-compressed,
+        event streams too)
 
 HTTP transports bind 127.0.0.1 only. Endpoints:
     streamable-http  POST/GET/DELETE http://127.0.0.1:<port>/mcp
@@ -161,12 +164,36 @@ def _add_modern_tools(server: _Server) -> None:
         return f"{region}:{text}"
 
 
+def _run_gzipped(server: _Server, args: argparse.Namespace) -> None:
+    """Serve the HTTP app behind GZipMiddleware: a real server that compresses its replies."""
+    import uvicorn
+    from starlette.middleware.gzip import GZipMiddleware
+
+    if args.transport == "sse":
+        app = server.sse_app()
+    else:
+        app = server.streamable_http_app(
+            json_response=args.json_response,
+            stateless_http=args.stateless,
+            host=LOOPBACK,
+        )
+    # minimum_size=0 and no excluded types: every reply is compressed,
+    # text/event-stream included (excluded by default).
+    gzipped = GZipMiddleware(app, minimum_size=0, exclude_content_types=())
+    uvicorn.run(gzipped, host=LOOPBACK, port=args.port, log_level="warning")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
     parser.add_argument("--port", type=int, default=None, help="TCP port on 127.0.0.1 (HTTP transports)")
     parser.add_argument("--json-response", action="store_true", help="streamable-http: answer POSTs with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="streamable-http: no Mcp-Session-Id, no GET stream")
+    parser.add_argument(
+        "--gzip",
+        action="store_true",
+        help="HTTP transports, mcp >= 2: serve behind Starlette's GZipMiddleware (event streams too)",
+    )
     args = parser.parse_args(argv)
 
     if args.transport != "stdio" and args.port is None:
@@ -174,9 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.transport != "streamable-http" and (args.json_response or args.stateless):
         parser.error("--json-response/--stateless apply to --transport streamable-http only")
 
+    if args.gzip and (args.transport == "stdio" or _SDK_MAJOR < 2):
+        parser.error("--gzip applies to the HTTP transports with mcp >= 2 only")
+
     if _SDK_MAJOR >= 2:
         server = build_server(version=SERVER_VERSION)
-        if args.transport == "stdio":
+        if args.gzip:
+            _run_gzipped(server, args)
+        elif args.transport == "stdio":
             server.run("stdio")
         elif args.transport == "sse":
             server.run("sse", host=LOOPBACK, port=args.port)

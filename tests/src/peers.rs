@@ -348,6 +348,33 @@ pub fn spawn_python_server(
     })
 }
 
+/// Start `py_server.py --transport streamable-http --gzip` (behind Starlette's
+/// GZipMiddleware: every reply gzip-compressed, event streams too) on a free
+/// 127.0.0.1 port; `json_response` adds `--json-response`. The guard's URL is
+/// `http://127.0.0.1:<port>/mcp`.
+///
+/// # Errors
+/// As [`spawn_python_server`].
+pub fn spawn_python_gzip_server(json_response: bool) -> Result<PeerGuard, PeerError> {
+    let (python, script) = python_parts()?;
+    spawn_listening("py_server --gzip", "/mcp", |port| {
+        let mut cmd = Command::new(&python);
+        cmd.arg(&script)
+            .args([
+                "--transport",
+                "streamable-http",
+                "--gzip",
+                "--port",
+                &port.to_string(),
+            ])
+            .env("PYTHONUNBUFFERED", "1");
+        if json_response {
+            cmd.arg("--json-response");
+        }
+        cmd
+    })
+}
+
 /// The command line that runs the conformance CLI with Node 22 and the loopback preload:
 /// `<node22> --require <peers>/loopback.cjs <peers>/node_modules/@modelcontextprotocol/conformance/dist/index.js`.
 /// Append e.g. `client --command <cmd> --scenario initialize -o <dir>`. `None` (after

@@ -94,6 +94,45 @@ impl Default for HttpTimeouts {
     }
 }
 
+/// How a 429 (Too Many Requests) or 503 (Service Unavailable) reply with
+/// a `Retry-After` header is retried, on every request the client sends
+/// (the handshake included), as curl's `--retry` does: the request is sent
+/// again after the wait the server asked for, when that wait is at most
+/// [`max_wait`](Self::max_wait), at most [`max_retries`](Self::max_retries)
+/// times, and never past the send's own deadline (a notification's
+/// `notify` timeout; a request's own timeout ends the wait with its
+/// `Timeout` error). Otherwise the reply is the request's error
+/// (`TransportError::Http`). A 429/503 without `Retry-After` is not
+/// retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryAfterPolicy {
+    /// Retries of one request. Default 3; 0 turns retrying off.
+    pub max_retries: u32,
+    /// The longest single wait honoured. Default 10 000 ms: a server asking
+    /// for an hour gets its refusal reported at once instead.
+    pub max_wait: Duration,
+}
+
+impl Default for RetryAfterPolicy {
+    fn default() -> Self {
+        RetryAfterPolicy {
+            max_retries: 3,
+            max_wait: Duration::from_millis(10_000),
+        }
+    }
+}
+
+impl RetryAfterPolicy {
+    /// A policy of `max_retries` retries, each waiting at most `max_wait`.
+    pub fn new(max_retries: u32, max_wait: Duration) -> RetryAfterPolicy {
+        RetryAfterPolicy {
+            max_retries,
+            max_wait,
+        }
+    }
+}
+
 /// What the server said when it refused a request with 401 or 403.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -169,6 +208,9 @@ pub struct HttpConfig {
     /// are closed as their requests end instead of being kept (with their
     /// buffers) for the 90 s idle timeout.
     pub max_idle_connections: usize,
+    /// Retrying of 429/503 replies with `Retry-After` (default: 3 retries,
+    /// each wait at most 10 s; see [`RetryAfterPolicy`]).
+    pub retry_after: RetryAfterPolicy,
 }
 
 impl fmt::Debug for HttpConfig {
@@ -186,6 +228,7 @@ impl fmt::Debug for HttpConfig {
             .field("listen_after_initialized", &self.listen_after_initialized)
             .field("max_redirects", &self.max_redirects)
             .field("max_idle_connections", &self.max_idle_connections)
+            .field("retry_after", &self.retry_after)
             .finish()
     }
 }
@@ -207,6 +250,7 @@ impl HttpConfig {
             listen_after_initialized: true,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             max_idle_connections: DEFAULT_MAX_IDLE_CONNECTIONS,
+            retry_after: RetryAfterPolicy::default(),
         }
     }
 
@@ -261,6 +305,12 @@ impl HttpConfig {
     /// Sets how many idle connections are kept per host.
     pub fn with_max_idle_connections(mut self, connections: usize) -> Self {
         self.max_idle_connections = connections;
+        self
+    }
+
+    /// Sets the retrying of 429/503 replies with `Retry-After`.
+    pub fn with_retry_after(mut self, policy: RetryAfterPolicy) -> Self {
+        self.retry_after = policy;
         self
     }
 }

@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -136,6 +137,8 @@ impl Connector {
                 Ok(Conn {
                     inner: https.call(dst).await?,
                     via_proxy,
+                    use_: ConnUse::default(),
+                    scratch: Vec::new(),
                 })
             })
         } else if dst.scheme() == Some(&Scheme::HTTP) {
@@ -144,6 +147,8 @@ impl Connector {
                 Ok(Conn {
                     inner: MaybeHttpsStream::Http(http.call(dst).await?),
                     via_proxy,
+                    use_: ConnUse::default(),
+                    scratch: Vec::new(),
                 })
             })
         } else {
@@ -182,6 +187,8 @@ impl tower_service::Service<Uri> for Connector {
                     Ok(Conn {
                         inner: https.call(dst).await?,
                         via_proxy: false,
+                        use_: ConnUse::default(),
+                        scratch: Vec::new(),
                     })
                 })
             }
@@ -194,11 +201,80 @@ impl tower_service::Service<Uri> for Connector {
 pub(crate) struct Conn {
     inner: MaybeHttpsStream<TokioIo<TcpStream>>,
     via_proxy: bool,
+    use_: ConnUse,
+    scratch: Vec<u8>,
+}
+
+/// How a connection has been used, as far as telling a failure of a reused
+/// idle connection from one of a response goes. HTTP/1.1 writes a request
+/// and then reads its response, so each write that follows a read (or the
+/// first write) starts a request. hyper-util hands this, as the
+/// connection's "extra", to the error of a request that failed on it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConnUse(Arc<UseCounters>);
+
+#[derive(Debug, Default)]
+struct UseCounters {
+    /// Requests started on the connection.
+    requests: AtomicU32,
+    /// A request was written and not one byte has been read since.
+    awaiting_reply: AtomicBool,
+}
+
+impl ConnUse {
+    fn wrote(&self) {
+        if !self.0.awaiting_reply.swap(true, Ordering::AcqRel) {
+            self.0.requests.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    fn read(&self, n: usize) {
+        if n > 0 {
+            self.0.awaiting_reply.store(false, Ordering::Release);
+        }
+    }
+
+    /// `true` while no byte has arrived since the current request was
+    /// written.
+    fn awaiting_reply(&self) -> bool {
+        self.0.awaiting_reply.load(Ordering::Acquire)
+    }
+
+    /// `true` when the connection had served a request before the current
+    /// one and not one byte of the current one's response arrived.
+    pub(crate) fn reused_and_unanswered(&self) -> bool {
+        self.0.requests.load(Ordering::Acquire) >= 2 && self.awaiting_reply()
+    }
+}
+
+/// `true` when `e` is the failure of an HTTP/1 request sent on a reused
+/// idle connection before any byte of its response arrived: the server
+/// closed the connection as the request went out (keep-alive timeout, or a
+/// server that closes after every response without saying
+/// `Connection: close`). Such a request may be sent again on a fresh
+/// connection, as curl and browsers do.
+pub(crate) fn failed_unanswered_on_reused(e: &hyper_util::client::legacy::Error) -> bool {
+    if e.is_connect() {
+        return false;
+    }
+    let Some(info) = e.connect_info() else {
+        return false;
+    };
+    if info.is_negotiated_h2() {
+        // HTTP/2 says itself which streams were not processed (GOAWAY,
+        // REFUSED_STREAM); hyper retries those.
+        return false;
+    }
+    let mut extensions = http::Extensions::new();
+    info.get_extras(&mut extensions);
+    extensions
+        .get::<ConnUse>()
+        .is_some_and(ConnUse::reused_and_unanswered)
 }
 
 impl Connection for Conn {
     fn connected(&self) -> Connected {
-        let connected = self.inner.connected();
+        let connected = self.inner.connected().extra(self.use_.clone());
         if self.via_proxy {
             connected.proxy(true)
         } else {
@@ -211,11 +287,36 @@ impl Read for Conn {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        buf: ReadBufCursor<'_>,
+        mut buf: ReadBufCursor<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        if !this.use_.awaiting_reply() {
+            return Pin::new(&mut this.inner).poll_read(cx, buf);
+        }
+        // The first read after a request was written goes through the
+        // connection's own buffer and is copied out, so that whether any
+        // byte arrived is known (the cursor cannot say how far a read
+        // advanced it); later reads go straight to hyper's buffer.
+        let want = buf.remaining().min(READ_CHUNK);
+        if this.scratch.len() < want {
+            this.scratch.resize(want, 0);
+        }
+        let mut scratch = hyper::rt::ReadBuf::new(&mut this.scratch[..want]);
+        match Pin::new(&mut this.inner).poll_read(cx, scratch.unfilled()) {
+            Poll::Ready(Ok(())) => {
+                let filled = scratch.filled();
+                buf.put_slice(filled);
+                this.use_.read(filled.len());
+                Poll::Ready(Ok(()))
+            }
+            other => other,
+        }
     }
 }
+
+/// The largest first read of a response (the connection's copy buffer
+/// grows to this).
+const READ_CHUNK: usize = 8 * 1024;
 
 impl Write for Conn {
     fn poll_write(
@@ -223,7 +324,14 @@ impl Write for Conn {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = polled
+            && n > 0
+        {
+            this.use_.wrote();
+        }
+        polled
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -243,7 +351,14 @@ impl Write for Conn {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = polled
+            && n > 0
+        {
+            this.use_.wrote();
+        }
+        polled
     }
 }
 
@@ -259,6 +374,30 @@ mod tests {
             http,
             proxies: proxies.map(Arc::new),
         }
+    }
+
+    /// A request counts as answered from its reply's first byte; a
+    /// connection is reused from its second request on.
+    #[test]
+    fn connection_use_tells_reused_and_unanswered() {
+        let u = ConnUse::default();
+        assert!(!u.reused_and_unanswered(), "nothing written yet");
+        u.read(0);
+        u.wrote();
+        u.wrote();
+        assert!(
+            !u.reused_and_unanswered(),
+            "first request, written in two parts"
+        );
+        u.read(1);
+        assert!(!u.reused_and_unanswered());
+        u.read(100);
+        u.wrote();
+        assert!(u.reused_and_unanswered(), "second request, no byte yet");
+        u.read(0);
+        assert!(u.reused_and_unanswered(), "EOF is not a byte");
+        u.read(1);
+        assert!(!u.reused_and_unanswered(), "one byte of the reply arrived");
     }
 
     /// Regression: with the TLS connector gone from the plain path, any

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
 
+use crate::decode::ReplyBody;
 use crate::sse::{SseError, SseEvent, SseLimits, SseParser};
 
 /// What reading the stream produced next.
@@ -24,7 +24,7 @@ pub(crate) enum Next {
 
 /// An SSE response body being read.
 pub(crate) struct EventStream {
-    body: Incoming,
+    body: ReplyBody,
     parser: SseParser,
     queue: VecDeque<Result<SseEvent, SseError>>,
     scratch: Vec<Result<SseEvent, SseError>>,
@@ -34,7 +34,7 @@ pub(crate) struct EventStream {
 
 impl EventStream {
     /// Reads `body` with events bounded to `limit` bytes.
-    pub fn new(body: Incoming, limit: usize, idle: Option<Duration>) -> EventStream {
+    pub fn new(body: ReplyBody, limit: usize, idle: Option<Duration>) -> EventStream {
         EventStream {
             body,
             parser: SseParser::new(SseLimits::default().with_max_event_size(limit)),

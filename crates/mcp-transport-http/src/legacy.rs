@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{Method, Uri};
-use hyper::body::Incoming;
 use mcp_transport::{
     CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::decode::ReplyBody;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
 use crate::redact::redact_url;
@@ -40,6 +40,7 @@ impl Shared {
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<Arc<LegacyLink>, TransportError> {
         let limit = self.config.timeouts.connect;
+        let deadline = Instant::now() + limit;
         let get = self.exchange(
             Method::GET,
             self.url.clone(),
@@ -47,8 +48,8 @@ impl Shared {
             Kind::Get {
                 last_event_id: None,
             },
+            Some(deadline),
         );
-        let deadline = Instant::now() + limit;
         let reply = tokio::time::timeout_at(deadline, get)
             .await
             .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
@@ -103,17 +104,25 @@ impl Shared {
             with_session: false,
             metadata: Vec::new(),
         };
-        let post = self.exchange(
-            Method::POST,
-            link.endpoint.clone(),
-            message.body.clone(),
-            kind,
-        );
         let (reply, deadline) = if message.kind == OutgoingKind::Request {
+            let post = self.exchange(
+                Method::POST,
+                link.endpoint.clone(),
+                message.body.clone(),
+                kind,
+                None,
+            );
             (post.await?, None)
         } else {
             let limit = self.config.timeouts.notify;
             let deadline = Instant::now() + limit;
+            let post = self.exchange(
+                Method::POST,
+                link.endpoint.clone(),
+                message.body.clone(),
+                kind,
+                Some(deadline),
+            );
             let reply = tokio::time::timeout_at(deadline, post)
                 .await
                 .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
@@ -129,7 +138,7 @@ impl Shared {
 async fn read_legacy_stream(
     shared: Arc<Shared>,
     dispatcher: Arc<Dispatcher>,
-    body: Incoming,
+    body: ReplyBody,
     endpoint: oneshot::Sender<Result<Uri, TransportError>>,
 ) {
     let mut endpoint = Some(endpoint);

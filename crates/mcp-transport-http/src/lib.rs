@@ -14,7 +14,9 @@
 //!   and the request resolves when its response arrives. A stream that ends
 //!   early is resumed with GET + `Last-Event-ID` when the server gave event
 //!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
-//!   promptly with `Closed("No response received for request ID …")`.
+//!   promptly with `Closed("No response received for request ID …")`. A
+//!   complete 2xx reply that holds no response (empty, `{}`) fails it with
+//!   `Protocol("… held no response …")`.
 //!   Any 2xx completes a notification or a response we POSTed.
 //! - **2026-07-28** (stateless; [`wire_rules`]): every POST carries
 //!   `MCP-Protocol-Version`, `Mcp-Method` and the request-metadata headers
@@ -47,9 +49,19 @@
 //!   301/302/303 on a POST is an error, never a GET. Timeouts name their
 //!   phase (request, SSE response, notify, connect). [`AuthProvider`] is
 //!   called on 401/403.
+//! - **Sloppy servers** (every request, the handshake's included):
+//!   replies compressed with `gzip`, `deflate`, `br` or `zstd` are decoded
+//!   as they stream (every request sends `Accept-Encoding: gzip, deflate,
+//!   br, zstd`; the decoded size is what the limits count); a legacy
+//!   `endpoint` or a `Location` with dot segments is resolved as RFC 3986
+//!   § 5.2 says; a request that failed on a reused keep-alive connection
+//!   before any byte of its reply is sent once more on a new connection;
+//!   a 429/503 with `Retry-After` is waited out and retried, bounded by
+//!   [`RetryAfterPolicy`] and the send's own deadline.
 //! - [`call`]: one JSON-RPC call, on the same code path.
 //!
-//! Every buffer the server can grow is bounded: an SSE event or a JSON body
+//! Every buffer the server can grow is bounded (decoded bytes, for a
+//! compressed reply): an SSE event or a JSON body
 //! by [`HttpConfig::max_event_bytes`] (64 MiB default; past it the request
 //! fails with `MessageTooLarge` and the connection survives), an error body
 //! by 4 KiB.
@@ -83,6 +95,7 @@
 mod backoff;
 mod config;
 mod connector;
+mod decode;
 mod event_stream;
 pub mod header_value;
 mod legacy;
@@ -101,7 +114,7 @@ pub use backoff::{Backoff, BackoffError};
 pub use config::{
     AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
     DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
-    ProxySetting,
+    ProxySetting, RetryAfterPolicy,
 };
 pub use oneshot::{CallOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

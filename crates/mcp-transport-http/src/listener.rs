@@ -81,7 +81,7 @@ async fn run_listener(
             last_event_id: last_event_id.clone(),
         };
         let answer = shared
-            .exchange(Method::GET, shared.url.clone(), Bytes::new(), kind)
+            .exchange(Method::GET, shared.url.clone(), Bytes::new(), kind, None)
             .await;
         if let Some(ready) = ready.take() {
             let _ = ready.send(());

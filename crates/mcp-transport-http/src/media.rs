@@ -33,11 +33,12 @@ pub(crate) fn classify_value(value: &str) -> Media {
     }
 }
 
-/// Classifies the `Content-Type` header of `headers`. A body with a
-/// `Content-Encoding` other than `identity` is `Other`, named with its
-/// encoding: the client sends no `Accept-Encoding`, so it reads no
-/// compressed body (a server that compresses anyway gets an error naming
-/// the encoding, not a parse error).
+/// Classifies the `Content-Type` header of `headers`. A body that still
+/// has a `Content-Encoding` other than `identity` is `Other`, named with its
+/// encoding: replies in the codings the client decodes arrive here decoded
+/// (their `Content-Encoding` removed), so one that still has it is in a
+/// coding the client cannot read (an error naming the coding, not a parse
+/// error).
 pub(crate) fn classify(headers: &HeaderMap) -> Media {
     let media = match headers.get(http::header::CONTENT_TYPE) {
         None => Media::Missing,
@@ -56,14 +57,21 @@ pub(crate) fn classify(headers: &HeaderMap) -> Media {
         Media::Missing => "a body".to_owned(),
     };
     Media::Other(format!(
-        "{essence} with Content-Encoding {encoding} (not asked for: no Accept-Encoding was sent)"
+        "{essence} with Content-Encoding {encoding}: {NOT_DECODED}"
     ))
 }
 
-/// The `Content-Encoding` of a reply, codings joined with `", "`, when it
-/// is anything but `identity`.
-pub(crate) fn content_encoding(headers: &HeaderMap) -> Option<String> {
-    let codings: Vec<String> = headers
+/// Why a coded body was not read.
+pub(crate) const NOT_DECODED: &str = concat!(
+    "not a coding this client decodes (it sent Accept-Encoding: ",
+    "gzip, deflate, br, zstd",
+    ")"
+);
+
+/// The content codings of a reply in the order they were applied,
+/// lower-cased, `identity` left out.
+pub(crate) fn content_codings(headers: &HeaderMap) -> Vec<String> {
+    headers
         .get_all(http::header::CONTENT_ENCODING)
         .iter()
         .flat_map(|v| {
@@ -73,7 +81,13 @@ pub(crate) fn content_encoding(headers: &HeaderMap) -> Option<String> {
                 .filter(|c| !c.is_empty() && c != "identity")
                 .collect::<Vec<_>>()
         })
-        .collect();
+        .collect()
+}
+
+/// The `Content-Encoding` of a reply, codings joined with `", "`, when it
+/// is anything but `identity`.
+pub(crate) fn content_encoding(headers: &HeaderMap) -> Option<String> {
+    let codings = content_codings(headers);
     (!codings.is_empty()).then(|| codings.join(", "))
 }
 
@@ -106,5 +120,10 @@ mod tests {
         );
         assert_eq!(classify_value(""), Media::Missing);
         assert_eq!(classify(&HeaderMap::new()), Media::Missing);
+    }
+
+    #[test]
+    fn the_named_codings_are_the_accepted_ones() {
+        assert!(NOT_DECODED.contains(crate::decode::ACCEPT_ENCODING));
     }
 }

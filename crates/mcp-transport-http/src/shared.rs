@@ -4,21 +4,26 @@
 //! redirects, the auth hook).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, LOCATION, WWW_AUTHENTICATE};
+use http::header::{
+    ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_TYPE, COOKIE, LOCATION, RETRY_AFTER,
+    WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
 use mcp_transport::{CloseReason, TimeoutPhase, TransportError};
 use mcp_types::{JsonRpcMessage, JsonRpcResponse, ProtocolVersion, RequestId};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use crate::config::{AuthChallenge, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig};
-use crate::connector::{HttpClient, build_client, proxy_authorization};
+use crate::connector::{
+    HttpClient, build_client, failed_unanswered_on_reused, proxy_authorization,
+};
+use crate::decode::{self, ReplyBody};
 use crate::header_value;
 use crate::legacy::LegacyLink;
 use crate::redact::redact_url;
@@ -59,7 +64,7 @@ pub(crate) enum Kind {
 /// A reply, with what the request carried.
 #[derive(Debug)]
 pub(crate) struct Reply {
-    pub response: Response<Incoming>,
+    pub response: Response<ReplyBody>,
     /// The `Mcp-Session-Id` the request carried.
     pub sent_session: Option<String>,
     /// The `Accept` the request carried (named by a 406's error).
@@ -94,6 +99,10 @@ pub(crate) struct Shared {
     pub listener: Mutex<Option<AbortHandle>>,
     pub legacy_reader: Mutex<Option<AbortHandle>>,
     pub listener_started: AtomicBool,
+    /// A client that keeps no idle connection: every request it sends goes
+    /// out on a new one (the re-send of a request whose reused connection
+    /// failed). Built on first use.
+    fresh: OnceLock<HttpClient>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -160,8 +169,15 @@ impl Shared {
             listener: Mutex::new(None),
             legacy_reader: Mutex::new(None),
             listener_started: AtomicBool::new(false),
+            fresh: OnceLock::new(),
             config,
         }))
+    }
+
+    /// The client for requests that must go out on a new connection.
+    fn fresh_client(&self) -> &HttpClient {
+        self.fresh
+            .get_or_init(|| build_client(&self.config.proxy, self.config.timeouts.connect, 0))
     }
 
     /// The label, for logs.
@@ -241,11 +257,16 @@ impl Shared {
                 headers.remove(name);
             }
         }
-        for name in [ACCEPT, CONTENT_TYPE] {
+        for name in [ACCEPT, CONTENT_TYPE, ACCEPT_ENCODING] {
             if headers.remove(&name).is_some() {
                 tracing::debug!(connection = %self.label(), header = %name, "configured header ignored: the transport sets it");
             }
         }
+        // Exactly the codings the reply decoder undoes.
+        headers.insert(
+            ACCEPT_ENCODING,
+            HeaderValue::from_static(decode::ACCEPT_ENCODING),
+        );
         let rules = self.rules();
         let mut with_session = rules.sessions;
         let mut accept = None;
@@ -320,7 +341,11 @@ impl Shared {
 
     /// Sends one HTTP request to `url`, following 307/308 redirects (method,
     /// body and headers kept; cross-origin hops drop `Authorization` and
-    /// cookies), and calling the auth hook once on 401/403.
+    /// cookies), calling the auth hook once on 401/403, and waiting as a
+    /// 429 or 503 with `Retry-After` asks ([`HttpConfig::retry_after`]:
+    /// bounded in tries and in each wait, and never past `deadline`, the
+    /// send's own when it has one). The reply's body is decoded when it is
+    /// compressed in a coding the client accepts.
     ///
     /// Errors: `Timeout{Connect}`, `Io` for network failures; `Protocol` for
     /// a 301/302/303 on a non-GET, a bad `Location` or too many hops.
@@ -330,19 +355,98 @@ impl Shared {
         url: Uri,
         body: Bytes,
         kind: Kind,
+        deadline: Option<Instant>,
     ) -> Result<Reply, TransportError> {
+        let mut tries = 0u32;
+        loop {
+            let reply = self.exchange_once(&method, &url, &body, &kind).await?;
+            let Some(wait) = self.retry_wait(&reply, tries, deadline) else {
+                return Ok(reply);
+            };
+            tries += 1;
+            tracing::info!(
+                connection = %self.label(),
+                status = reply.response.status().as_u16(),
+                wait_ms = wait.as_millis() as u64,
+                attempt = tries,
+                "server busy; retrying as its Retry-After asks"
+            );
+            drop(reply);
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// How long to wait before sending again, when `reply` is a 429 or 503
+    /// with a `Retry-After` (delay-seconds or an HTTP-date, RFC 9110
+    /// § 10.2.3) that the retry policy allows: within the number of tries,
+    /// within the longest wait, and ending before `deadline`. `None`: the
+    /// reply stands (a wait too long is not waited, and the error is the
+    /// server's refusal).
+    fn retry_wait(&self, reply: &Reply, tries: u32, deadline: Option<Instant>) -> Option<Duration> {
+        let status = reply.response.status();
+        if !matches!(
+            status,
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        ) {
+            return None;
+        }
+        let value = reply.response.headers().get(RETRY_AFTER)?;
+        let Some(wait) = parse_retry_after(value.as_bytes(), std::time::SystemTime::now()) else {
+            tracing::debug!(connection = %self.label(), value = %String::from_utf8_lossy(value.as_bytes()), "unreadable Retry-After; not retrying");
+            return None;
+        };
+        let policy = self.config.retry_after;
+        let fits_deadline =
+            || deadline.is_none_or(|d| Instant::now().checked_add(wait).is_some_and(|end| end < d));
+        if tries >= policy.max_retries || wait > policy.max_wait || !fits_deadline() {
+            tracing::debug!(
+                connection = %self.label(),
+                status = status.as_u16(),
+                wait_ms = wait.as_millis() as u64,
+                tries,
+                "server busy; its Retry-After is past what this request waits"
+            );
+            return None;
+        }
+        Some(wait)
+    }
+
+    /// One exchange (redirects and the auth hook included).
+    async fn exchange_once(
+        &self,
+        method: &Method,
+        url: &Uri,
+        body: &Bytes,
+        kind: &Kind,
+    ) -> Result<Reply, TransportError> {
+        let method = method.clone();
+        let url = url.clone();
         let mut auth_retried = false;
         'auth: loop {
             let mut target = url.clone();
             let mut cross_origin = false;
             let mut hops = 0usize;
             loop {
-                let (request, sent) = self.build(&method, &target, &body, &kind, cross_origin)?;
-                let response = self
-                    .client
-                    .request(request)
-                    .await
-                    .map_err(|e| self.network_error(&target, e))?;
+                let (request, sent) = self.build(&method, &target, body, kind, cross_origin)?;
+                let response = match self.client.request(request).await {
+                    Ok(response) => response,
+                    Err(e) if failed_unanswered_on_reused(&e) => {
+                        // The server closed the idle connection as the
+                        // request went out (some close each connection after
+                        // their response without `Connection: close`): not a
+                        // byte of the reply arrived, so the server did not
+                        // act on it. Sent once more on a fresh connection,
+                        // as curl and browsers do; never after any byte.
+                        tracing::debug!(connection = %self.label(), error = %e, "request failed on a reused connection before any reply; sending it once more on a fresh connection");
+                        let (request, _) =
+                            self.build(&method, &target, body, kind, cross_origin)?;
+                        self.fresh_client()
+                            .request(request)
+                            .await
+                            .map_err(|e| self.network_error(&target, e))?
+                    }
+                    Err(e) => return Err(self.network_error(&target, e)),
+                };
                 let status = response.status();
                 if status.is_redirection() {
                     let code = status.as_u16();
@@ -425,7 +529,7 @@ impl Shared {
                     });
                 }
                 return Ok(Reply {
-                    response,
+                    response: decode::decode(response, self.label()),
                     sent_session: sent.session,
                     sent_accept: sent.accept,
                     sent_version: sent.version,
@@ -488,13 +592,15 @@ impl Shared {
         let wait_until = Instant::now() + ERROR_BODY_WAIT;
         let until = deadline.map_or(wait_until, |d| d.min(wait_until));
         let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
-        // A compressed body (no Accept-Encoding was sent) is not shown as
-        // text: its bytes would be noise, or worse, on a terminal.
+        // A body still coded (in a coding the client does not decode; the
+        // others arrive decoded) is not shown as text: its bytes would be
+        // noise, or worse, on a terminal.
         let encoding = crate::media::content_encoding(&headers);
         let body = match &encoding {
             Some(encoding) => format!(
-                "({} bytes of a body with Content-Encoding {encoding}, not decoded: no Accept-Encoding was sent)",
-                bytes.len()
+                "({} bytes of a body with Content-Encoding {encoding}, {})",
+                bytes.len(),
+                crate::media::NOT_DECODED
             ),
             None => String::from_utf8_lossy(&bytes).into_owned(),
         };
@@ -635,7 +741,7 @@ fn says_session_unknown(body: &str) -> bool {
 /// Reads at most `limit` bytes of `body`, until it ends, fails or `until`
 /// passes; `true` when there was more (or the time ran out first).
 pub(crate) async fn read_limited(
-    mut body: Incoming,
+    mut body: ReplyBody,
     limit: usize,
     until: Instant,
 ) -> (Vec<u8>, bool) {
@@ -649,7 +755,15 @@ pub(crate) async fn read_limited(
             return (out, true);
         };
         let Some(frame) = next else { break };
-        let Ok(frame) = frame else { break };
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => {
+                // A connection cut, or a compressed body that does not
+                // decode: the error shows what arrived before it.
+                tracing::debug!(bytes = out.len(), error = %e, "error body failed; keeping what arrived");
+                break;
+            }
+        };
         if let Ok(data) = frame.into_data() {
             let room = limit - out.len();
             if data.len() > room {
@@ -669,7 +783,7 @@ pub(crate) async fn read_limited(
 ///
 /// Errors: `MessageTooLarge` past the limit; `Io` when the body fails.
 pub(crate) async fn read_bounded(
-    mut body: Incoming,
+    mut body: ReplyBody,
     limit: usize,
 ) -> Result<Bytes, TransportError> {
     let expected = usize::try_from(hyper::body::Body::size_hint(&body).lower()).unwrap_or(limit);
@@ -705,6 +819,18 @@ pub(crate) async fn read_bounded(
     })
 }
 
+/// The wait a `Retry-After` value asks for at `now`: delay-seconds, or an
+/// HTTP-date (a date in the past is no wait). `None` when it is neither.
+pub(crate) fn parse_retry_after(value: &[u8], now: std::time::SystemTime) -> Option<Duration> {
+    let text = std::str::from_utf8(value).ok()?.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        // A huge number is a long wait, not an error.
+        return Some(Duration::from_secs(text.parse::<u64>().unwrap_or(u64::MAX)));
+    }
+    let date = httpdate::parse_http_date(text).ok()?;
+    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
 /// The error of a request whose reply ended without its response.
 pub(crate) fn no_response(id: &RequestId, detail: Option<&str>) -> TransportError {
     let mut message = format!("No response received for request ID {id}");
@@ -727,6 +853,28 @@ pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_values() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        let parse = |v: &str| parse_retry_after(v.as_bytes(), now);
+        assert_eq!(parse("0"), Some(Duration::ZERO));
+        assert_eq!(parse(" 120 "), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse("99999999999999999999"),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // RFC 9110's example date is 1445412480 s after the epoch.
+        assert_eq!(parse("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
+        assert_eq!(
+            parse("Wed, 21 Oct 2015 07:29:00 GMT"),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(parse("Tue, 20 Oct 2015 07:28:00 GMT"), Some(Duration::ZERO));
+        for bad in ["", "-1", "1.5", "soon", "0x10"] {
+            assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn session_unknown_bodies() {

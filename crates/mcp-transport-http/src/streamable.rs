@@ -8,11 +8,11 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 use http::Method;
-use hyper::body::Incoming;
 use mcp_transport::{Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
 use mcp_types::RequestId;
 use tokio::time::Instant;
 
+use crate::decode::ReplyBody;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
 use crate::shared::{Kind, ModeState, Shared, no_response, read_bounded, timeout};
@@ -66,15 +66,28 @@ impl Shared {
             with_session: !is_initialize,
             metadata: message.metadata_headers.clone(),
         };
-        let exchange = self.exchange(Method::POST, self.url.clone(), message.body.clone(), kind);
         // A request is bounded by its caller's timeout (the dispatcher drops
         // this future); a notification or a response by the notify timeout,
         // through to the end of an error body.
         let (reply, deadline) = if message.kind == OutgoingKind::Request {
+            let exchange = self.exchange(
+                Method::POST,
+                self.url.clone(),
+                message.body.clone(),
+                kind,
+                None,
+            );
             (exchange.await?, None)
         } else {
             let limit = self.config.timeouts.notify;
             let deadline = Instant::now() + limit;
+            let exchange = self.exchange(
+                Method::POST,
+                self.url.clone(),
+                message.body.clone(),
+                kind,
+                Some(deadline),
+            );
             let reply = tokio::time::timeout_at(deadline, exchange)
                 .await
                 .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
@@ -124,21 +137,24 @@ impl Shared {
             Media::Json => {
                 let body =
                     read_bounded(reply.response.into_body(), self.config.max_event_bytes).await?;
+                let detail = if body.iter().all(u8::is_ascii_whitespace) {
+                    "an empty body"
+                } else {
+                    "a JSON body that was not its response"
+                };
                 dispatcher.handle_frame(body).await;
                 // When the body was the response, the dispatcher prefers it
                 // over this error.
-                Err(no_response(
-                    &id,
-                    Some("the JSON reply was not its response"),
-                ))
+                Err(reply_without_response(&id, status.as_u16(), detail))
             }
             Media::EventStream => {
                 self.read_reply_stream(reply.response.into_body(), &id, dispatcher)
                     .await
             }
-            Media::Missing => Err(no_response(
+            Media::Missing => Err(reply_without_response(
                 &id,
-                Some(&format!("HTTP {} without a body type", status.as_u16())),
+                status.as_u16(),
+                "a body without a Content-Type",
             )),
             Media::Other(media) => Err(TransportError::Protocol(format!(
                 "unsupported body ({media}) in the HTTP {} reply to request {id}{}",
@@ -157,7 +173,7 @@ impl Shared {
     /// and the server gave event ids.
     async fn read_reply_stream(
         &self,
-        body: Incoming,
+        body: ReplyBody,
         id: &RequestId,
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError> {
@@ -216,7 +232,7 @@ impl Shared {
                     last_event_id: Some(resume_from.clone()),
                 };
                 match self
-                    .exchange(Method::GET, self.url.clone(), Bytes::new(), kind)
+                    .exchange(Method::GET, self.url.clone(), Bytes::new(), kind, None)
                     .await
                 {
                     Err(e) => {
@@ -269,4 +285,13 @@ impl Shared {
         };
         self.send_legacy(&link, message).await
     }
+}
+
+/// The error of a request whose 2xx reply was complete but held no response
+/// to it (an empty body, `{}`, another message): the connection is fine, so
+/// this is not `Closed`.
+fn reply_without_response(id: &RequestId, status: u16, detail: &str) -> TransportError {
+    TransportError::Protocol(format!(
+        "the HTTP {status} reply to request {id} held no response ({detail})"
+    ))
 }

@@ -172,6 +172,7 @@ impl Transport for HttpTransport {
                 self.shared.url.clone(),
                 Bytes::new(),
                 Kind::Delete,
+                Some(tokio::time::Instant::now() + limit),
             );
             match tokio::time::timeout(limit, delete).await {
                 Ok(Ok(reply)) => {

@@ -1,10 +1,16 @@
 //! Resolving a URL reference (a redirect `Location`, a legacy `endpoint`
-//! event) against the URL it came from (RFC 3986 § 5.2, without dot-segment
-//! removal: the reference is treated as opaque, its query kept verbatim).
+//! event) against the URL it came from: RFC 3986 § 5.2, dot segments
+//! removed (`../rpc/messages`, `./messages`), as WHATWG `new URL(url, base)`
+//! and every browser do; the query is kept verbatim. The resolution is
+//! iri-string's.
 
 use http::Uri;
+use iri_string::format::ToDedicatedString;
+use iri_string::types::{UriAbsoluteStr, UriReferenceStr};
 
-/// Resolves `reference` against `base`.
+/// Resolves `reference` against `base`. Characters that may not appear in
+/// a URI (a space, `|`, non-ASCII, a `%` not followed by two hex digits)
+/// are percent-encoded first, as browsers do, rather than refused.
 ///
 /// Errors: a description when the result is not a valid absolute URI.
 pub(crate) fn resolve(base: &Uri, reference: &str) -> Result<Uri, String> {
@@ -12,35 +18,52 @@ pub(crate) fn resolve(base: &Uri, reference: &str) -> Result<Uri, String> {
     if reference.is_empty() {
         return Err("empty URL reference".into());
     }
-    let scheme = base.scheme_str().unwrap_or("http");
-    let authority = base.authority().map(|a| a.as_str()).unwrap_or_default();
-    let has_scheme = reference.split_once(':').is_some_and(|(s, _)| {
-        !s.is_empty()
-            && s.starts_with(|c: char| c.is_ascii_alphabetic())
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    let absolute = if has_scheme {
-        reference.to_owned()
-    } else if reference.starts_with("//") {
-        format!("{scheme}:{reference}")
-    } else if reference.starts_with('/') {
-        format!("{scheme}://{authority}{reference}")
-    } else if reference.starts_with('?') {
-        format!("{scheme}://{authority}{}{reference}", base.path())
-    } else {
-        let path = base.path();
-        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-        let dir = if dir.is_empty() { "/" } else { dir };
-        format!("{scheme}://{authority}{dir}{reference}")
-    };
-    let uri: Uri = absolute
+    let escaped = escape_outside_uri(reference);
+    let base_text = base.to_string();
+    let base_uri = UriAbsoluteStr::new(&base_text)
+        .map_err(|e| format!("base URL is not an absolute URI: {e}"))?;
+    let reference_uri =
+        UriReferenceStr::new(&escaped).map_err(|e| format!("invalid URL {reference:?}: {e}"))?;
+    let resolved = reference_uri
+        .resolve_against(base_uri)
+        .try_to_dedicated_string()
+        .map_err(|e| format!("cannot resolve URL {reference:?}: {e}"))?;
+    let uri: Uri = resolved
+        .as_str()
         .parse()
         .map_err(|e| format!("invalid URL {reference:?}: {e}"))?;
     if uri.scheme().is_none() || uri.authority().is_none() {
         return Err(format!("URL {reference:?} is not absolute"));
     }
     Ok(uri)
+}
+
+/// `text` with every character outside the URI grammar (RFC 3986 § 2)
+/// percent-encoded as UTF-8; a `%` that does not start a `%XX` triplet is
+/// encoded too.
+fn escape_outside_uri(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let is_triplet = |i: usize| {
+        bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    };
+    let allowed = |i: usize, b: u8| {
+        b.is_ascii_alphanumeric()
+            || b"-._~:/?#[]@!$&'()*+,;=".contains(&b)
+            || (b == b'%' && is_triplet(i))
+    };
+    if bytes.iter().enumerate().all(|(i, &b)| allowed(i, b)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, &b) in bytes.iter().enumerate() {
+        if allowed(i, b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `true` when `a` and `b` have the same scheme, host and port.
@@ -83,6 +106,60 @@ mod tests {
         assert_eq!(r("http://h/mcp", "http://o:2/mcp/"), "http://o:2/mcp/");
         assert_eq!(r("http://h/mcp", "?s=1"), "http://h/mcp?s=1");
         assert!(resolve(&"http://h/".parse().unwrap(), "").is_err());
+    }
+
+    /// RFC 3986 § 5.4's examples that apply to an http base (dot segments
+    /// removed), and what servers send as legacy endpoints.
+    #[test]
+    fn dot_segments_are_removed() {
+        let base = "http://a/b/c/d;p?q";
+        for (reference, expected) in [
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"),
+            (".", "http://a/b/c/"),
+            ("./", "http://a/b/c/"),
+            ("..", "http://a/b/"),
+            ("../", "http://a/b/"),
+            ("../g", "http://a/b/g"),
+            ("../..", "http://a/"),
+            ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"),
+            ("/./g", "http://a/g"),
+            ("/../g", "http://a/g"),
+            ("g.", "http://a/b/c/g."),
+            ("..g", "http://a/b/c/..g"),
+            ("./../g", "http://a/b/g"),
+            ("g/./h", "http://a/b/c/g/h"),
+            ("g/../h", "http://a/b/c/h"),
+            ("g?y/./x", "http://a/b/c/g?y/./x"),
+        ] {
+            assert_eq!(r(base, reference), expected, "{reference}");
+        }
+        assert_eq!(
+            r("http://h:1/mcp/sse", "../rpc/messages?sessionId=x"),
+            "http://h:1/rpc/messages?sessionId=x"
+        );
+        assert_eq!(
+            r("http://h:1/mcp/sse", "./messages?sessionId=x"),
+            "http://h:1/mcp/messages?sessionId=x"
+        );
+        assert_eq!(
+            r("http://h:1/sse", "http://h:1/a/../messages"),
+            "http://h:1/messages"
+        );
+    }
+
+    #[test]
+    fn characters_outside_uris_are_encoded() {
+        assert_eq!(
+            r("http://h/sse", "/m?s=a b|c%zz%41"),
+            "http://h/m?s=a%20b%7Cc%25zz%41"
+        );
+        assert_eq!(r("http://h/sse", "/é"), "http://h/%C3%A9");
     }
 
     #[test]

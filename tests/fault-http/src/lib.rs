@@ -27,7 +27,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::convert::Infallible;
 use std::fmt;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -61,6 +60,11 @@ pub struct Recorded {
     pub headers: HeaderMap,
     /// The complete request body.
     pub body: Bytes,
+    /// The TCP connection it came on, numbered from 0 in accept order.
+    pub connection: usize,
+    /// How many requests that connection carried before this one (0 for
+    /// the first: a fresh connection; more: a reused one).
+    pub on_connection: usize,
 }
 
 impl Recorded {
@@ -122,6 +126,8 @@ enum ReplyBody {
     Full(Bytes),
     Parts(Vec<Part>),
     Channel(mpsc::UnboundedReceiver<Part>),
+    /// No response at all: the connection is closed.
+    Close,
 }
 
 impl fmt::Debug for ReplyBody {
@@ -130,6 +136,7 @@ impl fmt::Debug for ReplyBody {
             ReplyBody::Full(b) => write!(f, "Full({} bytes)", b.len()),
             ReplyBody::Parts(p) => write!(f, "Parts({})", p.len()),
             ReplyBody::Channel(_) => f.write_str("Channel"),
+            ReplyBody::Close => f.write_str("Close"),
         }
     }
 }
@@ -183,6 +190,16 @@ impl Reply {
             },
             tx,
         )
+    }
+
+    /// No response: the server closes the connection without writing a
+    /// byte of one (as a server does that closed an idle keep-alive
+    /// connection just as the request arrived).
+    pub fn close_connection() -> Reply {
+        Reply {
+            body: ReplyBody::Close,
+            ..Reply::status(500)
+        }
     }
 
     /// Sets the status.
@@ -330,13 +347,17 @@ async fn accept_loop(
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);
-                connections.fetch_add(1, Ordering::Relaxed);
+                let connection = connections.fetch_add(1, Ordering::Relaxed);
+                let served = Arc::new(AtomicUsize::new(0));
                 open.fetch_add(1, Ordering::Relaxed);
                 let handler = handler.clone();
                 let log = log.clone();
                 let open = open.clone();
                 conns.spawn(async move {
-                    let service = service_fn(move |req| serve(req, handler.clone(), log.clone()));
+                    let service = service_fn(move |req| {
+                        let on_connection = served.fetch_add(1, Ordering::Relaxed);
+                        serve(req, handler.clone(), log.clone(), [connection, on_connection])
+                    });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
@@ -348,11 +369,24 @@ async fn accept_loop(
     }
 }
 
+/// The error that makes hyper close a connection without a response.
+#[derive(Debug)]
+struct CloseConnection;
+
+impl fmt::Display for CloseConnection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("scripted close without a response")
+    }
+}
+
+impl std::error::Error for CloseConnection {}
+
 async fn serve(
     req: Request<Incoming>,
     handler: Handler,
     log: Arc<Mutex<Vec<Recorded>>>,
-) -> Result<Response<FaultBody>, Infallible> {
+    [connection, on_connection]: [usize; 2],
+) -> Result<Response<FaultBody>, CloseConnection> {
     let (parts, body) = req.into_parts();
     let body = body
         .collect()
@@ -367,6 +401,8 @@ async fn serve(
             uri: parts.uri,
             headers: parts.headers,
             body,
+            connection,
+            on_connection,
         };
         log.push(r.clone());
         r
@@ -377,6 +413,7 @@ async fn serve(
         builder = builder.header(k, v);
     }
     let body = match reply.body {
+        ReplyBody::Close => return Err(CloseConnection),
         ReplyBody::Full(b) => FaultBody::Full(Some(b)),
         ReplyBody::Parts(parts) => {
             let (tx, rx) = mpsc::channel(1);
@@ -535,6 +572,32 @@ mod tests {
             out.contains("8\r\ndata: a\r\r\n3\r\n\n\r\n\r\n0\r\n\r\n"),
             "{out:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn close_connection_writes_no_byte_and_requests_know_their_connection() {
+        let server = FaultServer::start(|r| {
+            if r.on_connection == 0 {
+                Reply::status(202)
+            } else {
+                Reply::close_connection()
+            }
+        })
+        .await
+        .unwrap();
+        let out = raw(
+            server.addr(),
+            "GET /a HTTP/1.1\r\nhost: x\r\n\r\nGET /b HTTP/1.1\r\nhost: x\r\n\r\n",
+        )
+        .await;
+        assert!(out.starts_with("HTTP/1.1 202"), "{out}");
+        assert_eq!(out.matches("HTTP/1.1").count(), 1, "{out}");
+        let reqs = server.requests();
+        let seen: Vec<_> = reqs
+            .iter()
+            .map(|r| (r.connection, r.on_connection))
+            .collect();
+        assert_eq!(seen, [(0, 0), (0, 1)]);
     }
 
     #[tokio::test]
