@@ -30,13 +30,14 @@ use tokio::task::JoinHandle;
 
 use crate::capabilities;
 use crate::error::ClientError;
-use crate::listing::{Listing, Next, Pager};
+use crate::listing::{Incomplete, Listing, Next, Pager};
 use crate::mrtr;
 use crate::negotiate::{self, Negotiated};
 use crate::options::{CallOptions, ClientOptions, DEFAULT_REFRESH_DEBOUNCE, TaskOptions};
 use crate::request_metadata;
 use crate::schema;
 use crate::template::{self, TemplateValue};
+use mcp_types::lenient::EntryProblem;
 
 /// One connection to one MCP server: negotiation, typed requests, and the
 /// task that answers server requests and dispatches notifications.
@@ -86,6 +87,9 @@ struct ToolCache {
     by_name: HashMap<String, Known>,
     /// Compiled (input, output) validators, by tool name.
     validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
+    /// What the listing behind `complete` left out, and why it stopped
+    /// early if it did.
+    left_out: (Vec<EntryProblem>, Option<Incomplete>),
 }
 
 /// Where a known tool is held.
@@ -493,12 +497,14 @@ impl Inner {
                 Next::Done => break,
             }
         }
-        let mut tools = pager.finish().items;
+        let listing = pager.finish();
+        let mut tools = listing.items;
         if self.uses_metadata_headers(&session) {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.tools();
         cache.replace_all(&tools);
+        cache.left_out = (listing.problems, listing.incomplete);
         Ok(tools)
     }
 
@@ -945,7 +951,15 @@ impl Client {
         }
         let mut cache = self.inner.tools();
         cache.replace_all(&listing.items);
+        cache.left_out = (listing.problems.clone(), listing.incomplete.clone());
         Ok(listing)
+    }
+
+    /// What the listing behind [`Client::cached_tools`] left out: the
+    /// entries that did not decode, and why it stopped early if it did
+    /// (see [`Client::tools_listing`]). Empty before any listing.
+    pub fn cached_tools_left_out(&self) -> (Vec<EntryProblem>, Option<Incomplete>) {
+        self.inner.tools().left_out.clone()
     }
 
     /// The tool list from the last [`Client::list_all_tools`] (or automatic
