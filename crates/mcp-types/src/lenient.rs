@@ -158,7 +158,9 @@ pub fn parse_result<T: DeserializeOwned + 'static>(
         .iter()
         .find(|(m, _)| *m == method)
         .map(|&(_, member)| member);
+    // (Only an array is split; anything else stays for the parse to refuse.)
     if let Some(member) = list
+        && let Some(Value::Array(_)) = members.get(member)
         && let Some(Value::Array(entries)) = members.remove(member)
     {
         let kept = split_entries::<T>(member, entries, &members, &mut forgiven.dropped);
@@ -340,6 +342,67 @@ mod tests {
             let value: Value = serde_json::from_str(&fixed(text)).unwrap();
             assert!(value.to_string().len() > 1);
         }
+    }
+
+    fn raw(text: &str) -> RawResult {
+        RawResult::new(bytes::Bytes::copy_from_slice(text.as_bytes()))
+    }
+
+    #[test]
+    fn entries_are_dropped_one_by_one_and_the_rest_is_kept() {
+        let v = ProtocolVersion::V2025_11_25;
+        let (r, forgiven): (ListToolsResult, _) = parse_result(
+            "tools/list",
+            v,
+            &raw(r#"{"tools":[{"name":"a","inputSchema":{}},{"name":"b"},7],"nextCursor":"n"}"#),
+        )
+        .unwrap();
+        assert_eq!(r.tools.len(), 1);
+        assert_eq!(r.next_cursor.as_deref(), Some("n"));
+        assert_eq!(r.problems, forgiven.dropped);
+        assert_eq!(
+            (r.problems[0].index, r.problems[0].name.as_deref()),
+            (1, Some("b"))
+        );
+        assert_eq!(
+            (r.problems[1].index, r.problems[1].name.as_deref()),
+            (2, None)
+        );
+        // A list member that is not an array, or a bad member beside the
+        // entries, still fails the result.
+        for text in [
+            r#"{"tools":null}"#,
+            r#"{"tools":{"name":"a"}}"#,
+            r#"{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":5}"#,
+            "[]",
+            "not json",
+        ] {
+            assert!(
+                parse_result::<ListToolsResult>("tools/list", v, &raw(text)).is_err(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_apply_in_the_handshake_era_only() {
+        use crate::tools::CallToolResult;
+        let text = raw(r#"{"structuredContent":{"a":1}}"#);
+        for v in ProtocolVersion::ALL {
+            let parsed = parse_result::<CallToolResult>("tools/call", v, &text);
+            if v.uses_handshake() {
+                let (r, forgiven) = parsed.unwrap();
+                assert!(r.content.is_empty());
+                assert_eq!(forgiven.defaulted, ["content"]);
+            } else {
+                assert!(parsed.unwrap_err().to_string().contains("`content`"));
+            }
+        }
+        // Another method's members are not defaulted.
+        assert!(
+            parse_result::<CallToolResult>("prompts/get", ProtocolVersion::V2025_11_25, &text)
+                .is_err()
+        );
     }
 
     #[test]
