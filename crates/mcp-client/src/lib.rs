@@ -29,6 +29,10 @@
 //!   `set_logging_level`, the 2025-11-25 tasks: `call_tool_as_task`,
 //!   `get_task`, `tool_task_result`, `list_tasks`, `cancel_task`), the
 //!   generic [`Client::request`].
+//! - [`listing`]: whole listings ([`Client::tools_listing`] and the like)
+//!   that keep what arrived: an entry that does not decode is left out and
+//!   reported ([`Listing::problems`]), a listing that does not end is cut
+//!   short with what came before ([`Listing::incomplete`]).
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.

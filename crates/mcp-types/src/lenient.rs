@@ -17,7 +17,7 @@
 //! - **One entry of a list result that does not decode** (tools, prompts,
 //!   resources, resource templates, tasks): the entry is dropped and
 //!   described by an [`EntryProblem`] on the result; its siblings are kept
-//!   ([`parse_list`]).
+//!   ([`parse_result`]).
 //!
 //! All of it runs only after the strict parse failed, so a well-formed
 //! result costs nothing extra.
