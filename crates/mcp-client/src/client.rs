@@ -570,6 +570,18 @@ fn decode<T: serde::de::DeserializeOwned + 'static>(
     raw: RawResult,
     version: ProtocolVersion,
 ) -> Result<T, ClientError> {
+    decode_like(method, method, raw, version)
+}
+
+/// [`decode`] for a result that is another method's (`tasks/result` holds
+/// what `tools/call` would have returned): forgiven by the rules of
+/// `like`, errors named after `method`.
+fn decode_like<T: serde::de::DeserializeOwned + 'static>(
+    method: &str,
+    like: &str,
+    raw: RawResult,
+    version: ProtocolVersion,
+) -> Result<T, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
     if version.is_stateless() {
         match mrtr::result_type(&raw).as_deref() {
@@ -582,7 +594,7 @@ fn decode<T: serde::de::DeserializeOwned + 'static>(
             }
         }
     }
-    let (value, forgiven) = mcp_types::lenient::parse_result(method, version, &raw)
+    let (value, forgiven) = mcp_types::lenient::parse_result(like, version, &raw)
         .map_err(|e| ClientError::decode(method, e))?;
     log_forgiven(method, &forgiven);
     Ok(value)
@@ -1295,7 +1307,12 @@ impl Client {
             .inner
             .send("tasks/result", Some(params), options)
             .await?;
-        decode("tasks/result", value, self.session().protocol_version)
+        decode_like(
+            "tasks/result",
+            CallTool::METHOD,
+            value,
+            self.session().protocol_version,
+        )
     }
 
     /// One page of `tasks/list`.

@@ -380,6 +380,26 @@ async fn b32_structured_content_without_content() {
     }
 }
 
+/// The same for a task-augmented call: `tasks/result` holds what
+/// `tools/call` would have returned, and is forgiven by its rules.
+#[tokio::test]
+async fn b32_a_task_result_with_structured_content_only() {
+    let (client, mut peer) = connect_full().await;
+    let result = tokio::spawn({
+        let client = client.clone();
+        async move { client.tool_task_result("t1", None).await }
+    });
+    let req = peer.expect_request("tasks/result").await;
+    peer.respond(
+        &req.id,
+        json!({"structuredContent": {"things": ["a"]}, "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}}),
+    )
+    .await;
+    let result = result.await.unwrap().unwrap();
+    assert!(result.content.is_empty());
+    assert_eq!(result.structured_content, Some(json!({"things": ["a"]})));
+}
+
 /// Missing members with an obvious empty default, one per method that has
 /// one, under each handshake-era revision; members that carry meaning
 /// still fail with a message naming them.
