@@ -43,6 +43,8 @@ struct Session {
     ui: Arc<Ui>,
     json: bool,
     cancel: CancellationToken,
+    /// Listing warnings already printed (a command may read a list twice).
+    warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// Runs the command line; returns the exit code.
@@ -113,6 +115,7 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
                 ui: Arc::clone(&ui),
                 json: cli.json,
                 cancel: cancel.clone(),
+                warned: Default::default(),
             };
             until_cancelled(&cancel, session.dispatch(cli.command))
                 .await
@@ -410,13 +413,39 @@ impl Session {
         name: &str,
         client: &Client,
     ) -> Result<Vec<mcp_types::tools::Tool>, Failure> {
-        if let Some(tools) = client.cached_tools() {
-            return Ok(tools.as_ref().clone());
+        let tools = match client.cached_tools() {
+            Some(tools) => tools.as_ref().clone(),
+            None if client.server_capabilities().tools.is_none() => return Ok(Vec::new()),
+            None => client
+                .list_all_tools()
+                .await
+                .map_err(|e| prefixed(name, e))?,
+        };
+        let (problems, incomplete) = client.cached_tools_left_out();
+        self.warn_left_out(name, "tools/list", &problems, incomplete.as_ref());
+        Ok(tools)
+    }
+
+    /// One warning per entry a listing left out, and one when it stopped
+    /// early; the entries that decoded are listed as usual.
+    fn warn_left_out(
+        &self,
+        name: &str,
+        method: &str,
+        problems: &[mcp_types::lenient::EntryProblem],
+        incomplete: Option<&mcp_client::Incomplete>,
+    ) {
+        let lines = problems
+            .iter()
+            .map(ToString::to_string)
+            .chain(incomplete.map(|why| format!("{why}; the list may be incomplete")));
+        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        for line in lines {
+            let line = format!("mcp: warning: {name}: {method}: {line}");
+            if warned.insert(line.clone()) {
+                self.ui.line(&line);
+            }
         }
-        if client.server_capabilities().tools.is_none() {
-            return Ok(Vec::new());
-        }
-        client.list_all_tools().await.map_err(|e| prefixed(name, e))
     }
 
     async fn tools(&self, only: Option<&str>) -> Result<u8, Failure> {
@@ -605,12 +634,23 @@ impl Session {
                 groups.push((name, vec!["(no resources capability)".to_owned()]));
                 continue;
             }
-            let resources = client
-                .list_all_resources()
+            let listing = client
+                .resources_listing()
                 .await
                 .map_err(|e| prefixed(name, e))?;
-            let templates = match client.list_all_resource_templates().await {
-                Ok(t) => t,
+            let resources = listing.items;
+            self.warn_left_out(
+                name,
+                "resources/list",
+                &listing.problems,
+                listing.incomplete.as_ref(),
+            );
+            let templates = match client.resource_templates_listing().await {
+                Ok(t) => {
+                    let method = "resources/templates/list";
+                    self.warn_left_out(name, method, &t.problems, t.incomplete.as_ref());
+                    t.items
+                }
                 Err(e) if e.is_method_not_found() => Vec::new(),
                 Err(e) => return Err(prefixed(name, e)),
             };
@@ -689,10 +729,17 @@ impl Session {
                 groups.push((name, vec!["(no prompts capability)".to_owned()]));
                 continue;
             }
-            let prompts = client
-                .list_all_prompts()
+            let listing = client
+                .prompts_listing()
                 .await
                 .map_err(|e| prefixed(name, e))?;
+            let prompts = listing.items;
+            self.warn_left_out(
+                name,
+                "prompts/list",
+                &listing.problems,
+                listing.incomplete.as_ref(),
+            );
             groups.push((name, prompts.iter().map(render::prompt_line).collect()));
             json_out.insert(
                 name.to_owned(),
@@ -723,10 +770,17 @@ impl Session {
             if client.server_capabilities().prompts.is_none() {
                 continue;
             }
-            let prompts = client
-                .list_all_prompts()
+            let listing = client
+                .prompts_listing()
                 .await
                 .map_err(|e| prefixed(name, e))?;
+            let prompts = listing.items;
+            self.warn_left_out(
+                name,
+                "prompts/list",
+                &listing.problems,
+                listing.incomplete.as_ref(),
+            );
             if prompts.iter().any(|p| p.name == prompt) {
                 offering.push((name, client));
             }

@@ -1,6 +1,6 @@
 //! [`Client`]: one connection to one MCP server.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -30,12 +30,14 @@ use tokio::task::JoinHandle;
 
 use crate::capabilities;
 use crate::error::ClientError;
+use crate::listing::{Incomplete, Listing, Next, Pager};
 use crate::mrtr;
 use crate::negotiate::{self, Negotiated};
 use crate::options::{CallOptions, ClientOptions, DEFAULT_REFRESH_DEBOUNCE, TaskOptions};
 use crate::request_metadata;
 use crate::schema;
 use crate::template::{self, TemplateValue};
+use mcp_types::lenient::EntryProblem;
 
 /// One connection to one MCP server: negotiation, typed requests, and the
 /// task that answers server requests and dispatches notifications.
@@ -85,6 +87,9 @@ struct ToolCache {
     by_name: HashMap<String, Known>,
     /// Compiled (input, output) validators, by tool name.
     validators: HashMap<String, (schema::Compiled, schema::Compiled)>,
+    /// What the listing behind `complete` left out, and why it stopped
+    /// early if it did.
+    left_out: (Vec<EntryProblem>, Option<Incomplete>),
 }
 
 /// Where a known tool is held.
@@ -451,21 +456,25 @@ impl Inner {
     /// with invalid `x-mcp-header` annotations left out when the headers
     /// are in use). Bounded by [`ClientOptions::max_pages`].
     ///
-    /// Errors: the request's, [`ClientError::Decode`], [`ClientError::Pagination`].
+    /// Keeps what arrived when the listing stops early (see [`Client::listing`]).
+    ///
+    /// Errors: the first page's: the request's, [`ClientError::Decode`].
     pub(crate) async fn refresh_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let session = self.session().ok_or_else(|| ClientError::Protocol {
             method: ListTools::METHOD.to_owned(),
             message: "not initialized".into(),
         })?;
-        let mut tools = Vec::new();
-        let mut seen = HashSet::new();
+        let mut pager = Pager::new(
+            ListTools::METHOD,
+            session.protocol_version,
+            self.options.max_pages,
+        );
         let mut cursor: Option<String> = None;
-        let mut pages = 0usize;
         loop {
             let params = serde_json::to_value(PaginatedParams::with_cursor(cursor.take()))
                 .map_err(|e| ClientError::encode(ListTools::METHOD, e))?;
             let params = Some(params).filter(|p| p.as_object().is_none_or(|m| !m.is_empty()));
-            let value = self
+            let page = match self
                 .send_once(
                     &session,
                     ListTools::METHOD,
@@ -473,32 +482,29 @@ impl Inner {
                     self.default_options(),
                 )
                 .await
-                .map_err(|e| ClientError::from_transport(ListTools::METHOD, e))?;
-            let page: ListToolsResult = decode(ListTools::METHOD, value, session.is_stateless())?;
-            pages += 1;
-            tools.extend(page.tools);
-            let Some(next) = page.next_cursor else { break };
-            if !seen.insert(next.clone()) {
-                return Err(ClientError::Pagination {
-                    method: ListTools::METHOD.into(),
-                    pages,
-                    reason: "cursor repeated",
-                });
+                .map_err(|e| ClientError::from_transport(ListTools::METHOD, e))
+                .and_then(|value| {
+                    decode::<ListToolsResult>(ListTools::METHOD, value, session.protocol_version)
+                }) {
+                Ok(page) => page,
+                Err(e) => {
+                    pager.failed(e)?;
+                    break;
+                }
+            };
+            match pager.page(page) {
+                Next::Page(next) => cursor = Some(next),
+                Next::Done => break,
             }
-            if pages >= self.options.max_pages {
-                return Err(ClientError::Pagination {
-                    method: ListTools::METHOD.into(),
-                    pages,
-                    reason: "page cap reached",
-                });
-            }
-            cursor = Some(next);
         }
+        let listing = pager.finish();
+        let mut tools = listing.items;
         if self.uses_metadata_headers(&session) {
             request_metadata::retain_valid_tools(&mut tools);
         }
         let mut cache = self.tools();
         cache.replace_all(&tools);
+        cache.left_out = (listing.problems, listing.incomplete);
         Ok(tools)
     }
 
@@ -559,13 +565,25 @@ fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientEr
 ///
 /// Errors: [`ClientError::Protocol`] for another `resultType`,
 /// [`ClientError::Decode`] when the bytes are not a `T`.
-fn decode<T: serde::de::DeserializeOwned>(
+fn decode<T: serde::de::DeserializeOwned + 'static>(
     method: &str,
     raw: RawResult,
-    stateless: bool,
+    version: ProtocolVersion,
+) -> Result<T, ClientError> {
+    decode_like(method, method, raw, version)
+}
+
+/// [`decode`] for a result that is another method's (`tasks/result` holds
+/// what `tools/call` would have returned): forgiven by the rules of
+/// `like`, errors named after `method`.
+fn decode_like<T: serde::de::DeserializeOwned + 'static>(
+    method: &str,
+    like: &str,
+    raw: RawResult,
+    version: ProtocolVersion,
 ) -> Result<T, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
-    if stateless {
+    if version.is_stateless() {
         match mrtr::result_type(&raw).as_deref() {
             None | Some("complete") => {}
             Some(other) => {
@@ -576,7 +594,28 @@ fn decode<T: serde::de::DeserializeOwned>(
             }
         }
     }
-    raw.parse().map_err(|e| ClientError::decode(method, e))
+    let (value, forgiven) = mcp_types::lenient::parse_result(like, version, &raw)
+        .map_err(|e| ClientError::decode(method, e))?;
+    log_forgiven(method, &forgiven);
+    Ok(value)
+}
+
+/// One line per thing forgiven in a result (see `mcp_types::lenient`):
+/// a defaulted member at debug (the result means what it would have
+/// meant), a dropped list entry at warn (the listing is short of it).
+pub(crate) fn log_forgiven(method: &str, forgiven: &mcp_types::lenient::Forgiven) {
+    for member in &forgiven.defaulted {
+        tracing::debug!(method, member, "result without `{member}`; taken as empty");
+    }
+    for problem in &forgiven.dropped {
+        tracing::warn!(
+            method,
+            index = problem.index,
+            name = problem.name.as_deref().unwrap_or(""),
+            reason = %problem.reason,
+            "{method}: {problem}"
+        );
+    }
 }
 
 impl Client {
@@ -747,7 +786,7 @@ impl Client {
             other => Some(other),
         };
         let value = self.inner.send(R::METHOD, params, options).await?;
-        decode(R::METHOD, value, self.session().is_stateless())
+        decode(R::METHOD, value, self.session().protocol_version)
     }
 
     /// Sends a request by name with untyped params and returns the result
@@ -830,41 +869,33 @@ impl Client {
     }
 
     /// Follows `nextCursor` to the end (spec `server/utilities/pagination`),
-    /// stopping with [`ClientError::Pagination`] on a repeated cursor or
-    /// after [`ClientOptions::max_pages`] pages.
-    async fn list_all<R>(&self) -> Result<Vec<<R::Result as Paginated>::Item>, ClientError>
+    /// keeping what arrived when it stops early (a repeated cursor, the
+    /// page cap [`ClientOptions::max_pages`], a later page failing): see
+    /// [`crate::listing`].
+    ///
+    /// Errors: the first page's.
+    pub async fn listing<R>(&self) -> Result<Listing<<R::Result as Paginated>::Item>, ClientError>
     where
         R: Request<Params = PaginatedParams>,
         R::Result: Paginated,
     {
-        let mut items = Vec::new();
-        let mut seen = HashSet::new();
+        let version = self.session().protocol_version;
+        let mut pager = Pager::new(R::METHOD, version, self.inner.options.max_pages);
         let mut cursor: Option<String> = None;
-        let mut pages = 0usize;
         loop {
-            let page = self.list_page::<R>(cursor.take()).await?;
-            pages += 1;
-            let next = page.next_cursor().map(str::to_owned);
-            // (Pages of tools are not observed one by one here: the one
-            // caller for tools, `list_all_tools`, replaces the cache with the
-            // whole listing, holding one copy of it.)
-            items.extend(page.into_items());
-            let Some(next) = next else { return Ok(items) };
-            if !seen.insert(next.clone()) {
-                return Err(ClientError::Pagination {
-                    method: R::METHOD.into(),
-                    pages,
-                    reason: "cursor repeated",
-                });
+            match self.list_page::<R>(cursor.take()).await {
+                // (Pages of tools are not observed one by one here: the one
+                // caller for tools, `tools_listing`, replaces the cache with
+                // the whole listing, holding one copy of it.)
+                Ok(page) => match pager.page(page) {
+                    Next::Page(next) => cursor = Some(next),
+                    Next::Done => return Ok(pager.finish()),
+                },
+                Err(e) => {
+                    pager.failed(e)?;
+                    return Ok(pager.finish());
+                }
             }
-            if pages >= self.inner.options.max_pages {
-                return Err(ClientError::Pagination {
-                    method: R::METHOD.into(),
-                    pages,
-                    reason: "page cap reached",
-                });
-            }
-            cursor = Some(next);
         }
     }
 
@@ -914,16 +945,33 @@ impl Client {
     /// invalid `x-mcp-header` annotations are left out as in
     /// [`Client::list_tools`]. The cache holds one copy of the listing.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`]; the
+    /// Errors: the first page's, as [`Client::request`]; the
     /// cache is then left as it was.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut tools = self.list_all::<ListTools>().await?;
+        self.tools_listing().await.map(|l| l.items)
+    }
+
+    /// [`Client::list_all_tools`] with what was left out: the entries that
+    /// did not decode and why the listing stopped early, if it did. The
+    /// cache is replaced with the tools listed, even when incomplete.
+    ///
+    /// Errors: as [`Client::listing`].
+    pub async fn tools_listing(&self) -> Result<Listing<Tool>, ClientError> {
+        let mut listing = self.listing::<ListTools>().await?;
         if self.exposes_valid_tools_only() {
-            request_metadata::retain_valid_tools(&mut tools);
+            request_metadata::retain_valid_tools(&mut listing.items);
         }
         let mut cache = self.inner.tools();
-        cache.replace_all(&tools);
-        Ok(tools)
+        cache.replace_all(&listing.items);
+        cache.left_out = (listing.problems.clone(), listing.incomplete.clone());
+        Ok(listing)
+    }
+
+    /// What the listing behind [`Client::cached_tools`] left out: the
+    /// entries that did not decode, and why it stopped early if it did
+    /// (see [`Client::tools_listing`]). Empty before any listing.
+    pub fn cached_tools_left_out(&self) -> (Vec<EntryProblem>, Option<Incomplete>) {
+        self.inner.tools().left_out.clone()
     }
 
     /// The tool list from the last [`Client::list_all_tools`] (or automatic
@@ -944,9 +992,21 @@ impl Client {
 
     /// Every resource, following `nextCursor`.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    /// Entries that do not decode are left out and a listing that does not
+    /// end is cut short, keeping what arrived (logged at warn; see
+    /// [`Client::listing`]).
+    ///
+    /// Errors: the first page's, as [`Client::request`].
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        self.list_all::<ListResources>().await
+        self.resources_listing().await.map(|l| l.items)
+    }
+
+    /// [`Client::list_all_resources`] with the entries left out and why the
+    /// listing stopped early, if it did.
+    ///
+    /// Errors: as [`Client::listing`].
+    pub async fn resources_listing(&self) -> Result<Listing<Resource>, ClientError> {
+        self.listing::<ListResources>().await
     }
 
     /// One page of `resources/templates/list`.
@@ -961,9 +1021,23 @@ impl Client {
 
     /// Every resource template, following `nextCursor`.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    /// Entries that do not decode are left out and a listing that does not
+    /// end is cut short, keeping what arrived (logged at warn; see
+    /// [`Client::listing`]).
+    ///
+    /// Errors: the first page's, as [`Client::request`].
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        self.list_all::<ListResourceTemplates>().await
+        self.resource_templates_listing().await.map(|l| l.items)
+    }
+
+    /// [`Client::list_all_resource_templates`] with the entries left out and why the
+    /// listing stopped early, if it did.
+    ///
+    /// Errors: as [`Client::listing`].
+    pub async fn resource_templates_listing(
+        &self,
+    ) -> Result<Listing<ResourceTemplate>, ClientError> {
+        self.listing::<ListResourceTemplates>().await
     }
 
     /// One page of `prompts/list`.
@@ -978,9 +1052,21 @@ impl Client {
 
     /// Every prompt, following `nextCursor`.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    /// Entries that do not decode are left out and a listing that does not
+    /// end is cut short, keeping what arrived (logged at warn; see
+    /// [`Client::listing`]).
+    ///
+    /// Errors: the first page's, as [`Client::request`].
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        self.list_all::<ListPrompts>().await
+        self.prompts_listing().await.map(|l| l.items)
+    }
+
+    /// [`Client::list_all_prompts`] with the entries left out and why the
+    /// listing stopped early, if it did.
+    ///
+    /// Errors: as [`Client::listing`].
+    pub async fn prompts_listing(&self) -> Result<Listing<Prompt>, ClientError> {
+        self.listing::<ListPrompts>().await
     }
 
     /// `resources/read` (spec `server/resources` § Reading Resources).
@@ -1139,7 +1225,7 @@ impl Client {
             .send(CallTool::METHOD, Some(params), Some(request))
             .await?;
         let result: CallToolResult =
-            decode(CallTool::METHOD, value, self.session().is_stateless())?;
+            decode(CallTool::METHOD, value, self.session().protocol_version)?;
         if options.validate_output
             && result.is_error != Some(true)
             && let Some((_, output, true)) = self.compiled(name)
@@ -1195,7 +1281,7 @@ impl Client {
             .inner
             .send("tools/call", Some(params), options.request)
             .await?;
-        decode("tools/call", value, self.session().is_stateless())
+        decode("tools/call", value, self.session().protocol_version)
     }
 
     /// `tasks/get`: the task's current state.
@@ -1221,7 +1307,12 @@ impl Client {
             .inner
             .send("tasks/result", Some(params), options)
             .await?;
-        decode("tasks/result", value, self.session().is_stateless())
+        decode_like(
+            "tasks/result",
+            CallTool::METHOD,
+            value,
+            self.session().protocol_version,
+        )
     }
 
     /// One page of `tasks/list`.
@@ -1233,9 +1324,21 @@ impl Client {
 
     /// Every task, following `nextCursor`.
     ///
-    /// Errors: as [`Client::request`], [`ClientError::Pagination`].
+    /// Entries that do not decode are left out and a listing that does not
+    /// end is cut short, keeping what arrived (logged at warn; see
+    /// [`Client::listing`]).
+    ///
+    /// Errors: the first page's, as [`Client::request`].
     pub async fn list_all_tasks(&self) -> Result<Vec<Task>, ClientError> {
-        self.list_all::<ListTasks>().await
+        self.tasks_listing().await.map(|l| l.items)
+    }
+
+    /// [`Client::list_all_tasks`] with the entries left out and why the
+    /// listing stopped early, if it did.
+    ///
+    /// Errors: as [`Client::listing`].
+    pub async fn tasks_listing(&self) -> Result<Listing<Task>, ClientError> {
+        self.listing::<ListTasks>().await
     }
 
     /// `tasks/cancel` (use this, not `notifications/cancelled`, for tasks).

@@ -120,7 +120,9 @@ pub enum ClientError {
     },
 
     /// A paginated list did not end: the server repeated a cursor, or the
-    /// page cap was reached (spec `server/utilities/pagination`).
+    /// page cap was reached (spec `server/utilities/pagination`). The
+    /// client's listings no longer fail this way: they keep what arrived
+    /// and say why in [`crate::Listing::incomplete`].
     #[error("{method} pagination stopped after {pages} pages: {reason}")]
     Pagination {
         /// The list method.

@@ -29,6 +29,10 @@
 //!   `set_logging_level`, the 2025-11-25 tasks: `call_tool_as_task`,
 //!   `get_task`, `tool_task_result`, `list_tasks`, `cancel_task`), the
 //!   generic [`Client::request`].
+//! - [`listing`]: whole listings ([`Client::tools_listing`] and the like)
+//!   that keep what arrived: an entry that does not decode is left out and
+//!   reported ([`Listing::problems`]), a listing that does not end is cut
+//!   short with what came before ([`Listing::incomplete`]).
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
@@ -75,6 +79,7 @@ mod client;
 mod dispatch;
 pub mod error;
 pub mod handler;
+pub mod listing;
 mod mrtr;
 pub mod negotiate;
 pub mod options;
@@ -88,6 +93,7 @@ pub mod testing;
 pub use client::Client;
 pub use error::ClientError;
 pub use handler::{ClientHandler, NoopHandler, RequestContext};
+pub use listing::{Incomplete, Listing};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions};
 pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, TaskOptions, VersionPreference};

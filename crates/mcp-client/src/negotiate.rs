@@ -281,9 +281,10 @@ async fn initialize(
             },
             Err(e) => return Err(ClientError::from_transport("initialize", e)),
         };
-        let result: InitializeResult = value
-            .parse()
-            .map_err(|e| ClientError::decode("initialize", e))?;
+        let (result, forgiven): (InitializeResult, _) =
+            mcp_types::lenient::parse_result("initialize", version, &value)
+                .map_err(|e| ClientError::decode("initialize", e))?;
+        crate::client::log_forgiven("initialize", &forgiven);
         let acceptable: Vec<ProtocolVersion> = legacy_versions()
             .into_iter()
             .filter(|v| {

@@ -1,9 +1,8 @@
 //! `list_all_*` follows `nextCursor` to the end and stops on cursor loops
-//! and at the page cap.
+//! and at the page cap, keeping what arrived (more shapes in `lenient.rs`).
 
 mod support;
 
-use mcp_client::ClientError;
 use serde_json::json;
 use support::*;
 
@@ -58,18 +57,9 @@ async fn repeated_cursor_stops() {
         )
         .await;
     }
-    let err = all.await.unwrap().unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientError::Pagination {
-                reason: "cursor repeated",
-                pages: 2,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    let prompts = all.await.unwrap().unwrap();
+    assert_eq!(prompts.len(), 1, "{prompts:?}");
+    assert!(peer.try_next().is_none());
 }
 
 #[tokio::test]
@@ -85,18 +75,7 @@ async fn page_cap_stops() {
         peer.respond(&req.id, json!({"tools": [], "nextCursor": format!("c{i}")}))
             .await;
     }
-    let err = all.await.unwrap().unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ClientError::Pagination {
-                reason: "page cap reached",
-                pages: 3,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(all.await.unwrap().unwrap().is_empty());
     assert!(peer.try_next().is_none());
 }
 

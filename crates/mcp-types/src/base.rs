@@ -141,11 +141,25 @@ pub trait Paginated {
     fn next_cursor(&self) -> Option<&str>;
     /// Takes the items of this page.
     fn into_items(self) -> Vec<Self::Item>;
+    /// Takes the entries of this page that did not decode and were left
+    /// out (see [`crate::lenient`]); none by default.
+    fn take_problems(&mut self) -> Vec<crate::lenient::EntryProblem> {
+        Vec::new()
+    }
+    /// What identifies an item within a listing (a tool's or prompt's
+    /// `name`, a resource's `uri`, a template's `uriTemplate`, a task's
+    /// `taskId`): a listing keeps the first item of each identity. `None`
+    /// (the default) keeps every item.
+    fn item_key(item: &Self::Item) -> Option<&str> {
+        let _ = item;
+        None
+    }
 }
 
-/// Implements [`Paginated`] for a list result with `next_cursor` and an item field.
+/// Implements [`Paginated`] for a list result with `next_cursor`, an item
+/// field, a `problems` field and the item's identifying member.
 macro_rules! impl_paginated {
-    ($ty:ty, $field:ident, $item:ty) => {
+    ($ty:ty, $field:ident, $item:ty, $key:ident) => {
         impl $crate::base::Paginated for $ty {
             type Item = $item;
             fn next_cursor(&self) -> Option<&str> {
@@ -153,6 +167,12 @@ macro_rules! impl_paginated {
             }
             fn into_items(self) -> Vec<$item> {
                 self.$field
+            }
+            fn take_problems(&mut self) -> Vec<$crate::lenient::EntryProblem> {
+                ::std::mem::take(&mut self.problems)
+            }
+            fn item_key(item: &$item) -> Option<&str> {
+                Some(&item.$key)
             }
         }
     };

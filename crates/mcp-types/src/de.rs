@@ -12,8 +12,10 @@
 //! in `tests/de_properties.rs` check against serde_json itself:
 //!
 //! - strings: escapes decoded (`\uXXXX` with surrogate pairs; a lone
-//!   surrogate is an error), unescaped control characters refused, borrowed
-//!   from the input when they hold no escape;
+//!   surrogate is U+FFFD, where serde_json refuses the text: the one
+//!   deliberate difference, see [`crate::lenient::replace_lone_surrogates`],
+//!   which gives serde_json the same reading), unescaped control characters
+//!   refused, borrowed from the input when they hold no escape;
 //! - numbers: delimited here and converted by serde_json, so `-0`, integers
 //!   past `u64`/`i64`, exponents and out-of-range values come out exactly
 //!   as serde_json gives them;
@@ -217,23 +219,35 @@ impl<'de> Deserializer<'de> {
         Ok(())
     }
 
-    /// `\uXXXX`, with the `\u` consumed; a high surrogate must be followed
-    /// by `\u` and a low one.
+    /// `\uXXXX`, with the `\u` consumed. A surrogate pair is its character;
+    /// a surrogate without its pair (a high one not followed by `\u` and a
+    /// low one, or a low one alone) is U+FFFD, as `JSON.parse` and Python's
+    /// `json.loads` read it (RFC 8259 § 8.2 leaves this open): JavaScript
+    /// servers write them when they cut a string between the two halves, and
+    /// one such character must not cost the whole message. The escape after
+    /// an unpaired high surrogate is decoded on its own.
     fn parse_unicode_escape(&mut self) -> Result<(), Error> {
         let first = self.hex4()?;
         let code = match first {
             0xD800..=0xDBFF => {
+                let after_high = self.pos;
                 if !self.bytes()[self.pos..].starts_with(b"\\u") {
-                    return Err(self.error("unexpected end of hex escape"));
+                    self.scratch.push(char::REPLACEMENT_CHARACTER);
+                    return Ok(());
                 }
                 self.pos += 2;
                 let second = self.hex4()?;
                 if !(0xDC00..=0xDFFF).contains(&second) {
-                    return Err(self.error("lone leading surrogate in hex escape"));
+                    self.pos = after_high;
+                    self.scratch.push(char::REPLACEMENT_CHARACTER);
+                    return Ok(());
                 }
                 0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00)
             }
-            0xDC00..=0xDFFF => return Err(self.error("lone leading surrogate in hex escape")),
+            0xDC00..=0xDFFF => {
+                self.scratch.push(char::REPLACEMENT_CHARACTER);
+                return Ok(());
+            }
             other => u32::from(other),
         };
         match char::from_u32(code) {
@@ -1127,6 +1141,28 @@ mod tests {
         }
     }
 
+    /// serde_json refuses lone surrogate escapes in a string; we read each
+    /// as U+FFFD, as `JSON.parse` does, and keep pairs.
+    #[test]
+    fn lone_surrogates_read_as_replacement_characters() {
+        for (text, want) in [
+            ("\"\\ud800\"", "\u{fffd}"),
+            ("\"\\udc00x\"", "\u{fffd}x"),
+            ("\"\\ud800\\u0041\"", "\u{fffd}A"),
+            ("\"\\ud83d\\ud83d\\ude00\"", "\u{fffd}\u{1f600}"),
+            ("\"a\\ud83d\"", "a\u{fffd}"),
+            ("\"\\ud83d\\n\"", "\u{fffd}\n"),
+            ("\"\\ud83d\\ude00\\udc00\"", "\u{1f600}\u{fffd}"),
+        ] {
+            assert!(serde_json::from_str::<String>(text).is_err(), "{text}");
+            assert_eq!(from_str::<String>(text).unwrap(), want, "{text}");
+            let value: serde_json::Value = from_str(text).unwrap();
+            assert_eq!(value, want, "{text}");
+        }
+        // A broken second escape is still refused.
+        assert!(from_str::<String>("\"\\ud800\\u12\"").is_err());
+    }
+
     #[test]
     fn refuses_what_serde_json_refuses() {
         for text in [
@@ -1136,9 +1172,6 @@ mod tests {
             "[1 2]",
             "{\"a\" 1}",
             "{1:2}",
-            "\"\\ud800\"",
-            "\"\\udc00x\"",
-            "\"\\ud800\\u0041\"",
             "\"\\x\"",
             "\"a\u{1}b\"",
             "\"unterminated",

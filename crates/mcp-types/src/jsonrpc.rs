@@ -363,10 +363,24 @@ impl JsonRpcMessage {
     ///
     /// Errors: see [`DecodeError`]. A response with both `result` and `error`,
     /// or neither, is an error that still names the request id.
+    ///
+    /// A lone UTF-16 surrogate escape in a string reads as U+FFFD
+    /// ([`crate::lenient::replace_lone_surrogates`]): serde_json refuses
+    /// them, so a text it refuses is read again with them rewritten.
     pub fn decode_with(
         bytes: &[u8],
         options: DecodeOptions,
     ) -> Result<JsonRpcMessage, DecodeError> {
+        match Self::decode_strict(bytes, options) {
+            Err(DecodeError::Json(e)) => match crate::lenient::replace_lone_surrogates(bytes) {
+                Some(fixed) => Self::decode_strict(&fixed, options),
+                None => Err(DecodeError::Json(e)),
+            },
+            other => other,
+        }
+    }
+
+    fn decode_strict(bytes: &[u8], options: DecodeOptions) -> Result<JsonRpcMessage, DecodeError> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
         match first {
             Some(b'{') => {

@@ -20,6 +20,10 @@
 //!   results), [`subscriptions`] (`subscriptions/listen`) and [`errors`]
 //!   (typed `data` of the new error codes).
 //!
+//! Tolerance: [`lenient`] lists what is forgiven in what servers send
+//! (lone surrogate escapes, members with an obvious empty default, one bad
+//! entry of a listing) and how.
+//!
 //! Forward compatibility: types that carry `_meta` keep unknown members
 //! through a decode/encode round trip; an unknown content block decodes to
 //! [`content::ContentBlock::Unknown`]; `inputSchema`, `outputSchema` and
@@ -37,6 +41,7 @@ pub mod elicitation;
 pub mod errors;
 pub mod input;
 pub mod jsonrpc;
+pub mod lenient;
 pub mod lifecycle;
 pub mod logging;
 pub mod method;

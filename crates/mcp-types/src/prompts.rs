@@ -93,12 +93,17 @@ pub struct ListPromptsResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Entries of this page that did not decode and were left out (each
+    /// logged once by the client); never on the wire. See
+    /// [`crate::lenient`].
+    #[serde(skip)]
+    pub problems: Vec<crate::lenient::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-impl_paginated!(ListPromptsResult, prompts, Prompt);
+impl_paginated!(ListPromptsResult, prompts, Prompt, name);
 
 /// Params of `prompts/get` (schema `GetPromptRequestParams`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

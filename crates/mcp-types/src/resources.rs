@@ -102,12 +102,17 @@ pub struct ListResourcesResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Entries of this page that did not decode and were left out (each
+    /// logged once by the client); never on the wire. See
+    /// [`crate::lenient`].
+    #[serde(skip)]
+    pub problems: Vec<crate::lenient::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-impl_paginated!(ListResourcesResult, resources, Resource);
+impl_paginated!(ListResourcesResult, resources, Resource, uri);
 
 /// Result of `resources/templates/list` (schema `ListResourceTemplatesResult`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -130,6 +135,11 @@ pub struct ListResourceTemplatesResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Entries of this page that did not decode and were left out (each
+    /// logged once by the client); never on the wire. See
+    /// [`crate::lenient`].
+    #[serde(skip)]
+    pub problems: Vec<crate::lenient::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -138,7 +148,8 @@ pub struct ListResourceTemplatesResult {
 impl_paginated!(
     ListResourceTemplatesResult,
     resource_templates,
-    ResourceTemplate
+    ResourceTemplate,
+    uri_template
 );
 
 /// Params of `resources/read` (schema `ReadResourceRequestParams`).

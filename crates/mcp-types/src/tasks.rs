@@ -122,12 +122,17 @@ pub struct ListTasksResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Entries of this page that did not decode and were left out (each
+    /// logged once by the client); never on the wire. See
+    /// [`crate::lenient`].
+    #[serde(skip)]
+    pub problems: Vec<crate::lenient::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-impl_paginated!(ListTasksResult, tasks, Task);
+impl_paginated!(ListTasksResult, tasks, Task, task_id);
 
 /// Result of `tasks/result` (schema `GetTaskPayloadResult`): the original
 /// request's result object, raw. Decode it as that method's `Result` type.

@@ -118,12 +118,17 @@ pub struct ListToolsResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Entries of this page that did not decode and were left out (each
+    /// logged once by the client); never on the wire. See
+    /// [`crate::lenient`].
+    #[serde(skip)]
+    pub problems: Vec<crate::lenient::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-impl_paginated!(ListToolsResult, tools, Tool);
+impl_paginated!(ListToolsResult, tools, Tool, name);
 
 /// Params of `tools/call` (schema `CallToolRequestParams`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
