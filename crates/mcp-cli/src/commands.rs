@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_client::{CallOptions, CancellationToken, Client, RequestOptions, TaskOptions};
-use mcp_manager::{Manager, ServerStatus};
+use mcp_manager::{Manager, ServerStatus, StartListings};
 use mcp_types::completion::{
     CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference,
     PromptReference, ResourceTemplateReference,
@@ -103,6 +103,7 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         timeout: Duration::from_secs(cli.timeout.max(1)),
         verbose: cli.verbose,
         allow_input: !cli.no_input,
+        listings: listings_for(&cli.command),
     };
     let bound = servers::start_bound(&config, &settings);
     let manager = Manager::start(config, servers::manager_options(&settings, &ui)).await;
@@ -935,6 +936,28 @@ impl Session {
 }
 
 /// A client error, prefixed with the server's name.
+/// The lists a command needs when its servers start: `servers` shows every
+/// count; `tools` and `call` need the tools (to find and type a tool);
+/// `prompts`, `prompt` and `complete` the prompts; `resources` the
+/// resources; `read` lists a server's resources itself only when no server
+/// is named; `ping` needs none.
+fn listings_for(command: &Command) -> StartListings {
+    let only = |tools, prompts, resources| StartListings {
+        tools,
+        prompts,
+        resources,
+    };
+    match command {
+        Command::Servers => StartListings::ALL,
+        Command::Tools { .. } | Command::Call { .. } => only(true, false, false),
+        Command::Prompts { .. } | Command::Prompt { .. } | Command::Complete { .. } => {
+            only(false, true, false)
+        }
+        Command::Resources { .. } => only(false, false, true),
+        Command::Read { .. } | Command::Ping { .. } | Command::ServeDemo => StartListings::NONE,
+    }
+}
+
 fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
     let hint = cannot_reach_client(&e);
     let mut f = Failure::from(e);

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::{Client, ClientOptions};
-use mcp_manager::{Backoff, Manager, ManagerOptions, McpConfig, ServerStatus, UnavailablePolicy};
+use mcp_manager::{
+    Backoff, Manager, ManagerOptions, McpConfig, ServerStatus, StartListings, UnavailablePolicy,
+};
 
 use crate::handler::CliHandler;
 use crate::ui::Ui;
@@ -22,6 +24,8 @@ pub struct ConnectSettings {
     pub verbose: bool,
     /// Interactive elicitation allowed (no `--no-input`).
     pub allow_input: bool,
+    /// The lists fetched when each server starts: what the command needs.
+    pub listings: StartListings,
 }
 
 /// Slack on top of the longest startup timeout when waiting for every
@@ -81,6 +85,7 @@ pub fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptio
         .with_startup_timeouts(settings.timeout, settings.timeout)
         .with_backoff(no_reconnect)
         .with_unavailable(UnavailablePolicy::FailFast)
+        .with_start_listings(settings.listings)
         .with_handler_per_server(move |config| {
             Arc::new(CliHandler::new(
                 &config.name,

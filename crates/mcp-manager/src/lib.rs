@@ -88,5 +88,7 @@ pub use error::ManagerError;
 pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
-pub use options::{HandlerFactory, ManagerOptions, TransportLayer, UnavailablePolicy};
+pub use options::{
+    HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,
+};
 pub use status::{ManagerEvent, ServerStatus};

@@ -108,6 +108,46 @@ pub struct ManagerOptions {
     pub handler_per_server: Option<HandlerFactory>,
     /// A wrapper around each server's transport (default `None`).
     pub transport_layer: Option<TransportLayer>,
+    /// Which lists are fetched when a server connects (default
+    /// [`StartListings::ALL`]).
+    pub start_listings: StartListings,
+}
+
+/// Which lists the manager fetches when a server connects or reconnects
+/// (`tools/list`, `prompts/list`, `resources/list`, each only when the
+/// server declares the capability). A list not fetched stays empty: the
+/// namespace has no entries from it and [`crate::ServerStatus::Connected`]
+/// counts 0 for it. A host that needs one thing (a ping, one resource read)
+/// sends only what it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StartListings {
+    /// Fetch `tools/list` (required to succeed when fetched).
+    pub tools: bool,
+    /// Fetch `prompts/list` (a failure is logged and leaves the list empty).
+    pub prompts: bool,
+    /// Fetch `resources/list` (a failure is logged and leaves the list empty).
+    pub resources: bool,
+}
+
+impl StartListings {
+    /// Every list.
+    pub const ALL: StartListings = StartListings {
+        tools: true,
+        prompts: true,
+        resources: true,
+    };
+    /// No list.
+    pub const NONE: StartListings = StartListings {
+        tools: false,
+        prompts: false,
+        resources: false,
+    };
+}
+
+impl Default for StartListings {
+    fn default() -> Self {
+        StartListings::ALL
+    }
 }
 
 impl fmt::Debug for ManagerOptions {
@@ -125,6 +165,7 @@ impl fmt::Debug for ManagerOptions {
             .field("event_capacity", &self.event_capacity)
             .field("handler_per_server", &self.handler_per_server.is_some())
             .field("transport_layer", &self.transport_layer.is_some())
+            .field("start_listings", &self.start_listings)
             .finish()
     }
 }
@@ -150,7 +191,14 @@ impl ManagerOptions {
             event_capacity: DEFAULT_EVENT_CAPACITY,
             handler_per_server: None,
             transport_layer: None,
+            start_listings: StartListings::ALL,
         }
+    }
+
+    /// Fetches only these lists when a server connects.
+    pub fn with_start_listings(mut self, listings: StartListings) -> Self {
+        self.start_listings = listings;
+        self
     }
 
     /// Gives each server's client its own handler, built by `factory` from

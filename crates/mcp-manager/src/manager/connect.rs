@@ -12,7 +12,7 @@ use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
 use crate::namespace::ServerLists;
-use crate::options::ManagerOptions;
+use crate::options::{ManagerOptions, StartListings};
 
 /// A live connection.
 pub(crate) struct Connection {
@@ -120,7 +120,7 @@ pub(crate) async fn open(
                 }
             })?;
         initialized = true;
-        let lists = list_everything(&client)
+        let lists = list_everything(&client, options.start_listings)
             .await
             .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
         Ok::<_, String>((client, lists))
@@ -237,20 +237,24 @@ async fn make_transport(
 }
 
 /// Tools (required when the server declares `tools`), prompts and
-/// resources (a failure of these two is logged and yields an empty list).
-pub(crate) async fn list_everything(client: &Client) -> Result<ServerLists, ClientError> {
+/// resources (a failure of these two is logged and yields an empty list),
+/// each as far as `want` asks for it.
+pub(crate) async fn list_everything(
+    client: &Client,
+    want: StartListings,
+) -> Result<ServerLists, ClientError> {
     let caps = client.server_capabilities();
-    let tools = if caps.tools.is_some() {
+    let tools = if want.tools && caps.tools.is_some() {
         client.list_all_tools().await?
     } else {
         Vec::new()
     };
-    let prompts = if caps.prompts.is_some() {
+    let prompts = if want.prompts && caps.prompts.is_some() {
         list_optional("prompts/list", client.list_all_prompts().await)
     } else {
         Vec::new()
     };
-    let resources = if caps.resources.is_some() {
+    let resources = if want.resources && caps.resources.is_some() {
         list_optional("resources/list", client.list_all_resources().await)
     } else {
         Vec::new()
