@@ -279,7 +279,9 @@ async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
     assert_eq!(start.elapsed().as_secs(), 10);
     feeder.abort();
 
-    // Variant C: progress under a token of another JSON type ("1" vs 1) does not reset.
+    // Variant C: progress under a token that is not ours does not reset: a
+    // string spelling of our integer token other than its canonical digits
+    // ("01" for 1; "1" is matched, as a response id would be).
     let opts = RequestOptions::default()
         .with_timeout(Duration::from_secs(2))
         .with_progress(|_| {})
@@ -289,7 +291,7 @@ async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
     let call = tokio::spawn(async move { d2.request("tools/call", None, opts).await });
     let _ = out.recv().await;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    d.handle_incoming(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"1","progress":1}}"#).await;
+    d.handle_incoming(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"01","progress":1}}"#).await;
     let err = call.await.unwrap().unwrap_err();
     assert!(matches!(
         err,
@@ -697,4 +699,164 @@ async fn request_with_an_invalid_id_is_answered_invalid_request() {
             String::from_utf8_lossy(frame)
         );
     }
+}
+
+/// A tracing subscriber writing WARN and above into a buffer, for tests that
+/// count warnings.
+fn warn_capture() -> (
+    Arc<std::sync::Mutex<Vec<u8>>>,
+    tracing::subscriber::DefaultGuard,
+) {
+    #[derive(Clone)]
+    struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf(Arc::new(std::sync::Mutex::new(Vec::new())));
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    (buf.0, tracing::subscriber::set_default(subscriber))
+}
+
+/// Four requests (ids 0 to 3, each with a 1 s timeout and progress asked
+/// for) on a fresh dispatcher labelled "test"; the handles resolve with each
+/// request's outcome and the progress values it saw.
+async fn four_requests(
+    method: &str,
+) -> (
+    Arc<Dispatcher>,
+    Vec<tokio::task::JoinHandle<(Result<Value, TransportError>, Vec<f64>)>>,
+) {
+    let (d, mut out) = setup();
+    let mut calls = Vec::new();
+    for _ in 0..4 {
+        let d2 = d.clone();
+        let method = method.to_owned();
+        calls.push(tokio::spawn(async move {
+            let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let seen2 = seen.clone();
+            let opts = RequestOptions::default()
+                .with_timeout(Duration::from_secs(1))
+                .with_progress(move |p| seen2.lock().unwrap().push(p.progress));
+            let result = d2
+                .request(&method, None, opts)
+                .await
+                .map(|r| r.to_value().unwrap());
+            let seen = seen.lock().unwrap().clone();
+            (result, seen)
+        }));
+        // Wait until it is registered (and its id allocated) before the next.
+        out.recv().await.unwrap();
+    }
+    (d, calls)
+}
+
+/// We allocate integer ids, so a response whose id is a string holding the
+/// canonical decimal digits of a pending integer id answers that request
+/// (results, errors, malformed responses, a bare `ping` answer, progress
+/// tokens); any other spelling, a number for a string, and ids we did not
+/// issue answer nothing.
+#[tokio::test(start_paused = true)]
+async fn an_integer_id_echoed_as_a_string_answers_its_request() {
+    let answered = |v: &Result<Value, TransportError>| v.as_ref().is_ok_and(|v| v == "ok");
+    // (id as it appears in the response, does it answer request 3?)
+    let rows: &[(&str, bool)] = &[
+        ("3", true),
+        (r#""3""#, true),
+        (r#""03""#, false),
+        (r#""+3""#, false),
+        (r#"" 3""#, false),
+        (r#""3 ""#, false),
+        (r#""3.0""#, false),
+        (r#""3e0""#, false),
+        (r#""0x3""#, false),
+        (r#""three""#, false),
+        (r#""-3""#, false),
+        // Ids we did not issue (or that are not pending).
+        (r#""4""#, false),
+        (r#""99""#, false),
+        ("4", false),
+    ];
+    for (id, answers) in rows {
+        let (d, calls) = four_requests("tools/call").await;
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"ok"}}"#);
+        d.handle_incoming(frame.as_bytes()).await;
+        let mut results = Vec::new();
+        for call in calls {
+            results.push(call.await.unwrap().0);
+        }
+        assert_eq!(answered(&results[3]), *answers, "id {id}: {results:?}");
+        for (i, r) in results[..3].iter().enumerate() {
+            assert!(
+                r.as_ref().unwrap_err().is_timeout(),
+                "id {id}, request {i}: {r:?}"
+            );
+        }
+        if !answers {
+            assert!(
+                results[3].as_ref().unwrap_err().is_timeout(),
+                "id {id}: {:?}",
+                results[3]
+            );
+        }
+        assert!(d.is_open());
+    }
+}
+
+/// The other kinds of answer under a string echo of an integer id, and the
+/// once-per-connection warning naming the server.
+#[tokio::test(start_paused = true)]
+async fn every_kind_of_answer_matches_a_string_echo_and_warns_once() {
+    let (log, _guard) = warn_capture();
+    let (d, calls) = four_requests("ping").await;
+    for frame in [
+        // An error response.
+        r#"{"jsonrpc":"2.0","id":"0","error":{"code":-32602,"message":"bad"}}"#,
+        // Both result and error: fails only that request.
+        r#"{"jsonrpc":"2.0","id":"1","result":{},"error":{"code":1,"message":"x"}}"#,
+        // Progress under a string token, then ping answered with neither
+        // result nor error (tolerated for ping).
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"2","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":"2"}"#,
+        r#"{"jsonrpc":"2.0","id":"3","result":{"n":3}}"#,
+    ] {
+        d.handle_incoming(frame.as_bytes()).await;
+    }
+    let mut results = Vec::new();
+    for call in calls {
+        results.push(call.await.unwrap());
+    }
+    let e = results[0].0.as_ref().unwrap_err();
+    assert_eq!(e.as_jsonrpc().map(|e| e.code.0), Some(-32602), "{e:?}");
+    assert!(
+        matches!(results[1].0, Err(TransportError::Malformed(_))),
+        "{:?}",
+        results[1]
+    );
+    assert_eq!(results[2].0.as_ref().unwrap(), &json!({}));
+    assert_eq!(results[2].1, vec![1.0], "progress under a string token");
+    assert_eq!(results[3].0.as_ref().unwrap(), &json!({"n": 3}));
+    let text = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
+    assert_eq!(
+        text.matches("echoes integer request ids as strings")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("server=test"), "{text}");
+    // A late duplicate of an answered id is still dropped.
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":"3","result":{}}"#)
+        .await;
+    assert_eq!(d.pending_len(), 0);
+    assert!(d.is_open());
 }
