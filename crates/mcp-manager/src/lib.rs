@@ -89,4 +89,4 @@ pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 pub use options::{HandlerFactory, ManagerOptions, TransportLayer, UnavailablePolicy};
-pub use status::{ManagerEvent, ServerStatus};
+pub use status::{ListingFailure, ManagerEvent, ServerStatus};
