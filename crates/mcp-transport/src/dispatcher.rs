@@ -670,9 +670,7 @@ impl Dispatcher {
                 .and_then(Value::as_str)
                 .map(str::to_owned),
         };
-        let how = self.pending.progress_echoed(&token, update);
-        self.note_id_match(&token, how);
-        how.found()
+        self.pending.progress(&token, update)
     }
 
     /// Hands a response's outcome to the request its id answers (see

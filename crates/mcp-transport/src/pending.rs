@@ -13,7 +13,8 @@
 //! `"3.0"`, `"-0"`) answers that request, unless a pending string id equals
 //! it. Some servers store ids as strings and echo them so; the request is
 //! unambiguous, and [`IdMatch::IntegerAsString`] lets the caller warn.
-//! Never the other way round: a number never answers a string id.
+//! Never the other way round: a number never answers a string id. Progress
+//! tokens are not matched so: a token of another type is another token.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -109,7 +110,7 @@ impl Hasher for IdHasher {
     }
 }
 
-/// How a response id (or progress token) found its pending request.
+/// How a response id found its pending request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdMatch {
     /// The id of a pending request, in the JSON type it was sent with.
@@ -293,29 +294,6 @@ impl PendingTable {
                 true
             }
             None => false,
-        }
-    }
-
-    /// [`progress`](Self::progress) for a token read off the wire: matched
-    /// as [`complete_response`](Self::complete_response) matches a response
-    /// id (our tokens are our request ids). Says how it matched.
-    pub fn progress_echoed(&self, token: &RequestId, update: Progress) -> IdMatch {
-        let guard = self.lock();
-        let (entry, how) = match guard.get(token) {
-            Some(e) => (Some(e), IdMatch::Exact),
-            None => match canonical_integer(token) {
-                Some(n) => (guard.get(&RequestId::Number(n)), IdMatch::IntegerAsString),
-                None => (None, IdMatch::Unknown),
-            },
-        };
-        match entry.and_then(|e| e.progress.as_ref()) {
-            Some(tx) => {
-                if tx.try_send(update).is_err() {
-                    tracing::debug!(%token, "progress queue full; update dropped");
-                }
-                how
-            }
-            None => IdMatch::Unknown,
         }
     }
 
