@@ -42,6 +42,17 @@ fn string_only(schema: Option<&Value>, key: &str) -> bool {
     }
 }
 
+/// The JSON types property `key` of `schema` admits, unions and local `$ref`s
+/// resolved (see [`string_only`]), `null` last; `None` when they cannot be
+/// told. For showing a tool's parameters.
+pub fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static str>> {
+    let prop = schema.get("properties")?.get(key)?;
+    let types = allowed_types(prop, schema, 0)?;
+    let (null, mut rest): (Vec<&str>, Vec<&str>) = types.into_iter().partition(|t| *t == "null");
+    rest.extend(null);
+    Some(rest)
+}
+
 /// The JSON types `node` admits, as JSON Schema names them, or `None` when
 /// the schema does not restrict them (or they cannot be told). Every keyword
 /// present narrows the set: `type`, `enum`, `const`, a local `$ref`, `anyOf`
