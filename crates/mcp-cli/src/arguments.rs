@@ -2,7 +2,7 @@
 //! `key=value` pairs whose values are typed by the tool's `inputSchema` when
 //! it says so, else parsed as JSON when they parse, else kept as strings.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -12,29 +12,162 @@ pub fn is_argument(word: &str) -> bool {
     word.contains('=') || word.trim_start().starts_with('{')
 }
 
-/// The JSON Schema `type`(s) of property `key` in `schema`, if declared.
-fn declared_types(schema: Option<&Value>, key: &str) -> Vec<String> {
-    let Some(prop) = schema
-        .and_then(|s| s.get("properties"))
-        .and_then(|p| p.get(key))
-    else {
-        return Vec::new();
+/// How deep `$ref`, `anyOf`, `oneOf` and `allOf` are followed; a schema
+/// nested (or referring to itself) deeper than this is treated as untyped,
+/// so a cyclic `$ref` cannot loop.
+const MAX_SCHEMA_DEPTH: usize = 16;
+
+/// `true` when the only non-null JSON type property `key` of `schema`
+/// allows is `string`: the value of `key=value` is then sent as typed, never
+/// parsed as JSON (`zip=02139` stays `"02139"`, `tag=true` stays `"true"`).
+///
+/// Unions count: `"type": ["string", "null"]`, `anyOf`/`oneOf` branches
+/// (Pydantic's `Optional[str]` is `anyOf: [{type: string}, {type: null}]`),
+/// `allOf`, `enum`/`const` of strings, and `$ref` to a definition in the same
+/// schema (`#/$defs/..`, `#/definitions/..`). A property whose types cannot
+/// be told (no schema, no `type`, a remote `$ref`) is not string-only.
+fn string_only(schema: Option<&Value>, key: &str) -> bool {
+    let Some(root) = schema else {
+        return false;
     };
-    match prop.get("type") {
-        Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
+    let Some(prop) = root.get("properties").and_then(|p| p.get(key)) else {
+        return false;
+    };
+    match allowed_types(prop, root, 0) {
+        Some(types) => {
+            let mut non_null = types.iter().filter(|t| **t != "null");
+            non_null.next() == Some(&"string") && non_null.next().is_none()
+        }
+        None => false,
     }
 }
 
-/// One value: kept as a string when the schema allows only strings (so
-/// `zip=02139` stays `"02139"`), else JSON when it parses, else a string.
-fn typed_value(raw: &str, types: &[String]) -> Value {
-    let only_string = !types.is_empty() && types.iter().all(|t| t == "string");
+/// The JSON types property `key` of `schema` admits, unions and local `$ref`s
+/// resolved (see [`string_only`]), `null` last; `None` when they cannot be
+/// told. For showing a tool's parameters.
+pub fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static str>> {
+    let prop = schema.get("properties")?.get(key)?;
+    let types = allowed_types(prop, schema, 0)?;
+    let (null, mut rest): (Vec<&str>, Vec<&str>) = types.into_iter().partition(|t| *t == "null");
+    rest.extend(null);
+    Some(rest)
+}
+
+/// The JSON types `node` admits, as JSON Schema names them, or `None` when
+/// the schema does not restrict them (or they cannot be told). Every keyword
+/// present narrows the set: `type`, `enum`, `const`, a local `$ref`, `anyOf`
+/// and `oneOf` (the union of their branches) and `allOf` (the intersection).
+fn allowed_types(node: &Value, root: &Value, depth: usize) -> Option<BTreeSet<&'static str>> {
+    if depth > MAX_SCHEMA_DEPTH {
+        return None;
+    }
+    let obj = node.as_object()?;
+    let mut constraints: Vec<BTreeSet<&'static str>> = Vec::new();
+    match obj.get("type") {
+        Some(Value::String(t)) => constraints.push(type_names([t.as_str()])),
+        Some(Value::Array(ts)) => {
+            constraints.push(type_names(ts.iter().filter_map(Value::as_str)));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = obj.get("enum") {
+        constraints.push(values.iter().map(json_type).collect());
+    }
+    if let Some(value) = obj.get("const") {
+        constraints.push(BTreeSet::from([json_type(value)]));
+    }
+    if let Some(target) = obj
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| local_ref(root, r))
+        && let Some(types) = allowed_types(target, root, depth + 1)
+    {
+        constraints.push(types);
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get(keyword) {
+            // One branch that admits anything makes the union admit anything.
+            let union = branches
+                .iter()
+                .map(|b| allowed_types(b, root, depth + 1))
+                .try_fold(BTreeSet::new(), |mut all, types| {
+                    all.extend(types?);
+                    Some(all)
+                });
+            if let Some(union) = union {
+                constraints.push(union);
+            }
+        }
+    }
+    if let Some(Value::Array(branches)) = obj.get("allOf") {
+        constraints.extend(
+            branches
+                .iter()
+                .filter_map(|b| allowed_types(b, root, depth + 1)),
+        );
+    }
+    constraints.into_iter().reduce(|a, b| intersect(&a, &b))
+}
+
+/// The set of type names, each mapped to the `'static` spelling JSON Schema
+/// uses; an unknown name is kept as "unknown" so it still counts as a type
+/// other than `string`.
+fn type_names<'a>(names: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'static str> {
+    names
+        .into_iter()
+        .map(|n| match n {
+            "string" => "string",
+            "null" => "null",
+            "boolean" => "boolean",
+            "integer" => "integer",
+            "number" => "number",
+            "object" => "object",
+            "array" => "array",
+            _ => "unknown",
+        })
+        .collect()
+}
+
+/// The JSON Schema type name of a JSON value (for `enum` and `const`).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Types both sets admit; `integer` is a subset of `number`, so
+/// `{number} ∩ {integer}` is `{integer}`.
+fn intersect(a: &BTreeSet<&'static str>, b: &BTreeSet<&'static str>) -> BTreeSet<&'static str> {
+    let widen = |set: &BTreeSet<&'static str>, t: &str| {
+        set.contains(t) || (t == "integer" && set.contains("number"))
+    };
+    a.iter()
+        .chain(b.iter())
+        .copied()
+        .filter(|t| widen(a, t) && widen(b, t))
+        .collect()
+}
+
+/// The definition a `$ref` names inside this schema (`#/$defs/Name`,
+/// `#/definitions/Name`, any `#/...` JSON pointer), or `None` for a remote
+/// or malformed reference.
+fn local_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+/// One value: kept as a string when the schema allows only strings, else
+/// JSON when it parses, else a string.
+fn typed_value(raw: &str, only_string: bool) -> Value {
     if only_string {
         return Value::String(raw.to_owned());
     }
@@ -65,7 +198,7 @@ pub fn tool_arguments(
     let mut map = Map::new();
     for word in words {
         let (key, raw) = split_pair(word)?;
-        let value = typed_value(raw, &declared_types(schema, key));
+        let value = typed_value(raw, string_only(schema, key));
         if map.insert(key.to_owned(), value).is_some() {
             return Err(format!("argument {key:?} given twice"));
         }
@@ -135,10 +268,136 @@ mod tests {
             tool_arguments(&words(&["zip=02139", "n=2", "either=3"]), Some(&schema)).unwrap();
         assert_eq!(
             Value::Object(args),
-            json!({"zip": "02139", "n": 2, "either": 3})
+            json!({"zip": "02139", "n": 2, "either": "3"})
         );
         let args = tool_arguments(&words(&["zip=true"]), Some(&schema)).unwrap();
         assert_eq!(args["zip"], "true");
+    }
+
+    /// The catalogue's B36 input: `Optional[str]` and friends stay strings,
+    /// a nullable integer is a number.
+    #[test]
+    fn b36_union_string_properties_stay_strings() {
+        let schema = json!({"type": "object", "properties": {
+            "zip": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "code": {"type": ["string", "null"]},
+            "count": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "tag": {"oneOf": [{"type": "string", "maxLength": 10}, {"type": "null"}]},
+            "id": {"type": "string"}
+        }});
+        let args = tool_arguments(
+            &words(&["zip=12345", "code=123", "count=42", "tag=true", "id=42"]),
+            Some(&schema),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(args),
+            json!({"zip": "12345", "code": "123", "count": 42, "tag": "true", "id": "42"})
+        );
+    }
+
+    /// One property schema per row, the raw value, and what is sent: the
+    /// value stays a string exactly when the only non-null type is `string`.
+    #[test]
+    fn property_shapes_decide_the_type() {
+        let defs = json!({
+            "Zip": {"type": "string", "pattern": "^[0-9]+$"},
+            "MaybeZip": {"anyOf": [{"$ref": "#/$defs/Zip"}, {"type": "null"}]},
+            "Num": {"type": "integer"},
+            "Loop": {"$ref": "#/$defs/Loop"}
+        });
+        let legacy_defs = json!({"Name": {"type": ["string"]}});
+        let rows: &[(Value, &str, Value)] = &[
+            // Plain types.
+            (json!({"type": "string"}), "7", json!("7")),
+            (json!({"type": "integer"}), "7", json!(7)),
+            (json!({"type": "number"}), "7.5", json!(7.5)),
+            (json!({"type": "boolean"}), "true", json!(true)),
+            // `type` arrays.
+            (json!({"type": ["string", "null"]}), "7", json!("7")),
+            (json!({"type": ["null", "string"]}), "null", json!("null")),
+            (json!({"type": ["string", "integer"]}), "7", json!(7)),
+            (json!({"type": ["integer", "null"]}), "7", json!(7)),
+            (json!({"type": ["string"]}), "false", json!("false")),
+            // anyOf / oneOf, with and without null, nested.
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+                "12345",
+                json!("12345"),
+            ),
+            (
+                json!({"anyOf": [{"type": "null"}, {"type": "string", "format": "date"}]}),
+                "2024",
+                json!("2024"),
+            ),
+            (
+                json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+                "42",
+                json!(42),
+            ),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+                "42",
+                json!(42),
+            ),
+            (
+                json!({"oneOf": [{"type": "string"}, {"type": "null"}]}),
+                "true",
+                json!("true"),
+            ),
+            (
+                json!({"anyOf": [{"anyOf": [{"type": "string"}, {"type": "null"}]}, {"type": "null"}]}),
+                "1",
+                json!("1"),
+            ),
+            // A branch without a type admits anything: not string-only.
+            (json!({"anyOf": [{"type": "string"}, {}]}), "1", json!(1)),
+            (json!({"anyOf": [{"type": "string"}, true]}), "1", json!(1)),
+            // Pydantic's `Optional[str] = None`: anyOf plus default and title.
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Zip"}),
+                "02139",
+                json!("02139"),
+            ),
+            // `$ref` to local definitions, directly and inside a union.
+            (json!({"$ref": "#/$defs/Zip"}), "02139", json!("02139")),
+            (json!({"$ref": "#/$defs/MaybeZip"}), "02139", json!("02139")),
+            (
+                json!({"anyOf": [{"$ref": "#/$defs/Zip"}, {"type": "null"}]}),
+                "1",
+                json!("1"),
+            ),
+            (json!({"$ref": "#/definitions/Name"}), "1", json!("1")),
+            (json!({"$ref": "#/$defs/Num"}), "1", json!(1)),
+            // Unresolvable, remote or cyclic references: untyped.
+            (json!({"$ref": "#/$defs/Missing"}), "1", json!(1)),
+            (json!({"$ref": "https://example.com/s.json"}), "1", json!(1)),
+            (json!({"$ref": "#/$defs/Loop"}), "1", json!(1)),
+            // allOf narrows; enum and const of strings are strings.
+            (
+                json!({"allOf": [{"type": ["string", "integer"]}, {"type": "string"}]}),
+                "1",
+                json!("1"),
+            ),
+            (json!({"enum": ["1", "2", null]}), "1", json!("1")),
+            (json!({"enum": [1, 2]}), "1", json!(1)),
+            (json!({"const": "1"}), "1", json!("1")),
+            // No type information at all: JSON when it parses.
+            (json!({}), "1", json!(1)),
+            (json!({"description": "x"}), "hello", json!("hello")),
+            (json!(true), "1", json!(1)),
+        ];
+        for (i, (prop, raw, want)) in rows.iter().enumerate() {
+            let schema = json!({
+                "type": "object",
+                "properties": {"p": prop},
+                "$defs": defs,
+                "definitions": legacy_defs,
+            });
+            let args = tool_arguments(&words(&[&format!("p={raw}")]), Some(&schema))
+                .unwrap_or_else(|e| panic!("row {i}: {e}"));
+            assert_eq!(&args["p"], want, "row {i}: {prop} with {raw:?}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use mcp_types::completion::{
 };
 use mcp_types::tools::{CallToolResult, TaskSupport};
 use serde::Serialize;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 use crate::arguments::{is_argument, string_arguments, tool_arguments};
 use crate::cli::{Cli, Command};
@@ -332,7 +332,8 @@ impl Session {
 
     /// Each server's status as the manager reports it: connected (revision,
     /// server info, counts from the manager's listings; `-` when the server
-    /// lacks the capability), failed (why) or disabled.
+    /// lacks the capability; the error, not a count, when the listing
+    /// failed), failed (why) or disabled.
     async fn servers_cmd(&self) -> Result<u8, Failure> {
         let mut rows = Vec::new();
         for s in &self.servers {
@@ -348,14 +349,25 @@ impl Session {
                 ) => {
                     let n = c.negotiated();
                     let caps = &n.capabilities;
+                    // A listing that failed has no count: its error stands
+                    // in for it (`{"error": …}`), so 0 means "none listed".
+                    let count = |declared: bool, method: &str, n: &usize| -> Value {
+                        if !declared {
+                            return Value::Null;
+                        }
+                        match s.listing_failures.iter().find(|f| f.method == method) {
+                            Some(f) => json!({"error": crate::exit::tidy(&f.error)}),
+                            None => json!(n),
+                        }
+                    };
                     json!({
                         "name": s.name,
                         "status": "connected",
                         "protocolVersion": revision.as_str(),
                         "serverInfo": {"name": n.server_info.name, "version": n.server_info.version},
-                        "tools": caps.tools.as_ref().map(|_| tools),
-                        "resources": caps.resources.as_ref().map(|_| resources),
-                        "prompts": caps.prompts.as_ref().map(|_| prompts),
+                        "tools": count(caps.tools.is_some(), "tools/list", tools),
+                        "resources": count(caps.resources.is_some(), "resources/list", resources),
+                        "prompts": count(caps.prompts.is_some(), "prompts/list", prompts),
                     })
                 }
                 (ServerStatus::Disabled, _) => json!({"name": s.name, "status": "disabled"}),
@@ -388,10 +400,10 @@ impl Session {
                     }
                     _ => {}
                 }
-                let count = |k: &str| {
-                    row[k]
-                        .as_u64()
-                        .map_or_else(|| "-".to_owned(), |n| n.to_string())
+                let count = |k: &str| match (&row[k], row[k]["error"].as_str()) {
+                    (Value::Number(n), _) => n.to_string(),
+                    (_, Some(error)) => format!("failed ({error})"),
+                    _ => "-".to_owned(),
                 };
                 output::line(&format!(
                     "{name}  connected  {}  {} {}  tools: {}  resources: {}  prompts: {}",

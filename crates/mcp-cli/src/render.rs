@@ -31,7 +31,10 @@ pub fn tool_line(tool: &Tool) -> String {
                             .filter_map(Value::as_str)
                             .collect::<Vec<_>>()
                             .join("|"),
-                        _ => "any".into(),
+                        // anyOf/oneOf/$ref (e.g. Python's Optional[str]).
+                        _ => crate::arguments::property_types(&tool.input_schema, name)
+                            .filter(|ts| !ts.is_empty())
+                            .map_or_else(|| "any".into(), |ts| ts.join("|")),
                     };
                     if required.contains(&name.as_str()) {
                         format!("{name}: {ty}")
@@ -171,6 +174,19 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(tool_line(&tool), "add(a: number, [b: number|null])  Adds.");
+        let tool = Tool {
+            name: "lookup".into(),
+            input_schema: json!({"type": "object", "properties": {
+                "zip": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+                "shelf": {"anyOf": [{"$ref": "#/$defs/Shelf"}, {"type": "null"}]},
+                "x": {}
+            }, "$defs": {"Shelf": {"enum": ["1", "2"], "type": "string"}}}),
+            ..Default::default()
+        };
+        assert_eq!(
+            tool_line(&tool),
+            "lookup([shelf: string|null], [x: any], [zip: string|null])"
+        );
     }
 
     #[test]

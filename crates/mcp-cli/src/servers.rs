@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use mcp_client::{Client, ClientOptions};
 use mcp_manager::{
-    Backoff, Manager, ManagerOptions, McpConfig, ServerStatus, StartListings, UnavailablePolicy,
+    Backoff, ListingFailure, Manager, ManagerOptions, McpConfig, ServerStatus, StartListings,
+    UnavailablePolicy,
 };
 
 use crate::handler::CliHandler;
@@ -42,6 +43,9 @@ pub struct Server {
     pub status: ServerStatus,
     /// The client, when connected.
     pub client: Option<Client>,
+    /// The start-up listings that failed (their count in `status` is 0,
+    /// but what they would hold is unknown).
+    pub listing_failures: Vec<ListingFailure>,
 }
 
 impl Server {
@@ -123,10 +127,12 @@ pub fn snapshot(manager: &Manager) -> Vec<Server> {
         .into_iter()
         .map(|(name, status)| {
             let client = manager.client(&name).filter(Client::is_connected);
+            let listing_failures = manager.listing_failures(&name);
             Server {
                 name,
                 status,
                 client,
+                listing_failures,
             }
         })
         .collect()

@@ -91,4 +91,4 @@ pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 pub use options::{
     HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,
 };
-pub use status::{ManagerEvent, ServerStatus};
+pub use status::{ListingFailure, ManagerEvent, ServerStatus};

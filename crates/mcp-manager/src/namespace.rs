@@ -11,6 +11,7 @@ use mcp_types::resources::Resource;
 use mcp_types::tools::Tool;
 
 use crate::naming::NameTable;
+use crate::status::ListingFailure;
 
 /// A tool under its qualified name.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +60,23 @@ pub(crate) struct ServerLists {
     pub tools_cached: bool,
     pub prompts: Arc<Vec<Prompt>>,
     pub resources: Arc<Vec<Resource>>,
+    /// The listings that failed (their list above is empty or the last
+    /// one that succeeded, not what the server has).
+    pub failures: Vec<ListingFailure>,
+}
+
+impl ServerLists {
+    /// Records how the listing by `method` went: a failure replaces an
+    /// earlier one of the same method; a success clears it.
+    pub(crate) fn record(&mut self, method: &str, error: Option<String>) {
+        self.failures.retain(|f| f.method != method);
+        if let Some(error) = error {
+            self.failures.push(ListingFailure {
+                method: method.to_owned(),
+                error,
+            });
+        }
+    }
 }
 
 /// The merged namespace.
@@ -227,6 +245,7 @@ mod tests {
             ServerLists {
                 tools: Arc::new(vec![tool("read"), tool("read"), tool("write.all")]),
                 tools_cached: true,
+                failures: Vec::new(),
                 prompts: Arc::new(vec![serde_json::from_value(json!({"name": "p"})).unwrap()]),
                 resources: Arc::new(vec![
                     serde_json::from_value(json!({"uri": "file:///a", "name": "doc"})).unwrap(),

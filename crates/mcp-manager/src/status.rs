@@ -83,6 +83,19 @@ impl fmt::Display for ServerStatus {
     }
 }
 
+/// A listing of a connected server that failed (`prompts/list`,
+/// `resources/list`, or a `tools/list` after `list_changed`): the server
+/// stays usable, but what that listing would hold is unknown, not empty.
+/// See [`crate::Manager::listing_failures`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListingFailure {
+    /// The method that failed, e.g. `"resources/list"`.
+    pub method: String,
+    /// Why, in one line (the error and its sources; no secrets).
+    pub error: String,
+}
+
 /// Something that happened to a server, broadcast to every subscriber of
 /// [`crate::Manager::events`] (a `tokio::sync::broadcast` channel of
 /// [`crate::ManagerOptions::event_capacity`] events; a subscriber that falls

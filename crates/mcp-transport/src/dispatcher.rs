@@ -29,7 +29,7 @@ use crate::event::{
     EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents, default_answer,
 };
 use crate::options::{Progress, RequestOptions};
-use crate::pending::PendingTable;
+use crate::pending::{IdMatch, PendingTable};
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
 /// expects a response) differently from the rest (202 Accepted).
@@ -100,6 +100,9 @@ pub struct Dispatcher {
     label: String,
     /// Limits the warnings about skipped input (see [`WarnLimit`]).
     skipped_warnings: Mutex<WarnLimit>,
+    /// Set once the peer was seen echoing an integer id as a string, so
+    /// that is warned about once per connection.
+    echoed_string_ids: AtomicBool,
 }
 
 /// At most this many warnings about skipped input (a line or an SSE event
@@ -165,6 +168,7 @@ impl Dispatcher {
             close_reason: OnceLock::new(),
             version: AtomicU8::new(NO_VERSION),
             skipped_warnings: Mutex::new(WarnLimit::default()),
+            echoed_string_ids: AtomicBool::new(false),
             label: label.into(),
         })
     }
@@ -468,9 +472,7 @@ impl Dispatcher {
         match decode_frame(&frame, options) {
             Ok(Decoded::Response { id, outcome }) => {
                 let outcome = outcome.map_err(TransportError::JsonRpc);
-                if !self.pending.complete(&id, outcome) {
-                    tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
-                }
+                self.deliver(&id, outcome);
             }
             Ok(Decoded::Message(message)) => self.route(message).await,
             Err(err) => {
@@ -478,13 +480,15 @@ impl Dispatcher {
                     // A response with both/neither result and error. `ping`
                     // answered with neither is tolerated (some peers do it).
                     let tolerated = matches!(err, mcp_types::DecodeError::NoResultOrError { .. })
-                        && self.pending.method_of(id).as_deref() == Some("ping");
+                        && self.pending.method_of_response(id).as_deref() == Some("ping");
                     let outcome = if tolerated {
                         Ok(RawResult::new(Bytes::from_static(b"{}")))
                     } else {
                         Err(TransportError::malformed_response(id, &err))
                     };
-                    if !self.pending.complete(id, outcome) {
+                    let how = self.pending.complete_response(id, outcome);
+                    self.note_id_match(id, how);
+                    if !how.found() {
                         tracing::debug!(connection = %self.label, %id, error = %err, "malformed response for an unknown id dropped");
                     }
                 } else if options.allow_batch
@@ -503,10 +507,12 @@ impl Dispatcher {
                     }
                     let mut failed = 0usize;
                     for id in answered_ids(bytes) {
-                        if self
-                            .pending
-                            .complete(&id, Err(TransportError::malformed_response(&id, &err)))
-                        {
+                        let how = self.pending.complete_response(
+                            &id,
+                            Err(TransportError::malformed_response(&id, &err)),
+                        );
+                        self.note_id_match(&id, how);
+                        if how.found() {
                             failed += 1;
                         }
                     }
@@ -546,8 +552,12 @@ impl Dispatcher {
                 Ok(message) => Box::pin(self.route(message)).await,
                 Err(err) => {
                     let failed = answers.is_some_and(|id| {
-                        self.pending
-                            .complete(&id, Err(TransportError::malformed_response(&id, &err)))
+                        let how = self.pending.complete_response(
+                            &id,
+                            Err(TransportError::malformed_response(&id, &err)),
+                        );
+                        self.note_id_match(&id, how);
+                        how.found()
                     });
                     match self.admit_skipped_warning() {
                         Some(not_shown) => {
@@ -592,9 +602,7 @@ impl Dispatcher {
                 let outcome = outcome
                     .map(|v| RawResult::from_value(&v))
                     .map_err(TransportError::JsonRpc);
-                if !self.pending.complete(&id, outcome) {
-                    tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
-                }
+                self.deliver(&id, outcome);
             }
             JsonRpcMessage::Response(JsonRpcResponse { id: None, outcome }) => {
                 let detail = match outcome {
@@ -663,6 +671,42 @@ impl Dispatcher {
                 .map(str::to_owned),
         };
         self.pending.progress(&token, update)
+    }
+
+    /// Hands a response's outcome to the request its id answers (see
+    /// [`PendingTable::complete_response`]); an id that answers nothing is
+    /// logged at debug and dropped.
+    fn deliver(&self, id: &RequestId, outcome: crate::pending::Outcome) {
+        let how = self.pending.complete_response(id, outcome);
+        self.note_id_match(id, how);
+        if !how.found() {
+            tracing::debug!(connection = %self.label, %id, "response for an unknown or abandoned request dropped");
+        }
+    }
+
+    /// Warns, once per connection, that the peer echoes our integer ids as
+    /// strings: tolerated because we issued the id and know its type, but
+    /// a fault of the peer that its maintainers should hear of. Later ones
+    /// are logged at debug.
+    fn note_id_match(&self, id: &RequestId, how: IdMatch) {
+        if how != IdMatch::IntegerAsString {
+            return;
+        }
+        let name = if self.label.is_empty() {
+            "the connection"
+        } else {
+            self.label.as_str()
+        };
+        if self.echoed_string_ids.swap(true, Ordering::Relaxed) {
+            tracing::debug!(server = %name, %id, "integer id echoed as a string; matched");
+        } else {
+            tracing::warn!(
+                server = %name,
+                %id,
+                "the server echoes integer request ids as strings (JSON-RPC requires the same type); \
+                 matched to the request with that integer id (warned once per connection)"
+            );
+        }
     }
 
     async fn emit(&self, event: TransportEvent) {

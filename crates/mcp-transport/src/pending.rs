@@ -5,6 +5,16 @@
 //! (spec: `basic/index` § Requests: "MUST NOT have been previously used").
 //! A response whose id matches nothing is logged at debug and dropped; it
 //! is never fatal.
+//!
+//! Ids keep their JSON type (JSON-RPC 2.0 § 5: the response id is the
+//! request's), with one tolerance: since every id we issue is an integer, a
+//! response id that is a string holding exactly the canonical decimal digits
+//! of a pending integer id (`"3"` for `3`; not `"03"`, `"+3"`, `" 3"`,
+//! `"3.0"`, `"-0"`) answers that request, unless a pending string id equals
+//! it. Some servers store ids as strings and echo them so; the request is
+//! unambiguous, and [`IdMatch::IntegerAsString`] lets the caller warn.
+//! Never the other way round: a number never answers a string id. Progress
+//! tokens are not matched so: a token of another type is another token.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -98,6 +108,43 @@ impl Hasher for IdHasher {
     fn write_u64(&mut self, i: u64) {
         self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(SEED);
     }
+}
+
+/// How a response id found its pending request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdMatch {
+    /// The id of a pending request, in the JSON type it was sent with.
+    Exact,
+    /// A string holding the canonical decimal digits of a pending integer
+    /// id (and no pending string id is equal to it): the server echoed our
+    /// integer id as a string.
+    IntegerAsString,
+    /// No pending request has this id (unknown, already answered, timed out
+    /// or cancelled).
+    Unknown,
+}
+
+impl IdMatch {
+    /// `true` unless [`IdMatch::Unknown`].
+    pub fn found(self) -> bool {
+        !matches!(self, IdMatch::Unknown)
+    }
+}
+
+/// The integer a string id spells in canonical decimal form (what an
+/// integer id looks like when a server turns it into a string), else
+/// `None`: leading zeros, a sign other than `-`, `-0`, spaces, fractions
+/// and exponents are not canonical, so such a string matches nothing.
+fn canonical_integer(id: &RequestId) -> Option<i64> {
+    let RequestId::String(s) = id else {
+        return None;
+    };
+    // i64::MIN has 20 characters; anything longer cannot be canonical.
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    let n = s.parse::<i64>().ok()?;
+    (n.to_string() == *s).then_some(n)
 }
 
 /// The methods a client sends, kept without an allocation.
@@ -194,6 +241,40 @@ impl PendingTable {
             }
             None => false,
         }
+    }
+
+    /// Delivers the outcome of a response whose id is `id`, matched as
+    /// described in the [module docs](self): exactly, or a string echo of
+    /// one of our integer ids. Says which.
+    pub fn complete_response(&self, id: &RequestId, outcome: Outcome) -> IdMatch {
+        let (entry, how) = {
+            let mut map = self.lock();
+            match map.remove(id) {
+                Some(e) => (Some(e), IdMatch::Exact),
+                None => match canonical_integer(id) {
+                    Some(n) => (map.remove(&RequestId::Number(n)), IdMatch::IntegerAsString),
+                    None => (None, IdMatch::Unknown),
+                },
+            }
+        };
+        match entry {
+            Some(e) => {
+                // The waiter may have gone away a moment ago; that is fine.
+                let _ = e.done.send(outcome);
+                how
+            }
+            None => IdMatch::Unknown,
+        }
+    }
+
+    /// The method of the pending request a response id `id` answers, matched
+    /// as [`complete_response`](Self::complete_response) matches it.
+    pub fn method_of_response(&self, id: &RequestId) -> Option<String> {
+        let map = self.lock();
+        let entry = map
+            .get(id)
+            .or_else(|| canonical_integer(id).and_then(|n| map.get(&RequestId::Number(n))));
+        entry.map(|e| e.method.to_string())
     }
 
     /// The method of pending request `id`.
@@ -303,6 +384,84 @@ mod tests {
                 Ok(RawResult::from_value(&serde_json::Value::Null))
             ),
             "late duplicate is dropped"
+        );
+    }
+
+    /// Registers a waiter under an id of our choosing (the table itself only
+    /// issues integers), to check how string ids are matched.
+    fn register_as(t: &PendingTable, id: RequestId) -> oneshot::Receiver<Outcome> {
+        let (tx, rx) = oneshot::channel();
+        t.lock().insert(
+            id,
+            Entry {
+                method: method_name("x"),
+                done: tx,
+                progress: None,
+            },
+        );
+        rx
+    }
+
+    fn ok() -> Outcome {
+        Ok(RawResult::from_value(&serde_json::Value::Null))
+    }
+
+    #[test]
+    fn canonical_integers_only() {
+        for (s, want) in [
+            ("0", Some(0)),
+            ("3", Some(3)),
+            ("-7", Some(-7)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("03", None),
+            ("+3", None),
+            (" 3", None),
+            ("3 ", None),
+            ("3.0", None),
+            ("3e0", None),
+            ("-0", None),
+            ("", None),
+            ("9223372036854775808", None),
+            ("0x3", None),
+            ("٣", None),
+        ] {
+            assert_eq!(canonical_integer(&RequestId::from(s)), want, "{s:?}");
+        }
+        assert_eq!(canonical_integer(&RequestId::Number(3)), None);
+    }
+
+    /// A pending string id that equals the echo wins over the integer id; a
+    /// number never answers a string id.
+    #[test]
+    fn string_echo_prefers_a_pending_string_id_and_never_goes_the_other_way() {
+        let t = PendingTable::new();
+        let int = t.register("x", false);
+        assert_eq!(int.id, RequestId::Number(0));
+        let mut as_string = register_as(&t, RequestId::from("0"));
+        assert_eq!(
+            t.complete_response(&RequestId::from("0"), ok()),
+            IdMatch::Exact
+        );
+        assert!(as_string.try_recv().is_ok(), "the string id got it");
+        assert_eq!(t.len(), 1, "the integer id still waits");
+        assert_eq!(
+            t.complete_response(&RequestId::from("0"), ok()),
+            IdMatch::IntegerAsString
+        );
+        assert!(t.is_empty());
+
+        let mut named = register_as(&t, RequestId::from("5"));
+        assert_eq!(
+            t.complete_response(&RequestId::Number(5), ok()),
+            IdMatch::Unknown,
+            "a number does not answer a string id"
+        );
+        assert!(named.try_recv().is_err());
+        assert_eq!(t.method_of_response(&RequestId::Number(5)), None);
+        assert_eq!(
+            t.method_of_response(&RequestId::from("5")).as_deref(),
+            Some("x")
         );
     }
 

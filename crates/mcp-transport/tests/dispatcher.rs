@@ -698,3 +698,88 @@ async fn request_with_an_invalid_id_is_answered_invalid_request() {
         );
     }
 }
+
+/// Four requests (ids 0 to 3, each with a 1 s timeout and progress asked
+/// for) on a fresh dispatcher labelled "test"; the handles resolve with each
+/// request's outcome and the progress values it saw.
+async fn four_requests(
+    method: &str,
+) -> (
+    Arc<Dispatcher>,
+    Vec<tokio::task::JoinHandle<(Result<Value, TransportError>, Vec<f64>)>>,
+) {
+    let (d, mut out) = setup();
+    let mut calls = Vec::new();
+    for _ in 0..4 {
+        let d2 = d.clone();
+        let method = method.to_owned();
+        calls.push(tokio::spawn(async move {
+            let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let seen2 = seen.clone();
+            let opts = RequestOptions::default()
+                .with_timeout(Duration::from_secs(1))
+                .with_progress(move |p| seen2.lock().unwrap().push(p.progress));
+            let result = d2
+                .request(&method, None, opts)
+                .await
+                .map(|r| r.to_value().unwrap());
+            let seen = seen.lock().unwrap().clone();
+            (result, seen)
+        }));
+        // Wait until it is registered (and its id allocated) before the next.
+        out.recv().await.unwrap();
+    }
+    (d, calls)
+}
+
+/// We allocate integer ids, so a response whose id is a string holding the
+/// canonical decimal digits of a pending integer id answers that request
+/// (results, errors, malformed responses, a bare `ping` answer); any other
+/// spelling, a number for a string, and ids we did not issue answer
+/// nothing. Progress tokens keep their type (another test).
+#[tokio::test(start_paused = true)]
+async fn an_integer_id_echoed_as_a_string_answers_its_request() {
+    let answered = |v: &Result<Value, TransportError>| v.as_ref().is_ok_and(|v| v == "ok");
+    // (id as it appears in the response, does it answer request 3?)
+    let rows: &[(&str, bool)] = &[
+        ("3", true),
+        (r#""3""#, true),
+        (r#""03""#, false),
+        (r#""+3""#, false),
+        (r#"" 3""#, false),
+        (r#""3 ""#, false),
+        (r#""3.0""#, false),
+        (r#""3e0""#, false),
+        (r#""0x3""#, false),
+        (r#""three""#, false),
+        (r#""-3""#, false),
+        // Ids we did not issue (or that are not pending).
+        (r#""4""#, false),
+        (r#""99""#, false),
+        ("4", false),
+    ];
+    for (id, answers) in rows {
+        let (d, calls) = four_requests("tools/call").await;
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"ok"}}"#);
+        d.handle_incoming(frame.as_bytes()).await;
+        let mut results = Vec::new();
+        for call in calls {
+            results.push(call.await.unwrap().0);
+        }
+        assert_eq!(answered(&results[3]), *answers, "id {id}: {results:?}");
+        for (i, r) in results[..3].iter().enumerate() {
+            assert!(
+                r.as_ref().unwrap_err().is_timeout(),
+                "id {id}, request {i}: {r:?}"
+            );
+        }
+        if !answers {
+            assert!(
+                results[3].as_ref().unwrap_err().is_timeout(),
+                "id {id}: {:?}",
+                results[3]
+            );
+        }
+        assert!(d.is_open());
+    }
+}

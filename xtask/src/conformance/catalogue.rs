@@ -35,6 +35,64 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
         .collect()
 }
 
+/// Every catalogue file of `dir` (`catalogue.md`, `catalogue-2.md`, …; other files are
+/// ignored) with its cases, in order: `catalogue.md` first, then by number.
+///
+/// Errors: `dir` cannot be listed, a catalogue cannot be read, or there is none.
+pub fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {} ({e})", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| catalogue_number(n).is_some())
+        .collect();
+    if names.is_empty() {
+        return Err(format!("no catalogue*.md in {}", dir.display()));
+    }
+    names.sort_by_key(|n| (catalogue_number(n), n.clone()));
+    names
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {} ({e})", path.display()))?;
+            Ok((name, parse_cases(&text)))
+        })
+        .collect()
+}
+
+/// The place of a catalogue file name in the order: `catalogue.md` is 1,
+/// `catalogue-N.md` is N; anything else is not a catalogue.
+pub fn catalogue_number(name: &str) -> Option<u32> {
+    let stem = name.strip_prefix("catalogue")?.strip_suffix(".md")?;
+    if stem.is_empty() {
+        return Some(1);
+    }
+    let n = stem.strip_prefix('-')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// An error per case id that more than one catalogue (or one catalogue twice) defines.
+pub fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (name, cases) in files {
+        for case in cases {
+            if let Some(first) = seen.insert(&case.id, name) {
+                errors.push(format!(
+                    "[catalogue] {} is defined in {first} and again in {name}",
+                    case.id
+                ));
+            }
+        }
+    }
+    errors
+}
+
 /// The case ids a test name covers: leading `bNN_` groups of its last path segment
 /// (`sse::b02_b03_x` → `[B02, B03]`).
 pub fn case_ids_of(test_name: &str) -> Vec<String> {
@@ -306,6 +364,7 @@ pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
             passed,
             failed,
             warned: ignored,
+            client_exit: String::new(),
             outcome,
         });
     }
@@ -324,6 +383,54 @@ mod tests {
         let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["B01", "B29"]);
         assert_eq!(cases[0].title, "SSE line endings");
+    }
+
+    #[test]
+    fn every_catalogue_file_is_read_in_order() {
+        assert_eq!(catalogue_number("catalogue.md"), Some(1));
+        assert_eq!(catalogue_number("catalogue-2.md"), Some(2));
+        assert_eq!(catalogue_number("catalogue-10.md"), Some(10));
+        for other in [
+            "README.md",
+            "catalogue.txt",
+            "catalogue-.md",
+            "catalogue-x.md",
+            "catalogue2.md",
+            "old-catalogue.md",
+        ] {
+            assert_eq!(catalogue_number(other), None, "{other}");
+        }
+        let dir = std::env::temp_dir().join(format!("xtask-catalogues-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [
+            ("catalogue-10.md", "## B40: ten\n"),
+            ("catalogue-2.md", "## B31: two\n## B36: six\n"),
+            ("catalogue.md", "## B01: one\n"),
+            ("README.md", "## B99: not a case file\n"),
+        ] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let files = read_catalogues(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let got: Vec<(&str, Vec<&str>)> = files
+            .iter()
+            .map(|(n, cases)| (n.as_str(), cases.iter().map(|c| c.id.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("catalogue.md", vec!["B01"]),
+                ("catalogue-2.md", vec!["B31", "B36"]),
+                ("catalogue-10.md", vec!["B40"]),
+            ]
+        );
+        assert!(duplicate_ids(&files).is_empty());
+        let mut twice = files.clone();
+        let first = twice[0].1[0].clone();
+        twice[2].1.push(first);
+        assert_eq!(duplicate_ids(&twice).len(), 1);
+        assert!(read_catalogues(&std::env::temp_dir().join("xtask-no-such-dir")).is_err());
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! `cargo xtask conformance`: the official MCP conformance suite (stable and the newest
-//! 0.2 pre-release, every client scenario) against our `conformance-client`, plus our own
-//! fault catalogue's tests; prints a table and writes docs/conformance.md.
+//! `cargo xtask conformance`: the official MCP conformance suite (stable, and the newest
+//! 0.2 pre-release at its default spec version and at `--spec-version 2026-07-28`; every
+//! client scenario) against our `conformance-client`, plus our own fault catalogues'
+//! tests (every `../shared/cases/catalogue*.md`); prints a table and writes
+//! docs/conformance.md.
 //!
-//! Fails when a scenario outside the expected-failures baseline fails or warns, when a
-//! baseline scenario passes (the baseline only shrinks), when a catalogue case has no
-//! test or a failing one.
+//! Fails when a scenario outside the expected-failures baseline fails or warns (the
+//! client's exit code counts unless the scenario allows a client error), when a baseline
+//! scenario passes (the baseline only shrinks), when a catalogue case has no test or a
+//! failing one.
 
 mod baseline;
 mod catalogue;
@@ -29,8 +32,9 @@ struct Options {
 }
 
 const USAGE: &str = "usage: cargo xtask conformance [--no-suites] [--no-catalogue] [--no-write]\n\
-    Runs every client scenario of the conformance suites (stable + 0.2 pre-release) and the\n\
-    fault-catalogue tests; writes docs/conformance.md on a full run.";
+    Runs every client scenario of the conformance suites (stable; the 0.2 pre-release at its\n\
+    default spec version and at 2026-07-28) and the fault-catalogue tests (every\n\
+    ../shared/cases/catalogue*.md); writes docs/conformance.md on a full run.";
 
 /// Entry point for `cargo xtask conformance [options]`.
 pub fn conformance(args: &[String]) -> Result<(), String> {
@@ -87,12 +91,17 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
                     out_dir: &out_dir,
                     baseline_path: &baseline_path,
                     timeout_ms: 30_000,
+                    exit_recorder: &root.join("xtask/conformance/client-exit.cjs"),
                 },
                 &baseline,
             )?;
             timings.push((s.key, t.elapsed()));
+            let how = match s.spec_version {
+                Some(v) => format!("`client --suite all --spec-version {v}`"),
+                None => "`client --suite all`".to_string(),
+            };
             notes.push(format!(
-                "- `{}` {} (`{}`): results in `<target>/conformance/{}`, baseline `{}`, suite exit {}.",
+                "- `{}` {} (`{}`), {how}: results in `<target>/conformance/{}`, baseline `{}`, suite exit {}.",
                 s.package,
                 run.version,
                 s.key,
@@ -102,10 +111,7 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
             ));
             errors.extend(run.errors);
             sections.push(Section {
-                title: format!(
-                    "Official suite `{}` {} — `client --suite all`",
-                    s.package, run.version
-                ),
+                title: format!("Official suite `{}` {} — {how}", s.package, run.version),
                 rows: run.rows,
             });
         }
@@ -113,30 +119,35 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
 
     if !opts.no_catalogue {
         let t = Instant::now();
-        let path = root.join("../shared/cases/catalogue.md");
-        match std::fs::read_to_string(&path) {
+        let dir = root.join("../shared/cases");
+        match catalogue::read_catalogues(&dir) {
             Err(e) => {
-                let msg = format!(
-                    "SKIP catalogue: cannot read {} ({e}); the catalogue lives in ../shared",
-                    path.display()
-                );
+                let msg = format!("SKIP catalogue: {e}; the catalogue lives in ../shared");
                 eprintln!("{msg}");
                 notes.push(format!("- {msg}"));
             }
-            Ok(text) => {
-                let cases = catalogue::parse_cases(&text);
-                if cases.is_empty() {
-                    errors.push(format!("{}: no `## Bnn:` case headings", path.display()));
+            Ok(files) => {
+                let mut all = Vec::new();
+                for (name, cases) in &files {
+                    if cases.is_empty() {
+                        errors.push(format!("{name}: no `## Bnn:` case headings"));
+                    }
+                    all.extend(cases.iter().cloned());
                 }
-                let run = catalogue::run(&root, &cases)?;
+                errors.extend(catalogue::duplicate_ids(&files));
+                // One run of the tests for every file; one section per file.
+                let run = catalogue::run(&root, &all)?;
                 errors.extend(run.errors);
-                sections.push(Section {
-                    title: format!(
-                        "Fault catalogue (`../shared/cases/catalogue.md`, {} cases) — tests named `bNN_…`",
-                        cases.len()
-                    ),
-                    rows: run.rows,
-                });
+                let mut rows = run.rows.into_iter();
+                for (name, cases) in &files {
+                    sections.push(Section {
+                        title: format!(
+                            "Fault catalogue (`../shared/cases/{name}`, {} cases) — tests named `bNN_…`",
+                            cases.len()
+                        ),
+                        rows: rows.by_ref().take(cases.len()).collect(),
+                    });
+                }
                 timings.push(("catalogue tests", t.elapsed()));
             }
         }
@@ -178,11 +189,18 @@ fn document(root: &Path, table: &str, notes: &[String], errors: &[String]) -> St
     doc.push_str(
         "Generated by `cargo xtask conformance` (also run by `cargo xtask test`, i.e. CI). \
          It runs every client scenario of the official MCP conformance suite — the pinned \
-         stable release and the newest 0.2 pre-release — against `tests/conformance-client` \
-         (built on `mcp-client` + `mcp-transport-http`), and the tests of our fault \
-         catalogue. Warnings count as failures. A scenario waiting for an unbuilt feature is \
-         listed with its reason in `xtask/conformance/baseline-<suite>.yml` (the suite's own \
-         `--expected-failures` file); a baseline entry that passes fails the run.\n\n",
+         stable release, and the newest 0.2 pre-release at its default spec version and at \
+         `--spec-version 2026-07-28` — against `tests/conformance-client` (built on \
+         `mcp-client` + `mcp-transport-http`), and the tests of our fault catalogues \
+         (`../shared/cases/catalogue*.md`). Warnings count as failures. *Client exit* is \
+         how the client under test exited (recorded by `xtask/conformance/client-exit.cjs`); \
+         it counts in every scenario the suite does not mark as allowing a client error \
+         (`allowClientError`): there a non-zero exit fails the scenario. Where an error is \
+         allowed (`(allowed)`), a scenario whose checks pass while the client stopped with \
+         an error is *passed vacuously (nothing attempted)*, not PASS. A scenario waiting for \
+         an unbuilt feature is listed with its reason in `xtask/conformance/baseline-<suite>.yml` \
+         (the suite's own `--expected-failures` file); a baseline entry that passes fails the \
+         run.\n\n",
     );
     for n in notes {
         doc.push_str(n);

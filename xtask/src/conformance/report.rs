@@ -18,6 +18,10 @@ pub enum Outcome {
     /// The suite marked every check SKIPPED (not exercised); not a failure by the suite's
     /// rules, not a pass either. The first skip message.
     Skipped(String),
+    /// The checks passed, but only because the client stopped (with an error the
+    /// scenario allows) before attempting what they check; not a failure by the suite's
+    /// rules, not a pass either. Why.
+    Vacuous(String),
 }
 
 impl Outcome {
@@ -30,12 +34,16 @@ impl Outcome {
             Outcome::Stale => "STALE (passes; remove from baseline)",
             Outcome::Missing => "MISSING",
             Outcome::Skipped(_) => "skipped (not exercised)",
+            Outcome::Vacuous(_) => "passed vacuously (nothing attempted)",
         }
     }
 
     fn note(&self) -> &str {
         match self {
-            Outcome::Fail(n) | Outcome::ExpectedFail(n) | Outcome::Skipped(n) => n,
+            Outcome::Fail(n)
+            | Outcome::ExpectedFail(n)
+            | Outcome::Skipped(n)
+            | Outcome::Vacuous(n) => n,
             _ => "",
         }
     }
@@ -52,6 +60,9 @@ pub struct Row {
     pub failed: usize,
     /// Checks warned (catalogue: tests ignored); count as failures.
     pub warned: usize,
+    /// How the client under test exited (`0`, `1 (allowed)`, `SIGTERM`, `not recorded`);
+    /// empty where no client runs (the catalogue's tests).
+    pub client_exit: String,
     /// Verdict.
     pub outcome: Outcome,
 }
@@ -80,17 +91,21 @@ pub fn render(sections: &[Section]) -> String {
     let (mut gp, mut gf, mut gw, mut gpass, mut gn) = (0, 0, 0, 0, 0);
     for section in sections {
         let _ = writeln!(s, "## {}\n", section.title);
-        let _ = writeln!(s, "| Scenario | Passed | Failed | Warned | Result | Note |");
-        let _ = writeln!(s, "|---|---:|---:|---:|---|---|");
+        let _ = writeln!(
+            s,
+            "| Scenario | Passed | Failed | Warned | Client exit | Result | Note |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---|---|---|");
         let (mut p, mut f, mut w, mut ok) = (0, 0, 0, 0);
         for r in &section.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 escape(&r.name),
                 r.passed,
                 r.failed,
                 r.warned,
+                escape(&r.client_exit),
                 r.outcome.word(),
                 escape(r.outcome.note())
             );
@@ -109,11 +124,16 @@ pub fn render(sections: &[Section]) -> String {
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Skipped(_)))
             .count();
+        let vacuous = section
+            .rows
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Vacuous(_)))
+            .count();
         let _ = writeln!(
             s,
-            "| **Total** ({} rows: {ok} pass, {expected} expected fail, {skipped} skipped, {} failing) | {p} | {f} | {w} | | |\n",
+            "| **Total** ({} rows: {ok} pass, {vacuous} vacuous, {expected} expected fail, {skipped} skipped, {} failing) | {p} | {f} | {w} | | | |\n",
             section.rows.len(),
-            section.rows.len() - ok - expected - skipped
+            section.rows.len() - ok - vacuous - expected - skipped
         );
         gp += p;
         gf += f;
@@ -142,6 +162,7 @@ mod tests {
                     passed: 2,
                     failed: 0,
                     warned: 0,
+                    client_exit: "0".into(),
                     outcome: Outcome::Pass,
                 },
                 Row {
@@ -149,14 +170,34 @@ mod tests {
                     passed: 0,
                     failed: 1,
                     warned: 1,
+                    client_exit: "1".into(),
                     outcome: Outcome::ExpectedFail("OAuth | not built".into()),
+                },
+                Row {
+                    name: "auth/c".into(),
+                    passed: 1,
+                    failed: 0,
+                    warned: 0,
+                    client_exit: "1 (allowed)".into(),
+                    outcome: Outcome::Vacuous("nothing attempted".into()),
                 },
             ],
         }]);
-        assert!(t.contains("| a | 2 | 0 | 0 | PASS |  |"));
-        assert!(t.contains("expected fail | OAuth \\| not built |"));
+        assert!(t.contains("| Client exit |"), "{t}");
+        assert!(t.contains("| a | 2 | 0 | 0 | 0 | PASS |  |"), "{t}");
         assert!(
-            t.contains("(2 rows: 1 pass, 1 expected fail, 0 skipped, 0 failing) | 2 | 1 | 1 |")
+            t.contains("| 1 | expected fail | OAuth \\| not built |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| auth/c | 1 | 0 | 0 | 1 (allowed) | passed vacuously (nothing attempted) | nothing attempted |"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "(3 rows: 1 pass, 1 vacuous, 1 expected fail, 0 skipped, 0 failing) | 3 | 1 | 1 |"
+            ),
+            "{t}"
         );
     }
 }

@@ -8,27 +8,89 @@ use std::process::Command;
 use super::baseline::Baseline;
 use super::report::{Outcome, Row};
 
-/// Which installed copy of `@modelcontextprotocol/conformance` to run.
+/// Which installed copy of `@modelcontextprotocol/conformance` to run, and how.
 #[derive(Debug, Clone)]
 pub struct Suite {
-    /// Short key: `stable` or `next` (names the baseline file and output dir).
+    /// Short key: `stable`, `next`, `next-2026-07-28` (names the baseline file and
+    /// output dir).
     pub key: &'static str,
     /// Package directory under `tests/peers/node_modules`.
     pub package: &'static str,
+    /// `--spec-version` to pass, when not the suite's default.
+    pub spec_version: Option<&'static str>,
 }
 
-/// The suites we run: the pinned stable release and the newest 0.2 pre-release (npm
-/// alias `conformance-next` in tests/peers/package.json).
+/// The suites we run: the pinned stable release, the newest 0.2 pre-release (npm alias
+/// `conformance-next` in tests/peers/package.json) at its default spec version, and the
+/// same pre-release at `--spec-version 2026-07-28` (the scenarios of that revision).
 pub const SUITES: &[Suite] = &[
     Suite {
         key: "stable",
         package: "@modelcontextprotocol/conformance",
+        spec_version: None,
     },
     Suite {
         key: "next",
         package: "conformance-next",
+        spec_version: None,
+    },
+    Suite {
+        key: "next-2026-07-28",
+        package: "conformance-next",
+        spec_version: Some("2026-07-28"),
     },
 ];
+
+/// How the client under test exited in one scenario, as `xtask/conformance/client-exit.cjs`
+/// (a preload of the suite's Node process) recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientExit {
+    /// The exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// The signal that ended it (`SIGTERM`: the suite's timeout), if any.
+    pub signal: Option<String>,
+    /// The scenario allows the client to exit with an error (its `allowClientError`).
+    pub allow_client_error: bool,
+}
+
+impl ClientExit {
+    /// `true` for exit code 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// For the table: `0`, `1`, `1 (allowed)`, `SIGTERM`.
+    pub fn describe(&self) -> String {
+        let what = match (&self.code, &self.signal) {
+            (Some(c), _) => c.to_string(),
+            (None, Some(s)) => s.clone(),
+            (None, None) => "?".to_string(),
+        };
+        if self.allow_client_error && !self.success() {
+            format!("{what} (allowed)")
+        } else {
+            what
+        }
+    }
+
+    /// Parses one record file.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        Ok(Self {
+            code: v
+                .get("code")
+                .and_then(serde_json::Value::as_i64)
+                .and_then(|c| i32::try_from(c).ok()),
+            signal: v.get("signal").and_then(|s| s.as_str()).map(str::to_string),
+            allow_client_error: v.get("allowClientError").and_then(|a| a.as_bool()) == Some(true),
+        })
+    }
+}
+
+/// The record file of `scenario` in the preload's directory (`/` becomes `_`).
+pub fn exit_record_name(scenario: &str) -> String {
+    format!("{}.json", scenario.replace(['/', '\\'], "_"))
+}
 
 /// Counts of one scenario's checks by status.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -55,6 +117,8 @@ pub struct ScenarioResult {
     /// The conformance-client's own verdict from stderr.txt: `Ok(())` when it printed
     /// `conformance-client: ok`, else the error line it printed (or a note it printed none).
     pub client: Result<(), String>,
+    /// How the client exited; `None` when nothing was recorded.
+    pub exit: Option<ClientExit>,
 }
 
 impl Default for ScenarioResult {
@@ -64,6 +128,7 @@ impl Default for ScenarioResult {
             problems: Vec::new(),
             skips: Vec::new(),
             client: Err("not run".into()),
+            exit: None,
         }
     }
 }
@@ -110,6 +175,8 @@ pub struct RunConfig<'a> {
     pub baseline_path: &'a Path,
     /// Per-scenario timeout passed to `--timeout`, in ms.
     pub timeout_ms: u64,
+    /// `xtask/conformance/client-exit.cjs`, preloaded to record each client's exit.
+    pub exit_recorder: &'a Path,
 }
 
 /// Runs `suite` with the suite's own `--expected-failures`, then evaluates the results
@@ -133,10 +200,13 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
     std::fs::create_dir_all(cfg.out_dir)
         .map_err(|e| format!("cannot create {}: {e}", cfg.out_dir.display()))?;
 
+    let exit_dir = cfg.out_dir.join("client-exit");
     let mut cmd = Command::new(cfg.node);
     cmd.current_dir(cfg.peers)
         .arg("--require")
         .arg(cfg.peers.join("loopback.cjs"))
+        .arg("--require")
+        .arg(cfg.exit_recorder)
         .arg(&entry)
         .args(["client", "--suite", "all", "--command", client, "--timeout"])
         .arg(cfg.timeout_ms.to_string())
@@ -144,11 +214,20 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
         .arg(cfg.out_dir)
         .arg("--expected-failures")
         .arg(cfg.baseline_path)
+        .env("MCP_XTASK_CLIENT_EXIT_DIR", &exit_dir)
         .env("NO_COLOR", "1")
         .env("FORCE_COLOR", "0");
+    if let Some(v) = suite.spec_version {
+        cmd.args(["--spec-version", v]);
+    }
     eprintln!(
-        "==> conformance suite {} ({} {version}): client --suite all",
-        suite.key, suite.package
+        "==> conformance suite {} ({} {version}): client --suite all{}",
+        suite.key,
+        suite.package,
+        suite
+            .spec_version
+            .map(|v| format!(" --spec-version {v}"))
+            .unwrap_or_default()
     );
     let output = cmd
         .output()
@@ -171,7 +250,12 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
             log.display()
         ));
     }
-    let results = read_results(cfg.out_dir)?;
+    let mut results = read_results(cfg.out_dir)?;
+    for (scenario, result) in &mut results {
+        result.exit = std::fs::read_to_string(exit_dir.join(exit_record_name(scenario)))
+            .ok()
+            .and_then(|t| ClientExit::parse(&t).ok());
+    }
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for scenario in &ran {
@@ -181,12 +265,13 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
                 Counts::default(),
                 Verdict::Fail("no results directory".to_string()),
             ),
-            Some(r) => (r.counts.clone(), verdict_of(scenario, r)),
+            Some(r) => (r.counts.clone(), verdict_of(r)),
         };
         let expected = baseline.get(scenario);
         let outcome = match (&verdict, expected) {
             (Verdict::Pass, None) => Outcome::Pass,
             (Verdict::Skipped(why), None) => Outcome::Skipped(why.clone()),
+            (Verdict::Vacuous(why), None) => Outcome::Vacuous(why.clone()),
             (Verdict::Fail(p), None) => {
                 errors.push(format!(
                     "[{}] {scenario}: unexpected failure: {p}",
@@ -195,7 +280,7 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
                 Outcome::Fail(p.clone())
             }
             (Verdict::Fail(_), Some(e)) => Outcome::ExpectedFail(e.reason.clone()),
-            (Verdict::Pass | Verdict::Skipped(_), Some(_)) => {
+            (Verdict::Pass | Verdict::Skipped(_) | Verdict::Vacuous(_), Some(_)) => {
                 errors.push(format!(
                     "[{}] {scenario} passes but is in the baseline: remove it from {}",
                     suite.key,
@@ -209,6 +294,9 @@ pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<Su
             passed: counts.passed,
             failed: counts.failed,
             warned: counts.warned,
+            client_exit: result
+                .and_then(|r| r.exit.as_ref())
+                .map_or_else(|| "not recorded".to_string(), ClientExit::describe),
             outcome,
         });
     }
@@ -243,27 +331,43 @@ enum Verdict {
     Pass,
     /// Only `SKIPPED` checks: the suite could not exercise it (its own verdict: not failed).
     Skipped(String),
+    /// The checks passed, but the client exited with an error the scenario allows: the
+    /// pass rests on the client stopping before it attempted what is checked.
+    Vacuous(String),
     Fail(String),
 }
 
-fn verdict_of(scenario: &str, r: &ScenarioResult) -> Verdict {
-    if let Some(p) = problem_of(scenario, r) {
-        if r.counts.failed == 0
-            && r.counts.warned == 0
-            && r.counts.passed == 0
-            && r.counts.skipped > 0
-        {
-            return Verdict::Skipped(r.skips.first().cloned().unwrap_or_default());
-        }
+fn verdict_of(r: &ScenarioResult) -> Verdict {
+    let only_skipped = r.counts.failed == 0
+        && r.counts.warned == 0
+        && r.counts.passed == 0
+        && r.counts.skipped > 0;
+    if only_skipped && exit_problem(r).is_none() {
+        return Verdict::Skipped(r.skips.first().cloned().unwrap_or_default());
+    }
+    if let Some(p) = problem_of(r) {
         return Verdict::Fail(p);
+    }
+    if let Some(exit) = &r.exit
+        && !exit.success()
+    {
+        let why = match &r.client {
+            Err(e) => e.clone(),
+            Ok(()) => "no error line".to_string(),
+        };
+        return Verdict::Vacuous(format!(
+            "nothing attempted: the client stopped with exit {} ({why}), which this scenario allows",
+            exit.describe()
+        ));
     }
     Verdict::Pass
 }
 
-/// Why a scenario counts as failed, or `None` when it passed. The client must exit with
-/// its ok line, except in `auth/*` scenarios: without OAuth the client correctly stops at
-/// the 401 (the checks then decide).
-fn problem_of(scenario: &str, r: &ScenarioResult) -> Option<String> {
+/// Why a scenario counts as failed, or `None` when it did not fail. Failed or warned
+/// checks fail it; so does the client's exit code, in every scenario the suite does not
+/// mark as allowing a client error (`allowClientError`): it must exit 0 with its ok
+/// line. A scenario with no passing check fails too.
+fn problem_of(r: &ScenarioResult) -> Option<String> {
     if r.counts.failed > 0 || r.counts.warned > 0 {
         return Some(
             r.problems
@@ -272,15 +376,30 @@ fn problem_of(scenario: &str, r: &ScenarioResult) -> Option<String> {
                 .unwrap_or_else(|| "failed checks".into()),
         );
     }
-    if let Err(e) = &r.client
-        && !scenario.starts_with("auth/")
-    {
-        return Some(format!("client: {e}"));
+    if let Some(p) = exit_problem(r) {
+        return Some(p);
     }
     if r.counts.passed == 0 {
         return Some("no check passed (the scenario asserted nothing)".into());
     }
     None
+}
+
+/// The client's exit, counted unless the scenario allows a client error: not recorded,
+/// non-zero, or 0 without the client's ok line.
+fn exit_problem(r: &ScenarioResult) -> Option<String> {
+    match &r.exit {
+        None => Some("the client's exit was not recorded".into()),
+        Some(exit) if !exit.allow_client_error => {
+            if !exit.success() {
+                let line = r.client.as_ref().err().map_or("", String::as_str);
+                Some(format!("client exited {}: {line}", exit.describe()))
+            } else {
+                r.client.as_ref().err().map(|e| format!("client: {e}"))
+            }
+        }
+        Some(_) => None,
+    }
 }
 
 /// Scenario names from the suite's `=== SUITE SUMMARY ===` lines (`✓ name: …`).
@@ -456,28 +575,127 @@ mod tests {
         assert!(client_verdict("panicked").is_err());
     }
 
-    #[test]
-    fn a_scenario_without_passing_checks_fails() {
-        let r = ScenarioResult {
-            client: Ok(()),
-            ..Default::default()
-        };
-        assert!(problem_of("x", &r).is_some());
-        let ok = ScenarioResult {
+    fn exited(code: i32, allow_client_error: bool) -> Option<ClientExit> {
+        Some(ClientExit {
+            code: Some(code),
+            signal: None,
+            allow_client_error,
+        })
+    }
+
+    fn passing() -> ScenarioResult {
+        ScenarioResult {
             counts: Counts {
                 passed: 2,
                 ..Default::default()
             },
             client: Ok(()),
+            exit: exited(0, false),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_scenario_without_passing_checks_fails() {
+        let r = ScenarioResult {
+            client: Ok(()),
+            exit: exited(0, false),
             ..Default::default()
         };
-        assert!(problem_of("x", &ok).is_none());
-        let auth_401 = ScenarioResult {
+        assert!(problem_of(&r).is_some());
+        assert!(problem_of(&passing()).is_none());
+        assert_eq!(verdict_of(&passing()), Verdict::Pass);
+    }
+
+    /// The exit code counts in every scenario that does not allow a client error
+    /// (auth/* included); where it is allowed, a pass with a non-zero exit is marked as
+    /// resting on nothing attempted.
+    #[test]
+    fn the_client_exit_code_counts_unless_the_scenario_allows_an_error() {
+        let stopped = |allowed| ScenarioResult {
             client: Err("error: HTTP 401".into()),
-            ..ok.clone()
+            exit: exited(1, allowed),
+            ..passing()
         };
-        assert!(problem_of("auth/x", &auth_401).is_none());
-        assert!(problem_of("initialize", &auth_401).is_some());
+        // (result, expected verdict kind)
+        let rows: Vec<(ScenarioResult, &str)> = vec![
+            (passing(), "pass"),
+            (stopped(false), "fail"),
+            (stopped(true), "vacuous"),
+            (
+                ScenarioResult {
+                    exit: exited(0, true),
+                    ..passing()
+                },
+                "pass",
+            ),
+            (
+                ScenarioResult {
+                    exit: Some(ClientExit {
+                        code: None,
+                        signal: Some("SIGTERM".into()),
+                        allow_client_error: false,
+                    }),
+                    ..passing()
+                },
+                "fail",
+            ),
+            (
+                ScenarioResult {
+                    exit: None,
+                    ..passing()
+                },
+                "fail",
+            ),
+            // Exit 0 without the ok line.
+            (
+                ScenarioResult {
+                    client: Err("no verdict line on stderr".into()),
+                    ..passing()
+                },
+                "fail",
+            ),
+        ];
+        for (i, (r, want)) in rows.iter().enumerate() {
+            let got = match verdict_of(r) {
+                Verdict::Pass => "pass",
+                Verdict::Fail(_) => "fail",
+                Verdict::Vacuous(_) => "vacuous",
+                Verdict::Skipped(_) => "skipped",
+            };
+            assert_eq!(got, *want, "row {i}: {r:?}");
+        }
+        match verdict_of(&stopped(true)) {
+            Verdict::Vacuous(why) => {
+                assert!(why.contains("nothing attempted"), "{why}");
+                assert!(why.contains("1 (allowed)"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match verdict_of(&stopped(false)) {
+            Verdict::Fail(why) => assert!(why.contains("client exited 1"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn client_exit_records_parse_and_describe() {
+        let e = ClientExit::parse(
+            r#"{"scenario":"auth/x","code":1,"signal":null,"allowClientError":true}"#,
+        )
+        .unwrap();
+        assert_eq!(e.describe(), "1 (allowed)");
+        let e = ClientExit::parse(r#"{"scenario":"x","code":0,"signal":null}"#).unwrap();
+        assert!(e.success() && !e.allow_client_error);
+        assert_eq!(e.describe(), "0");
+        let e = ClientExit::parse(r#"{"code":null,"signal":"SIGTERM","allowClientError":false}"#)
+            .unwrap();
+        assert_eq!(e.describe(), "SIGTERM");
+        assert!(ClientExit::parse("nope").is_err());
+        assert_eq!(
+            exit_record_name("auth/metadata-var1"),
+            "auth_metadata-var1.json"
+        );
     }
 
     #[test]
@@ -485,14 +703,23 @@ mod tests {
         let r = parse_checks(r#"[{"status":"SKIPPED","name":"s","errorMessage":"never called"}]"#)
             .map(|mut r| {
                 r.client = Ok(());
+                r.exit = exited(0, false);
                 r
             })
             .unwrap();
-        assert!(matches!(verdict_of("x", &r), Verdict::Skipped(_)));
+        assert!(matches!(verdict_of(&r), Verdict::Skipped(_)));
+        // A client that failed where no error is allowed is a failure, skips or not.
+        let crashed = ScenarioResult {
+            exit: exited(101, false),
+            client: Err("no verdict line".into()),
+            ..r.clone()
+        };
+        assert!(matches!(verdict_of(&crashed), Verdict::Fail(_)));
         let empty = ScenarioResult {
             client: Ok(()),
+            exit: exited(0, false),
             ..Default::default()
         };
-        assert!(matches!(verdict_of("x", &empty), Verdict::Fail(_)));
+        assert!(matches!(verdict_of(&empty), Verdict::Fail(_)));
     }
 }

@@ -237,8 +237,9 @@ async fn make_transport(
 }
 
 /// Tools (required when the server declares `tools`), prompts and
-/// resources (a failure of these two is logged and yields an empty list),
-/// each as far as `want` asks for it.
+/// resources (a failure of these two is logged, yields an empty list and is
+/// recorded in [`ServerLists::failures`], so a status can show the error
+/// instead of a count of 0), each as far as `want` asks for it.
 pub(crate) async fn list_everything(
     client: &Client,
     want: StartListings,
@@ -249,27 +250,37 @@ pub(crate) async fn list_everything(
     } else {
         Vec::new()
     };
-    let prompts = if want.prompts && caps.prompts.is_some() {
-        list_optional("prompts/list", client.list_all_prompts().await)
-    } else {
-        Vec::new()
-    };
-    let resources = if want.resources && caps.resources.is_some() {
-        list_optional("resources/list", client.list_all_resources().await)
-    } else {
-        Vec::new()
-    };
-    Ok(ServerLists {
+    let mut lists = ServerLists {
         tools: Arc::new(tools.into_iter().map(Arc::new).collect()),
-        tools_cached: false,
-        prompts: Arc::new(prompts),
-        resources: Arc::new(resources),
-    })
+        ..ServerLists::default()
+    };
+    if want.prompts && caps.prompts.is_some() {
+        let prompts = list_optional("prompts/list", client.list_all_prompts().await, &mut lists);
+        lists.prompts = Arc::new(prompts);
+    }
+    if want.resources && caps.resources.is_some() {
+        let resources = list_optional(
+            "resources/list",
+            client.list_all_resources().await,
+            &mut lists,
+        );
+        lists.resources = Arc::new(resources);
+    }
+    Ok(lists)
 }
 
-fn list_optional<T>(method: &str, result: Result<Vec<T>, ClientError>) -> Vec<T> {
-    result.unwrap_or_else(|e| {
-        tracing::warn!(method, error = %error_chain(&e), "listing failed; treated as empty");
-        Vec::new()
-    })
+fn list_optional<T>(
+    method: &str,
+    result: Result<Vec<T>, ClientError>,
+    lists: &mut ServerLists,
+) -> Vec<T> {
+    match result {
+        Ok(items) => items,
+        Err(e) => {
+            let error = error_chain(&e);
+            tracing::warn!(method, error = %error, "listing failed; treated as empty");
+            lists.record(method, Some(error));
+            Vec::new()
+        }
+    }
 }

@@ -194,6 +194,7 @@ impl Shared {
         slot.state.send_modify(|s| {
             s.lists.tools = tools.clone();
             s.lists.tools_cached = false;
+            s.lists.record("tools/list", None);
             Self::update_counts(s);
             self.lists_changed();
         });
@@ -206,6 +207,7 @@ impl Shared {
     pub(crate) fn set_prompts(&self, slot: &Slot, prompts: Vec<Prompt>) {
         slot.state.send_modify(|s| {
             s.lists.prompts = Arc::new(prompts);
+            s.lists.record("prompts/list", None);
             Self::update_counts(s);
             self.lists_changed();
         });
@@ -214,9 +216,17 @@ impl Shared {
         });
     }
 
+    /// A refresh by `method` after `list_changed` failed: the last list
+    /// stays, and the failure is recorded (see [`Manager::listing_failures`]).
+    pub(crate) fn set_listing_failed(&self, slot: &Slot, method: &str, error: String) {
+        slot.state
+            .send_modify(|s| s.lists.record(method, Some(error)));
+    }
+
     pub(crate) fn set_resources(&self, slot: &Slot, resources: Vec<Resource>) {
         slot.state.send_modify(|s| {
             s.lists.resources = Arc::new(resources);
+            s.lists.record("resources/list", None);
             Self::update_counts(s);
             self.lists_changed();
         });
@@ -473,6 +483,19 @@ impl Manager {
         self.namespace()
             .resolve_tool(qualified)
             .map(|(s, t)| (s.to_owned(), t.to_owned()))
+    }
+
+    /// The listings of `server` that failed at its last connection or
+    /// refresh (`prompts/list`, `resources/list`, a `tools/list` after
+    /// `list_changed`), in the order they failed; empty for an unknown
+    /// server or when every listing succeeded. A failed listing counts as
+    /// empty in [`ServerStatus::Connected`]; this says it is unknown.
+    pub fn listing_failures(&self, server: &str) -> Vec<crate::status::ListingFailure> {
+        self.shared()
+            .slots
+            .get(server)
+            .map(|s| s.state.borrow().lists.failures.clone())
+            .unwrap_or_default()
     }
 
     /// The client of a connected server.

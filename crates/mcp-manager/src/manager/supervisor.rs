@@ -124,7 +124,9 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
             match conn.client.list_all_tools().await {
                 Ok(tools) => shared.set_tools(slot, tools),
                 Err(e) => {
-                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "tools/list after list_changed failed")
+                    let error = error_chain(&e);
+                    tracing::warn!(server = %slot.config.name, error = %error, "tools/list after list_changed failed");
+                    shared.set_listing_failed(slot, "tools/list", error);
                 }
             }
         }
@@ -132,7 +134,9 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
             match conn.client.list_all_prompts().await {
                 Ok(prompts) => shared.set_prompts(slot, prompts),
                 Err(e) => {
-                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "prompts/list after list_changed failed")
+                    let error = error_chain(&e);
+                    tracing::warn!(server = %slot.config.name, error = %error, "prompts/list after list_changed failed");
+                    shared.set_listing_failed(slot, "prompts/list", error);
                 }
             }
         }
@@ -145,7 +149,9 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
             match conn.client.list_all_resources().await {
                 Ok(resources) => shared.set_resources(slot, resources),
                 Err(e) => {
-                    tracing::warn!(server = %slot.config.name, error = %error_chain(&e), "resources/list after list_changed failed")
+                    let error = error_chain(&e);
+                    tracing::warn!(server = %slot.config.name, error = %error, "resources/list after list_changed failed");
+                    shared.set_listing_failed(slot, "resources/list", error);
                 }
             }
         }

@@ -1,0 +1,136 @@
+//! The warning for a server that echoes our integer ids as strings: once
+//! per connection, naming the server. In a test binary of its own: tracing
+//! caches whether a log line is wanted per call site, across threads, and a
+//! test elsewhere hitting the same call site without a subscriber at the
+//! moment this one installs its own can leave it switched off.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_transport::{Dispatcher, Outbound, Outgoing, RequestOptions, TransportError};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+struct Recorder(mpsc::UnboundedSender<Outgoing>);
+
+#[async_trait]
+impl Outbound for Recorder {
+    async fn send(&self, message: Outgoing, _d: &Arc<Dispatcher>) -> Result<(), TransportError> {
+        let _ = self.0.send(message);
+        Ok(())
+    }
+}
+
+fn setup() -> (Arc<Dispatcher>, mpsc::UnboundedReceiver<Outgoing>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (Dispatcher::new(Arc::new(Recorder(tx)), "test"), rx)
+}
+
+/// A tracing subscriber writing WARN and above into a buffer, for tests that
+/// count warnings.
+fn warn_capture() -> (
+    Arc<std::sync::Mutex<Vec<u8>>>,
+    tracing::subscriber::DefaultGuard,
+) {
+    #[derive(Clone)]
+    struct Buf(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf(Arc::new(std::sync::Mutex::new(Vec::new())));
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    (buf.0, tracing::subscriber::set_default(subscriber))
+}
+
+/// Four requests (ids 0 to 3, each with a 1 s timeout and progress asked
+/// for) on a fresh dispatcher labelled "test"; the handles resolve with each
+/// request's outcome and the progress values it saw.
+async fn four_requests(
+    method: &str,
+) -> (
+    Arc<Dispatcher>,
+    Vec<tokio::task::JoinHandle<(Result<Value, TransportError>, Vec<f64>)>>,
+) {
+    let (d, mut out) = setup();
+    let mut calls = Vec::new();
+    for _ in 0..4 {
+        let d2 = d.clone();
+        let method = method.to_owned();
+        calls.push(tokio::spawn(async move {
+            let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let seen2 = seen.clone();
+            let opts = RequestOptions::default()
+                .with_timeout(Duration::from_secs(1))
+                .with_progress(move |p| seen2.lock().unwrap().push(p.progress));
+            let result = d2
+                .request(&method, None, opts)
+                .await
+                .map(|r| r.to_value().unwrap());
+            let seen = seen.lock().unwrap().clone();
+            (result, seen)
+        }));
+        // Wait until it is registered (and its id allocated) before the next.
+        out.recv().await.unwrap();
+    }
+    (d, calls)
+}
+
+/// The other kinds of answer under a string echo of an integer id, and the
+/// once-per-connection warning naming the server.
+#[tokio::test(start_paused = true)]
+async fn every_kind_of_answer_matches_a_string_echo_and_warns_once() {
+    let (log, _guard) = warn_capture();
+    let (d, calls) = four_requests("ping").await;
+    for frame in [
+        // An error response.
+        r#"{"jsonrpc":"2.0","id":"0","error":{"code":-32602,"message":"bad"}}"#,
+        // Both result and error: fails only that request.
+        r#"{"jsonrpc":"2.0","id":"1","result":{},"error":{"code":1,"message":"x"}}"#,
+        // Progress under a string token is another token's (not delivered);
+        // then ping answered with neither result nor error (tolerated for ping).
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"2","progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":"2"}"#,
+        r#"{"jsonrpc":"2.0","id":"3","result":{"n":3}}"#,
+    ] {
+        d.handle_incoming(frame.as_bytes()).await;
+    }
+    let mut results = Vec::new();
+    for call in calls {
+        results.push(call.await.unwrap());
+    }
+    let e = results[0].0.as_ref().unwrap_err();
+    assert_eq!(e.as_jsonrpc().map(|e| e.code.0), Some(-32602), "{e:?}");
+    assert!(
+        matches!(results[1].0, Err(TransportError::Malformed(_))),
+        "{:?}",
+        results[1]
+    );
+    assert_eq!(results[2].0.as_ref().unwrap(), &json!({}));
+    assert!(results[2].1.is_empty(), "progress tokens keep their type");
+    assert_eq!(results[3].0.as_ref().unwrap(), &json!({"n": 3}));
+    let text = String::from_utf8_lossy(&log.lock().unwrap()).into_owned();
+    assert_eq!(
+        text.matches("echoes integer request ids as strings")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("server=test"), "{text}");
+    // A late duplicate of an answered id is still dropped.
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":"3","result":{}}"#)
+        .await;
+    assert_eq!(d.pending_len(), 0);
+    assert!(d.is_open());
+}
