@@ -602,55 +602,6 @@ async fn a_timeout_too_large_for_an_instant_means_no_timeout() {
     assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
 }
 
-/// Catalogue B14: a server that logs on stdout gets its lines skipped and
-/// logged, rate-limited: 50 junk lines give `SKIPPED_WARNINGS_PER_WINDOW`
-/// warnings, and the connection works on.
-#[tokio::test]
-async fn junk_warnings_are_rate_limited() {
-    use std::io::Write;
-    use std::sync::Mutex;
-
-    #[derive(Clone)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let buf = Buf(Arc::new(Mutex::new(Vec::new())));
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let (d, mut out) = setup();
-    for i in 0..50 {
-        d.handle_incoming(format!("[12:00:{i:02}] server log line {i}").as_bytes())
-            .await;
-    }
-    let text = String::from_utf8_lossy(&buf.0.lock().unwrap()).into_owned();
-    assert_eq!(
-        text.matches("skipping a message that is not JSON-RPC")
-            .count(),
-        mcp_transport::SKIPPED_WARNINGS_PER_WINDOW as usize,
-        "{text}"
-    );
-    assert!(text.contains("server log line 0"), "{text}");
-    let d2 = d.clone();
-    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
-    out.recv().await.unwrap();
-    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":"ok"}"#)
-        .await;
-    assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
-}
-
 /// A server request whose id no `RequestId` holds (a fraction, a number past
 /// i64, null) is answered with Invalid Request and a `null` id (JSON-RPC 2.0
 /// § 5), instead of never; one with a good id but a bad method is answered

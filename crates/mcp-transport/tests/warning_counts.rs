@@ -1,9 +1,10 @@
-//! The warning for a server that echoes our integer ids as strings: once
-//! per connection, naming the server. In a test binary of its own: tracing
-//! caches whether a log line is wanted per call site, across threads, and a
-//! test elsewhere hitting the same call site without a subscriber at the
-//! moment this one installs its own can leave it switched off.
-
+//! Tests that count warnings: a server echoing our integer ids as strings
+//! (once per connection, naming the server) and junk lines on the wire
+//! (rate-limited). In a test binary of their own, every test capturing
+//! from its first line: tracing caches whether a log line is wanted per call
+//! site, across threads, and a test hitting the same call site without a
+//! subscriber at the moment another installs its own can leave it switched
+//! off for that one.
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -133,4 +134,31 @@ async fn every_kind_of_answer_matches_a_string_echo_and_warns_once() {
         .await;
     assert_eq!(d.pending_len(), 0);
     assert!(d.is_open());
+}
+
+/// Catalogue B14: a server that logs on stdout gets its lines skipped and
+/// logged, rate-limited: 50 junk lines give `SKIPPED_WARNINGS_PER_WINDOW`
+/// warnings, and the connection works on.
+#[tokio::test]
+async fn junk_warnings_are_rate_limited() {
+    let (buf, _guard) = warn_capture();
+    let (d, mut out) = setup();
+    for i in 0..50 {
+        d.handle_incoming(format!("[12:00:{i:02}] server log line {i}").as_bytes())
+            .await;
+    }
+    let text = String::from_utf8_lossy(&buf.lock().unwrap()).into_owned();
+    assert_eq!(
+        text.matches("skipping a message that is not JSON-RPC")
+            .count(),
+        mcp_transport::SKIPPED_WARNINGS_PER_WINDOW as usize,
+        "{text}"
+    );
+    assert!(text.contains("server log line 0"), "{text}");
+    let d2 = d.clone();
+    let call = tokio::spawn(async move { d2.request("x", None, RequestOptions::default()).await });
+    out.recv().await.unwrap();
+    d.handle_incoming(br#"{"jsonrpc":"2.0","id":0,"result":"ok"}"#)
+        .await;
+    assert_eq!(call.await.unwrap().unwrap(), json!("ok"));
 }
