@@ -6,28 +6,12 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use common::*;
 use mcp_tests::peers::{skip_if_missing, spawn_python_gzip_server};
 use mcp_transport::Transport;
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport, ProxySetting};
 use mcp_types::ProtocolVersion;
 use serde_json::json;
-
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Log {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 async fn against_gzip_server(json_response: bool) {
     let Some(peer) = skip_if_missing(
@@ -39,14 +23,7 @@ async fn against_gzip_server(json_response: bool) {
     };
     // The transport's debug lines show that replies did arrive compressed
     // (current-thread runtime: the subscriber sees every task).
-    let log = Log::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let log = capture_at(tracing::Level::DEBUG);
 
     let config = HttpConfig::new(peer.url()).with_proxy(ProxySetting::None);
     let t = HttpTransport::connect(config, HttpMode::Auto)
@@ -92,7 +69,7 @@ async fn against_gzip_server(json_response: bool) {
         .unwrap();
     assert_eq!(call["content"][0]["text"], text.as_str());
     t.close().await.unwrap();
-    let log = String::from_utf8_lossy(&log.0.lock().unwrap()).into_owned();
+    let log = log.text();
     assert!(
         log.contains("decoding a compressed reply"),
         "the server did not compress: {log}"

@@ -57,19 +57,35 @@ pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
         .map(|r| r.to_value().expect("the result is JSON"))
 }
 
-/// Captures WARN and above while alive (current thread only: use the
-/// default current-thread tokio test runtime).
+/// Captures log lines of the current thread at `level` and above while
+/// alive (use the default current-thread tokio test runtime: its tasks run
+/// on the test's thread).
+///
+/// One global subscriber per test binary, installed on first use, formats
+/// every event and hands it to the capture of the thread it happened on, if
+/// any. A scoped subscriber per test (`set_default`) is not used: tracing
+/// caches per call site, across threads, whether a line is wanted, and a test
+/// without a subscriber hitting a call site while another test installs its
+/// own can leave that call site switched off for the capture.
 pub struct Warnings {
     buf: Arc<Mutex<Vec<u8>>>,
-    _guard: tracing::subscriber::DefaultGuard,
 }
 
-#[derive(Clone)]
-struct BufWriter(Arc<Mutex<Vec<u8>>>);
+/// A thread's capture: the lowest level wanted, and where lines go.
+type Capture = Option<(tracing::Level, Arc<Mutex<Vec<u8>>>)>;
 
-impl Write for BufWriter {
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Capture> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes into the current thread's capture, when it wants the event's level.
+struct ThreadSink(Option<Arc<Mutex<Vec<u8>>>>);
+
+impl Write for ThreadSink {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
+        if let Some(buf) = &self.0 {
+            buf.lock().unwrap().extend_from_slice(b);
+        }
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -77,17 +93,48 @@ impl Write for BufWriter {
     }
 }
 
+struct ThreadSinks;
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for ThreadSinks {
+    type Writer = ThreadSink;
+    fn make_writer(&'a self) -> ThreadSink {
+        ThreadSink(None)
+    }
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> ThreadSink {
+        ThreadSink(CAPTURE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .filter(|(level, _)| meta.level() <= level)
+                .map(|(_, buf)| buf.clone())
+        }))
+    }
+}
+
+/// Captures WARN and above (see [`Warnings`]).
 pub fn capture_warnings() -> Warnings {
+    capture_at(tracing::Level::WARN)
+}
+
+/// Captures `level` and above (see [`Warnings`]).
+pub fn capture_at(level: tracing::Level) -> Warnings {
+    static GLOBAL: std::sync::Once = std::sync::Once::new();
+    GLOBAL.call_once(|| {
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_ansi(false)
+            .with_writer(ThreadSinks)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber)
+            .expect("no other global subscriber in the HTTP tests");
+    });
     let buf = Arc::new(Mutex::new(Vec::new()));
-    let writer = BufWriter(buf.clone());
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    Warnings {
-        buf,
-        _guard: tracing::subscriber::set_default(subscriber),
+    CAPTURE.with(|c| *c.borrow_mut() = Some((level, buf.clone())));
+    Warnings { buf }
+}
+
+impl Drop for Warnings {
+    fn drop(&mut self) {
+        CAPTURE.with(|c| *c.borrow_mut() = None);
     }
 }
 
