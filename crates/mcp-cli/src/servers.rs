@@ -64,8 +64,9 @@ impl Server {
 /// The manager's options for the command line: the CLI's identity and
 /// capabilities, its handler per server (log lines and forms name the
 /// server), the wiretap with `--verbose`, no on-disk tool cache (a one-shot
-/// process lists afresh; nothing is written under `~/.cache`), no
-/// reconnection (a server lost mid-command fails that command).
+/// process lists afresh), the manager's era memory (a handshake server gets
+/// `initialize` at once on the next run), no reconnection (a server lost
+/// mid-command fails that command).
 pub fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
     let client = ClientOptions::new("mcp-cli", env!("CARGO_PKG_VERSION"))
         .with_title("mcp command line")

@@ -32,6 +32,19 @@ const FORMAT: u32 = 1;
 /// The default cache directory: `$XDG_CACHE_HOME/mcp-client-stack/tools`,
 /// else `$HOME/.cache/mcp-client-stack/tools`; `None` when neither is set.
 pub fn default_cache_dir() -> Option<PathBuf> {
+    Some(cache_base()?.join("tools"))
+}
+
+/// The default directory of the era memory ([`crate::era`]):
+/// `$XDG_CACHE_HOME/mcp-client-stack/eras`, else
+/// `$HOME/.cache/mcp-client-stack/eras`; `None` when neither is set.
+pub fn default_era_dir() -> Option<PathBuf> {
+    Some(cache_base()?.join("eras"))
+}
+
+/// `$XDG_CACHE_HOME/mcp-client-stack` (an absolute path), else
+/// `$HOME/.cache/mcp-client-stack`.
+fn cache_base() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -41,7 +54,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
                 .filter(|v| !v.is_empty())
                 .map(|h| PathBuf::from(h).join(".cache"))
         })?;
-    Some(base.join("mcp-client-stack").join("tools"))
+    Some(base.join("mcp-client-stack"))
 }
 
 /// The cache key of a server: 32 hex digits (see the module docs for what

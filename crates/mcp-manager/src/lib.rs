@@ -73,6 +73,7 @@
 pub mod backoff;
 pub mod cache;
 pub mod config;
+pub mod era;
 pub mod error;
 mod manager;
 pub mod namespace;

@@ -111,6 +111,10 @@ pub struct ManagerOptions {
     /// Which lists are fetched when a server connects (default
     /// [`StartListings::ALL`]).
     pub start_listings: StartListings,
+    /// Where the era memory lives ([`crate::era`]; default
+    /// [`crate::cache::default_era_dir`]); `None` probes every server at
+    /// every start.
+    pub era_dir: Option<PathBuf>,
 }
 
 /// Which lists the manager fetches when a server connects or reconnects
@@ -166,6 +170,7 @@ impl fmt::Debug for ManagerOptions {
             .field("handler_per_server", &self.handler_per_server.is_some())
             .field("transport_layer", &self.transport_layer.is_some())
             .field("start_listings", &self.start_listings)
+            .field("era_dir", &self.era_dir)
             .finish()
     }
 }
@@ -192,7 +197,14 @@ impl ManagerOptions {
             handler_per_server: None,
             transport_layer: None,
             start_listings: StartListings::ALL,
+            era_dir: crate::cache::default_era_dir(),
         }
+    }
+
+    /// Keeps the era memory in `dir` (`None`: no memory, every start probes).
+    pub fn with_era_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.era_dir = dir;
+        self
     }
 
     /// Fetches only these lists when a server connects.

@@ -24,6 +24,9 @@ pub fn mcp_in(dir: &Path, args: &[&str]) -> Run {
         .args(args)
         .current_dir(dir)
         .env_remove("MCP_LOG")
+        // The era memory lives in the run's own directory unless a test says
+        // otherwise: one run's verdict never changes another test's wire.
+        .env("XDG_CACHE_HOME", dir.join(".cache"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

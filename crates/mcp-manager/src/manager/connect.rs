@@ -11,6 +11,7 @@ use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
 use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
+use crate::era::EraMemory;
 use crate::namespace::ServerLists;
 use crate::options::{ManagerOptions, StartListings};
 
@@ -50,22 +51,106 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 /// before the handshake completed, a stdio server is killed at once (see
 /// [`discard_unstarted`]); otherwise the transport is closed (bounded by
 /// `options.shutdown_timeout`) before returning why.
+///
+/// With the automatic preference, a handshake revision the server answered
+/// with before ([`crate::era`]) is asked for at once; when that handshake
+/// fails, the memory is dropped and the server probed again within the same
+/// startup timeout.
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
 ) -> Result<Connection, String> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
+    let memory = options.era_dir.as_ref().map(EraMemory::new);
+    let auto = preference(config, options) == VersionPreference::Auto;
+    let recalled = memory
+        .as_ref()
+        .filter(|_| auto)
+        .and_then(|m| m.recall(config));
+    let outcome = match open_once(config, options, deadline, recalled.is_some()).await {
+        Err(Failed {
+            why,
+            handshake: true,
+        }) if recalled.is_some() => {
+            tracing::info!(server = %config.name, %why, "the remembered handshake era did not hold; probing again");
+            if let Some(m) = &memory
+                && let Err(e) = m.forget(config)
+            {
+                tracing::debug!(server = %config.name, error = %e, "era memory not cleared");
+            }
+            open_once(config, options, deadline, false).await
+        }
+        outcome => outcome,
+    };
+    match outcome {
+        Ok(conn) => {
+            if auto
+                && let Some(m) = &memory
+                && let Err(e) = m.remember(config, conn.client.protocol_version())
+            {
+                tracing::debug!(server = %config.name, error = %e, "era memory not written");
+            }
+            Ok(conn)
+        }
+        Err(failed) => Err(failed.why),
+    }
+}
+
+/// Why an attempt to open a server failed, and whether it was the
+/// handshake that failed (not the transport, not a listing).
+struct Failed {
+    why: String,
+    handshake: bool,
+}
+
+impl From<String> for Failed {
+    fn from(why: String) -> Self {
+        Failed {
+            why,
+            handshake: false,
+        }
+    }
+}
+
+/// The revisions `config` negotiates under `options`: the entry's own
+/// `protocolVersion`, else the client's; the handshake era for HTTP+SSE.
+fn preference(config: &ServerConfig, options: &ManagerOptions) -> VersionPreference {
+    let version = config.protocol_version.unwrap_or(options.client.version);
+    match &config.transport {
+        // The HTTP+SSE transport belongs to the handshake era: probing a
+        // stateless revision over it would settle on a revision it cannot
+        // carry.
+        TransportConfig::Remote(RemoteServer {
+            kind: RemoteKind::Sse,
+            ..
+        }) if !matches!(version, VersionPreference::Only(v) if v.uses_handshake()) => {
+            VersionPreference::Legacy
+        }
+        _ => version,
+    }
+}
+
+/// One attempt of [`open`], until `deadline`; `handshake_only` asks for the
+/// handshake era without a probe.
+async fn open_once(
+    config: &ServerConfig,
+    options: &ManagerOptions,
+    deadline: tokio::time::Instant,
+    handshake_only: bool,
+) -> Result<Connection, Failed> {
+    let limit = startup_timeout(config, options);
     let signals = Arc::new(Signals::default());
     let connecting = tokio::time::timeout_at(deadline, make_transport(config, options));
     let (transport, pid, stdio) = match connecting.await {
         Ok(Ok(t)) => t,
-        Ok(Err(why)) => return Err(why),
+        Ok(Err(why)) => return Err(why.into()),
         Err(_) => {
             return Err(format!(
                 "startup timed out after {} ms (connecting)",
                 limit.as_millis()
-            ));
+            )
+            .into());
         }
     };
     let transport = match &options.transport_layer {
@@ -88,19 +173,11 @@ pub(crate) async fn open(
     if let Some(t) = config.discover_timeout {
         client_options.discover_timeout = t;
     }
-    if let Some(v) = config.protocol_version {
-        client_options.version = v;
-    }
-    // The HTTP+SSE transport belongs to the handshake era: probing a
-    // stateless revision over it would settle on a revision it cannot carry.
-    if let TransportConfig::Remote(RemoteServer {
-        kind: RemoteKind::Sse,
-        ..
-    }) = &config.transport
-        && !matches!(client_options.version, VersionPreference::Only(v) if v.uses_handshake())
-    {
-        client_options.version = VersionPreference::Legacy;
-    }
+    client_options.version = if handshake_only {
+        VersionPreference::Legacy
+    } else {
+        preference(config, options)
+    };
     // The manager refreshes tool lists itself.
     client_options.auto_refresh_tools = false;
 
@@ -154,7 +231,10 @@ pub(crate) async fn open(
                 }
                 _ => close_bounded(&transport, options.shutdown_timeout).await,
             }
-            Err(why)
+            Err(Failed {
+                why,
+                handshake: !initialized,
+            })
         }
     }
 }
