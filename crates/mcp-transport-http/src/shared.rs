@@ -103,6 +103,10 @@ pub(crate) struct Shared {
     /// out on a new one (the re-send of a request whose reused connection
     /// failed). Built on first use.
     fresh: OnceLock<HttpClient>,
+    /// The server was seen closing an idle connection as a request went out
+    /// on it: from then on a request that is not safe to send twice goes out
+    /// on a fresh connection.
+    closes_idle: AtomicBool,
 }
 
 impl std::fmt::Debug for Shared {
@@ -170,6 +174,7 @@ impl Shared {
             legacy_reader: Mutex::new(None),
             listener_started: AtomicBool::new(false),
             fresh: OnceLock::new(),
+            closes_idle: AtomicBool::new(false),
             config,
         }))
     }
@@ -428,15 +433,30 @@ impl Shared {
             let mut hops = 0usize;
             loop {
                 let (request, sent) = self.build(&method, &target, body, kind, cross_origin)?;
-                let response = match self.client.request(request).await {
+                let repeatable = safe_to_send_twice(kind);
+                let client = if !repeatable && self.closes_idle.load(Ordering::Acquire) {
+                    self.fresh_client()
+                } else {
+                    &self.client
+                };
+                let response = match client.request(request).await {
                     Ok(response) => response,
                     Err(e) if failed_unanswered_on_reused(&e) => {
                         // The server closed the idle connection as the
                         // request went out (some close each connection after
                         // their response without `Connection: close`): not a
-                        // byte of the reply arrived, so the server did not
-                        // act on it. Sent once more on a fresh connection,
-                        // as curl and browsers do; never after any byte.
+                        // byte of the reply arrived. The server may still
+                        // have read and acted on the request before closing,
+                        // so only a request that is safe to send twice goes
+                        // out once more, on a fresh connection (curl and
+                        // browsers re-send any; a `tools/call` may have run).
+                        // Either way, later requests that are not safe to
+                        // repeat use fresh connections from now on.
+                        self.closes_idle.store(true, Ordering::Release);
+                        if !repeatable {
+                            tracing::debug!(connection = %self.label(), error = %e, "request failed on a reused connection before any reply; not sent again (it may have run)");
+                            return Err(self.network_error(&target, e));
+                        }
                         tracing::debug!(connection = %self.label(), error = %e, "request failed on a reused connection before any reply; sending it once more on a fresh connection");
                         let (request, _) =
                             self.build(&method, &target, body, kind, cross_origin)?;
@@ -847,6 +867,40 @@ pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
     TransportError::Timeout {
         ms: d.as_millis() as u64,
         phase,
+    }
+}
+
+/// `true` for what may reach the server twice without a second effect: a
+/// GET, the session DELETE, a response or notification, and every request
+/// method of the client but `tools/call` (which runs a tool) and methods this
+/// transport does not know.
+fn safe_to_send_twice(kind: &Kind) -> bool {
+    const REPEATABLE: [&str; 17] = [
+        "initialize",
+        "ping",
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "completion/complete",
+        "logging/setLevel",
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+    ];
+    match kind {
+        Kind::Get { .. } | Kind::Delete => true,
+        Kind::Post { method: None, .. } => true,
+        Kind::Post {
+            method: Some(method),
+            ..
+        } => method.starts_with("notifications/") || REPEATABLE.contains(&method.as_str()),
     }
 }
 

@@ -4,9 +4,12 @@
 //! is played deterministically: the fault server answers the first request
 //! of each connection and closes the connection, without a byte, on any
 //! later one. A request that failed so on a reused connection is sent once
-//! more on a fresh connection — every request: the handshake's, requests,
-//! notifications, the session DELETE. A request that got any part of a
-//! response, or failed on a fresh connection, is never sent again.
+//! more on a fresh connection when it is safe to send twice: the handshake's,
+//! listings, reads, pings, notifications, the session DELETE. A `tools/call`
+//! is never sent twice (the server may have run the tool before closing);
+//! once the server showed it closes idle connections, later calls go out on
+//! fresh ones. A request that got any part of a response, or failed on a
+//! fresh connection, is never sent again.
 
 mod common;
 
@@ -30,6 +33,9 @@ fn answer(r: &Recorded) -> Reply {
         }
         Some("tools/list") => Reply::json(tools_result(&id)),
         Some("ping") => Reply::json(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)),
+        Some("tools/call") => Reply::json(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#
+        )),
         _ => Reply::status(202),
     }
 }
@@ -309,4 +315,54 @@ async fn b37_server_shutting_down_after_each_response() {
     }
     t.close().await.unwrap();
     server.abort();
+}
+
+/// A `tools/call` that fails on a reused connection before any reply byte
+/// is not sent again (the server may have read it and run the tool before
+/// closing): it fails, and the server saw it once. From then on the server
+/// is known to close idle connections, so the next calls go out on fresh
+/// connections and succeed.
+#[tokio::test]
+async fn b37_a_tool_call_is_never_sent_twice() {
+    let server = FaultServer::start(closes_after_each_response)
+        .await
+        .unwrap();
+    let t = transport(&server.url("/mcp")).await;
+    // The first request opens a connection that is then kept idle; the call
+    // goes out on it and the server closes it without a byte.
+    t.request("ping", None, opts()).await.unwrap();
+    let call = json!({"name": "run", "arguments": {}});
+    let err = t
+        .request("tools/call", Some(&call), opts())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            mcp_transport::TransportError::Io(_) | mcp_transport::TransportError::Closed(_)
+        ),
+        "{err:?}"
+    );
+    let calls = |server: &FaultServer| {
+        server
+            .requests()
+            .into_iter()
+            .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+            .count()
+    };
+    assert_eq!(calls(&server), 1, "the failed call reached the server once");
+    for n in 2..5 {
+        t.request("tools/call", Some(&call), opts())
+            .await
+            .unwrap_or_else(|e| panic!("call {n} on a fresh connection: {e:?}"));
+    }
+    assert_eq!(calls(&server), 4);
+    for r in server.requests() {
+        if r.rpc_method().as_deref() == Some("tools/call") && r.seq > 2 {
+            assert_eq!(
+                r.on_connection, 0,
+                "later calls go out on fresh connections"
+            );
+        }
+    }
 }
