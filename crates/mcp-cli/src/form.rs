@@ -9,6 +9,8 @@ use std::io::{self, BufRead, Write};
 use mcp_types::elicitation::{ElicitAction, ElicitResult};
 use serde_json::{Map, Number, Value};
 
+use crate::output::visible;
+
 /// Wrong answers allowed per field before the form is cancelled.
 pub const MAX_ATTEMPTS: usize = 5;
 
@@ -152,7 +154,10 @@ pub fn fill(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> io::Result<ElicitResult> {
-    writeln!(out, "\n[{server}] asks: {message}")?;
+    // Everything a server wrote is shown through `visible`: a message, a
+    // title or a choice must not act on the terminal (retitle it, clear the
+    // screen around a fake prompt).
+    writeln!(out, "\n[{}] asks: {}", visible(server), visible(message))?;
     write!(out, "Answer? [Y]es / [n]o (decline) / [c]ancel: ")?;
     out.flush()?;
     let mut attempts = 0;
@@ -195,9 +200,9 @@ pub fn fill(
         let default = prop.get("default");
         let mut attempts = 0;
         loop {
-            write!(out, "{label}")?;
+            write!(out, "{}", visible(label))?;
             if let Some(d) = prop.get("description").and_then(Value::as_str) {
-                write!(out, " ({d})")?;
+                write!(out, " ({})", visible(d))?;
             }
             let choices = prop.get("enum").and_then(Value::as_array).map(|a| {
                 a.iter()
@@ -206,13 +211,13 @@ pub fn fill(
                     .join("/")
             });
             match (ty, choices) {
-                (_, Some(c)) => write!(out, " [{c}]")?,
+                (_, Some(c)) => write!(out, " [{}]", visible(&c))?,
                 ("boolean", None) => write!(out, " [y/n]")?,
                 ("string", None) => {}
-                (t, None) => write!(out, " <{t}>")?,
+                (t, None) => write!(out, " <{}>", visible(t))?,
             }
             if let Some(d) = default {
-                write!(out, " [default: {}]", default_text(d))?;
+                write!(out, " [default: {}]", visible(&default_text(d)))?;
             }
             write!(out, "{}: ", if is_required { " *" } else { "" })?;
             out.flush()?;
@@ -234,7 +239,7 @@ pub fn fill(
                         content.insert(name.clone(), v);
                         break;
                     }
-                    Err(why) => writeln!(out, "  invalid: {why}")?,
+                    Err(why) => writeln!(out, "  invalid: {}", visible(&why))?,
                 }
             }
             attempts += 1;
@@ -278,6 +283,35 @@ mod tests {
         assert!(shown.contains("invalid: enter a whole number"));
         assert!(shown.contains("Name (Your name) *: "));
         assert!(shown.contains("[default: true]"));
+    }
+
+    /// Nothing a server wrote reaches the terminal raw: its message, a
+    /// property's title, description, choices, default, and the answers an
+    /// invalid reply is checked against.
+    #[test]
+    fn server_text_cannot_act_on_the_terminal() {
+        let esc = "\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{202e}";
+        let schema = json!({"type": "object", "properties": {
+            "p": {"type": "string", "title": format!("T{esc}"), "description": format!("D{esc}"),
+                  "enum": [format!("a{esc}"), "b"], "default": format!("x{esc}")},
+            "q": {"type": format!("n{esc}")}
+        }});
+        let mut out = Vec::new();
+        let message = format!("Enter{esc}");
+        fill(
+            &format!("s{esc}"),
+            &message,
+            &schema,
+            &mut "\nzz\n\n\n".as_bytes(),
+            &mut out,
+        )
+        .unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
+            "{shown:?}"
+        );
+        assert!(shown.contains("Enter\\u{1b}]0;PWNED"), "{shown:?}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ use std::time::Duration;
 use clap::Parser;
 use mcp_client::CancellationToken;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::field::MakeExt;
 
 use crate::cli::{Cli, Command};
 
@@ -37,8 +38,21 @@ const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
 
 fn init_tracing(default: &str) {
     let filter = EnvFilter::try_from_env("MCP_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // Field values carry server text (a server's name, its stderr tail, a
+    // skipped stdout line): each goes through `visible`, like everything
+    // else a server wrote that reaches the terminal.
+    let fields = tracing_subscriber::fmt::format::debug_fn(|w, field, value| {
+        let text = format!("{value:?}");
+        if field.name() == "message" {
+            write!(w, "{}", output::visible(&text))
+        } else {
+            write!(w, "{}={}", field.name(), output::visible(&text))
+        }
+    })
+    .delimited(" ");
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .fmt_fields(fields)
         .with_writer(std::io::stderr)
         .with_target(true)
         .with_ansi(std::io::stderr().is_terminal())
