@@ -390,3 +390,28 @@ async fn a_timed_out_request_drops_its_stream_without_a_cancel_notification() {
     );
     client.close().await.unwrap();
 }
+
+/// A handshake-era server that answers the `server/discover` POST with a 2xx
+/// holding no response (an empty 202, an empty 200, `{}`) is reached with
+/// `initialize`: such a reply is no modern signal (checklist §0 2f).
+#[tokio::test]
+async fn probe_answered_with_no_response_falls_back_to_initialize() {
+    for reply in [
+        || Reply::status(202),
+        || Reply::status(200),
+        || Reply::json("{}"),
+    ] {
+        let server = FaultServer::start(move |r: &Recorded| {
+            let id = r.rpc_id().unwrap_or_default();
+            match r.rpc_method().as_deref() {
+                Some("server/discover") => reply(),
+                Some("initialize") => Reply::json(init_result(&id, "2025-11-25")),
+                _ => Reply::status(202),
+            }
+        })
+        .await
+        .unwrap();
+        let client = connect(&server, ClientOptions::new("t", "1")).await;
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    }
+}

@@ -414,9 +414,14 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
                 Probe::Fail(ClientError::Transport(e))
             }
         }
-        Err(e @ (TransportError::Malformed(_) | TransportError::SessionExpired(_))) => {
-            Probe::Legacy(format!("server/discover: {e}"))
-        }
+        // A reply that is not an answer (a malformed one, a 2xx holding no
+        // response, a session error) is no modern signal: legacy (checklist
+        // §0 2f, "anything else").
+        Err(
+            e @ (TransportError::Malformed(_)
+            | TransportError::SessionExpired(_)
+            | TransportError::Protocol(_)),
+        ) => Probe::Legacy(format!("server/discover: {e}")),
         Err(e) => Probe::Fail(ClientError::from_transport("server/discover", e)),
     }
 }
@@ -774,6 +779,13 @@ mod tests {
             Probe::Modern(_)
         ));
         assert!(matches!(classify(Ok(json!({}).into())), Probe::Legacy(_)));
+        // An HTTP 2xx to the probe that held no response.
+        assert!(matches!(
+            classify(Err(TransportError::Protocol(
+                "the HTTP 202 reply to request 0 held no response".into()
+            ))),
+            Probe::Legacy(_)
+        ));
     }
 
     #[test]
