@@ -80,7 +80,7 @@ pub struct Cli {
 
     /// Per-request timeout in seconds, also each server's startup timeout (a
     /// call's timeout restarts on each progress notification, up to one hour);
-    /// 0 is taken as 1.
+    /// 0 is taken as 1, more than a week as a week.
     #[arg(long, global = true, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
 

@@ -74,7 +74,9 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         }));
     }
     let discover_timeout = match cli.discover_timeout {
-        Some(secs) if secs.is_finite() && secs > 0.0 => Some(Duration::from_secs_f64(secs)),
+        Some(secs) if secs.is_finite() && secs > 0.0 => {
+            Some(Duration::from_secs_f64(secs.min(MAX_TIMEOUT.as_secs_f64())))
+        }
         Some(secs) => {
             return Err(Failure::new(format!(
                 "--discover-timeout {secs}: expected a number of seconds above 0"
@@ -100,7 +102,7 @@ pub async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8,
         }
     }
     let settings = ConnectSettings {
-        timeout: Duration::from_secs(cli.timeout.max(1)),
+        timeout: Duration::from_secs(cli.timeout.clamp(1, MAX_TIMEOUT.as_secs())),
         verbose: cli.verbose,
         allow_input: !cli.no_input,
         listings: listings_for(&cli.command),
@@ -948,6 +950,11 @@ impl Session {
 }
 
 /// A client error, prefixed with the server's name.
+/// The longest `--timeout` and `--discover-timeout` taken: a week
+/// (604 800 s); a larger value is taken as this one (deadlines are computed
+/// by adding it to the clock).
+const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// The lists a command needs when its servers start: `servers` shows every
 /// count; `tools` and `call` need the tools (to find and type a tool);
 /// `prompts`, `prompt` and `complete` the prompts; `resources` the

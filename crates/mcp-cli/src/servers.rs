@@ -118,7 +118,7 @@ pub fn start_bound(config: &McpConfig, settings: &ConnectSettings) -> Duration {
         .map(|s| s.startup_timeout.unwrap_or(settings.timeout))
         .max()
         .unwrap_or_default()
-        + START_SLACK
+        .saturating_add(START_SLACK)
 }
 
 /// Every configured server with its status and client, by name.

@@ -47,3 +47,18 @@ fn help_documents_exit_codes() {
     assert!(run.stdout.contains("Exit codes:"));
     assert!(run.stdout.contains("130"));
 }
+
+/// Huge durations on the command line are taken as the longest one, never
+/// a panic (deadlines add them to the clock).
+#[test]
+fn huge_timeouts_are_clamped_not_a_panic() {
+    for args in [
+        &["--discover-timeout", "1e300", "ping"][..],
+        &["--discover-timeout", "18446744073709551616", "ping"],
+        &["--timeout", "18446744073709551615", "ping"],
+    ] {
+        let run = support::mcp(args);
+        assert_eq!(run.code, Some(0), "mcp {}: {run:?}", args.join(" "));
+        assert!(!run.stderr.contains("panicked"), "{run:?}");
+    }
+}
