@@ -466,6 +466,44 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
     }
 }
 
+/// A member with an empty default written as `null` (a nil slice in Go)
+/// takes the default as a missing one does, in every method that has one.
+#[tokio::test]
+async fn null_members_take_their_empty_default_in_the_handshake_era() {
+    let (client, mut peer) = connect_with(legacy_options(), "2025-11-25", full_caps()).await;
+    for method in LISTS {
+        let task = spawn_listing(&client, method);
+        let req = peer.expect_request(method).await;
+        peer.respond(&req.id, json!({ member(method): null })).await;
+        let (names, problems, _) = task
+            .await
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert!(names.is_empty() && problems.is_empty(), "{method}");
+    }
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("t", None, CallOptions::default()).await }
+    });
+    let req = peer.expect_request("tools/call").await;
+    peer.respond(&req.id, json!({"content": null})).await;
+    assert!(call.await.unwrap().unwrap().content.is_empty());
+    let get = tokio::spawn({
+        let client = client.clone();
+        async move { client.get_prompt("p", None).await }
+    });
+    let req = peer.expect_request("prompts/get").await;
+    peer.respond(&req.id, json!({"messages": null})).await;
+    assert!(get.await.unwrap().unwrap().messages.is_empty());
+    let read = tokio::spawn({
+        let client = client.clone();
+        async move { client.read_resource("test://x").await }
+    });
+    let req = peer.expect_request("resources/read").await;
+    peer.respond(&req.id, json!({"contents": null})).await;
+    assert!(read.await.unwrap().unwrap().contents.is_empty());
+}
+
 /// `initialize` without `capabilities` or `serverInfo` connects, with none
 /// and an empty info block; without `protocolVersion` it fails.
 #[tokio::test]

@@ -145,7 +145,9 @@ pub fn parse_result<T: DeserializeOwned + 'static>(
     let mut forgiven = Forgiven::default();
     if version.uses_handshake() {
         for &(m, member, default) in DEFAULTED_MEMBERS {
-            if m == method && !members.contains_key(member) {
+            // `null` is how many servers write an empty list (a nil slice
+            // in Go): it gets the default as a missing member does.
+            if m == method && members.get(member).is_none_or(Value::is_null) {
                 let Ok(default) = serde_json::from_str::<Value>(default) else {
                     continue;
                 };
