@@ -390,10 +390,10 @@ impl Session {
                 let name = row["name"].as_str().unwrap_or("");
                 match row["status"].as_str() {
                     Some("failed") => {
-                        output::line(&format!(
+                        output::line(&output::one_line(&format!(
                             "{name}  failed: {}",
                             row["error"].as_str().unwrap_or("")
-                        ))?;
+                        )))?;
                         continue;
                     }
                     Some("disabled") => {
@@ -407,7 +407,7 @@ impl Session {
                     (_, Some(error)) => format!("failed ({error})"),
                     _ => "-".to_owned(),
                 };
-                output::line(&format!(
+                output::line(&output::one_line(&format!(
                     "{name}  connected  {}  {} {}  tools: {}  resources: {}  prompts: {}",
                     row["protocolVersion"].as_str().unwrap_or(""),
                     row["serverInfo"]["name"].as_str().unwrap_or(""),
@@ -415,7 +415,7 @@ impl Session {
                     count("tools"),
                     count("resources"),
                     count("prompts"),
-                ))?;
+                )))?;
             }
         }
         Ok(if all_ok { SUCCESS } else { FAILURE })

@@ -55,12 +55,24 @@ pub fn text(text: &str) -> Result<(), Failure> {
     write_to(&mut stdout.lock(), &text, false)
 }
 
+/// `text` with each line feed shown as `\n`, for a row that must stay one
+/// row (`mcp servers`): a server's name or error with a line feed in it
+/// could otherwise print a forged row. Pass the result through the line
+/// printer, which escapes the rest ([`visible`]).
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace('\n', "\\n"))
+}
+
 /// `text` with the characters a terminal would act on shown escaped
 /// (`\u{1b}`): C0 controls but line feed and tab, DEL, C1 controls, and the
 /// bidirectional overrides and isolates. Text from a server (a tool's
 /// result, an error body, a log message) reaches the terminal through this,
 /// so it cannot move the cursor, retitle the window, write the clipboard
-/// (OSC 52) or reorder what is shown.
+/// (OSC 52) or reorder what is shown. See [`one_line`] for a row that must
+/// stay one line.
 pub fn visible(text: &str) -> Cow<'_, str> {
     let acts = |c: char| {
         (c.is_control() && c != '\n' && c != '\t')
