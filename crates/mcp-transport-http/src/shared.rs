@@ -636,7 +636,7 @@ impl Shared {
                 id: Some(rid),
                 outcome: Err(e),
             })) = JsonRpcMessage::decode(&bytes)
-            && &rid == id
+            && mcp_transport::pending::echo_answers(id, &rid)
         {
             return TransportError::JsonRpc(e);
         }

@@ -167,3 +167,38 @@ async fn a_400_about_the_version_names_the_header() {
         .to_string();
     assert!(!text.contains("MCP-Protocol-Version"), "{text}");
 }
+
+/// A JSON-RPC error in a 4xx body answers its request also when the server
+/// echoed our integer id as a string (`"id":"2"`), as on the other reply
+/// paths: the request gets the server's error, not a bare HTTP error.
+#[tokio::test]
+async fn error_body_with_an_integer_id_echoed_as_a_string_is_the_server_error() {
+    let server = fault_http::FaultServer::start(|r: &fault_http::Recorded| {
+        let id = r.rpc_id().unwrap_or_default();
+        match r.rpc_method().as_deref() {
+            Some("initialize") => {
+                fault_http::Reply::json(fault_http::init_result(&id, "2025-06-18"))
+            }
+            Some("tools/call") => fault_http::Reply::json(format!(
+                r#"{{"jsonrpc":"2.0","id":"{id}","error":{{"code":-32602,"message":"bad args here"}}}}"#
+            ))
+            .with_status(400),
+            _ => fault_http::Reply::status(202),
+        }
+    })
+    .await
+    .unwrap();
+    let (t, _events) = initialized(&server.url("/mcp")).await;
+    let err = t
+        .request(
+            "tools/call",
+            Some(&serde_json::json!({"name": "x"})),
+            opts(),
+        )
+        .await
+        .unwrap_err();
+    match err {
+        mcp_transport::TransportError::JsonRpc(e) => assert_eq!(e.message, "bad args here"),
+        other => panic!("expected the server's error, got {other:?}"),
+    }
+}

@@ -131,6 +131,15 @@ impl IdMatch {
     }
 }
 
+/// `true` when a response carrying `echoed` answers the request this client
+/// sent with `sent`: the same id, or (we issue integer ids) a string of the
+/// canonical decimal digits of `sent` (see [`IdMatch::IntegerAsString`]).
+/// For a transport that reads one request's reply outside the pending table
+/// (an HTTP error body).
+pub fn echo_answers(sent: &RequestId, echoed: &RequestId) -> bool {
+    sent == echoed || matches!(sent, RequestId::Number(n) if canonical_integer(echoed) == Some(*n))
+}
+
 /// The integer a string id spells in canonical decimal form (what an
 /// integer id looks like when a server turns it into a string), else
 /// `None`: leading zeros, a sign other than `-`, `-0`, spaces, fractions
