@@ -110,7 +110,7 @@ impl Shared {
                 link.endpoint.clone(),
                 message.body.clone(),
                 kind,
-                None,
+                message.deadline,
             );
             (post.await?, None)
         } else {

@@ -67,15 +67,16 @@ impl Shared {
             metadata: message.metadata_headers.clone(),
         };
         // A request is bounded by its caller's timeout (the dispatcher drops
-        // this future); a notification or a response by the notify timeout,
-        // through to the end of an error body.
+        // this future; a Retry-After wait never outlasts it); a notification
+        // or a response by the notify timeout, through to the end of an
+        // error body.
         let (reply, deadline) = if message.kind == OutgoingKind::Request {
             let exchange = self.exchange(
                 Method::POST,
                 self.url.clone(),
                 message.body.clone(),
                 kind,
-                None,
+                message.deadline,
             );
             (exchange.await?, None)
         } else {

@@ -60,6 +60,12 @@ pub struct Outgoing {
     /// values); empty for notifications and responses. Transports without
     /// headers ignore them.
     pub metadata_headers: Vec<(String, String)>,
+    /// When a request's own timeout ends, as it stood when it was sent
+    /// (progress may extend it later; `None`: no timeout, and always `None`
+    /// for notifications and responses). A transport that would wait before
+    /// sending (a server's `Retry-After`) does not wait past it: the
+    /// server's refusal is the better error than a timeout.
+    pub deadline: Option<Instant>,
 }
 
 /// How a transport delivers bytes to the peer.
@@ -84,6 +90,9 @@ pub trait Outbound: Send + Sync + 'static {
     /// `close()` still gets its `notifications/cancelled` queued ahead of
     /// the close. The default hands every message back (the dispatcher then
     /// sends it from a spawned task).
+    // The message comes back by value so the caller sends it on without a
+    // copy or an allocation; this runs in `Drop`, rarely.
+    #[allow(clippy::result_large_err)]
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
         Err(message)
     }
@@ -286,16 +295,17 @@ impl Dispatcher {
             notify_peer,
             armed: true,
         };
+        let start = Instant::now();
+        let total_deadline = options.max_total_timeout.map(|t| start + t);
+        let mut deadline = deadline_after(start, options.timeout, total_deadline);
         let outgoing = Outgoing {
             kind: OutgoingKind::Request,
             method: Some(method.to_owned()),
             id: Some(id.clone()),
             body,
             metadata_headers: options.metadata_headers.clone(),
+            deadline,
         };
-        let start = Instant::now();
-        let total_deadline = options.max_total_timeout.map(|t| start + t);
-        let mut deadline = deadline_after(start, options.timeout, total_deadline);
         let send = self.outbound.send(outgoing, self);
         tokio::pin!(send);
         let mut sent = false;
@@ -413,6 +423,7 @@ impl Dispatcher {
             id,
             body,
             metadata_headers: Vec::new(),
+            deadline: None,
         };
         if let Err(e) = self.outbound.send(message, self).await {
             tracing::debug!(connection = %self.label, error = %e, "could not answer an invalid request");
@@ -443,6 +454,7 @@ impl Dispatcher {
                     id: Some(id),
                     body,
                     metadata_headers: Vec::new(),
+                    deadline: None,
                 },
                 self,
             )
@@ -797,6 +809,7 @@ fn notification_message(method: &str, params: Option<Value>) -> Outgoing {
         id: None,
         body,
         metadata_headers: Vec::new(),
+        deadline: None,
     }
 }
 
