@@ -450,7 +450,9 @@ enum Step {
 /// in all. When falling back is allowed and the server is silent for
 /// [`ClientOptions::discover_timeout`] (a legacy server that ignores unknown
 /// methods, or any server still starting: a cold `npx`/`uvx`, a model
-/// loading), `initialize` goes out too, and the first answer decides:
+/// loading), `initialize` goes out too, and the first answer decides (when
+/// both are already there at one look, the probe's: a server reads its input
+/// in order, so it answered the probe first):
 /// - the probe's answer (a `DiscoverResult` or a modern error): a stateless
 ///   server; the pending `initialize` is dropped (a server reads its stdin
 ///   in order, so it answered the probe first);
