@@ -370,10 +370,14 @@ mod tests {
             (r.problems[1].index, r.problems[1].name.as_deref()),
             (2, None)
         );
-        // A list member that is not an array, or a bad member beside the
-        // entries, still fails the result.
+        // A list member that is neither an array nor null (null is the
+        // empty default), or a bad member beside the entries, still fails
+        // the result.
+        let (r, forgiven) =
+            parse_result::<ListToolsResult>("tools/list", v, &raw(r#"{"tools":null}"#)).unwrap();
+        assert!(r.tools.is_empty());
+        assert_eq!(forgiven.defaulted, ["tools"]);
         for text in [
-            r#"{"tools":null}"#,
             r#"{"tools":{"name":"a"}}"#,
             r#"{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":5}"#,
             "[]",
