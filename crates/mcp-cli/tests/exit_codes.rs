@@ -62,3 +62,21 @@ fn huge_timeouts_are_clamped_not_a_panic() {
         assert!(!run.stderr.contains("panicked"), "{run:?}");
     }
 }
+
+/// A token in the URL's query (`?token=…`, as some servers take API keys)
+/// never reaches an error or a log line, `--verbose` included.
+#[test]
+fn a_token_in_the_url_query_stays_hidden() {
+    let run = support::mcp(&[
+        "--url",
+        "http://127.0.0.1:1/mcp?token=QSECRET&mode=x",
+        "--verbose",
+        "ping",
+    ]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("token=***"), "{run:?}");
+    assert!(
+        !run.stderr.contains("QSECRET") && !run.stdout.contains("QSECRET"),
+        "{run:?}"
+    );
+}
