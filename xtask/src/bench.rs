@@ -1,5 +1,5 @@
 //! `cargo xtask bench [--quick] [--repeats N] [--only c1,c2] [--criterion]`:
-//! the side-by-side benchmarks of issue 9.
+//! the side-by-side benchmarks.
 //!
 //! Builds the separate `bench/` workspace in release (our client, rmcp, the
 //! raw floor, the bench server; never built by `cargo xtask test`), installs

@@ -1,5 +1,5 @@
 //! `mcp-bench`: the benchmark drivers and the orchestrator behind
-//! `cargo xtask bench` (issue 9).
+//! `cargo xtask bench`.
 //!
 //! ```text
 //! mcp-bench client --impl floor|ours|rmcp --transport stdio|http-json|http-sse

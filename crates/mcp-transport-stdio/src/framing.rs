@@ -12,7 +12,7 @@
 //! - The transport reads straight into the framer's buffer
 //!   ([`LineFramer::read_buffer`]) and every line is handed out as a
 //!   [`Bytes`] slice of it: no copy from the read to the dispatcher, which
-//!   keeps slices of the same bytes as raw results (issue 9). Each input
+//!   keeps slices of the same bytes as raw results. Each input
 //!   byte is examined once by `memchr`'s line-end search, whatever the
 //!   chunking. A line longer than the free space is moved once into a
 //!   buffer at least twice its size, so its copies stay within a constant

@@ -75,7 +75,7 @@ struct Signals {
 
 /// Delivers outgoing messages: written straight to the server's stdin from
 /// the sender's own task when nothing is queued ahead of them (no hop to the
-/// writer task: issue 9, the stdio small-call latency), to the writer task
+/// writer task: that hop is most of a small call's latency), to the writer task
 /// otherwise.
 struct StdioOutbound {
     tx: mpsc::Sender<Bytes>,

@@ -2,7 +2,7 @@
 //! serde's data model over text that is already known to be UTF-8, with
 //! strings scanned 64 bytes per step by the JSON writer's escape test
 //! (vector code, no `unsafe`; short strings two 8-byte words first) rather
-//! than eight bytes at a time. Issue 9 (benchmarks): in a 100 KiB
+//! than eight bytes at a time. Measured (benchmarks): in a 100 KiB
 //! `tools/call`, serde_json's string scan was the largest single cost of
 //! the client (about 245 K instructions of 740 K; 564 K in all with this
 //! deserializer).

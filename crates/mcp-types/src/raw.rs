@@ -1,7 +1,7 @@
 //! Responses decoded without building a `serde_json::Value`: the `result`
 //! member stays as the bytes it arrived in ([`RawResult`]) until the caller
 //! parses it straight into the type it expects, so a response is parsed
-//! once. Issue 9 (benchmarks): a 1 000-tool `tools/list` went from two
+//! once. Measured (benchmarks): a 1 000-tool `tools/list` went from two
 //! passes over a `Value` tree to one typed parse.
 //!
 //! [`decode_frame`] finds the members of a message with a structural scan
@@ -648,7 +648,7 @@ mod tests {
     /// Regression: a member the full decoder refuses (bad JSON in its
     /// value, a name that is not UTF-8 or holds a control character, a
     /// `params` that is not valid JSON text) made the whole message
-    /// unreadable before issue 9; the scan took it as a plain response.
+    /// unreadable to an earlier scan, which took it as a plain response.
     #[test]
     fn members_the_full_decoder_refuses_are_refused() {
         for text in [

@@ -1,4 +1,4 @@
-//! `RawResult::parse` (this crate's JSON deserializer, issue 9) against
+//! `RawResult::parse` (this crate's JSON deserializer) against
 //! serde_json as the oracle: on any text, well formed or mangled, both
 //! accept it or both refuse it, and what they accept they read as the same
 //! value, number for number; typed parses (options, tagged enums, flatten,

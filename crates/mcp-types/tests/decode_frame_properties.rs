@@ -1,4 +1,4 @@
-//! Properties of `decode_frame` (the response fast path, issue 9) against
+//! Properties of `decode_frame` (the response fast path) against
 //! the full decoder `JsonRpcMessage::decode_with`: it never panics, a
 //! plain response round-trips its result and id, whatever it takes as a
 //! response the full decoder reads the same way, and it never takes a
@@ -358,7 +358,7 @@ fn huge_result_is_a_slice_of_the_frame() {
     assert_eq!(start, r#"{"jsonrpc":"2.0","id":"big","result":"#.len());
 }
 
-/// Edge inputs named in the review of issue 9, each checked against the
+/// Edge inputs named in a review of the fast path, each checked against the
 /// full decoder.
 #[test]
 fn edge_inputs_agree_with_the_full_decoder() {

@@ -1,4 +1,4 @@
-//! Properties of the request writer (issue 9): `RequestBody::to_vec`
+//! Properties of the request writer: `RequestBody::to_vec`
 //! writes what `with_params_meta` + `JsonRpcMessage::to_vec` write, and
 //! `JsonRpcMessage::to_vec` (its own string escaper, 32-byte blocks) is
 //! byte for byte serde_json's output.
