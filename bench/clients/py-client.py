@@ -1,4 +1,4 @@
-"""The Python SDK client for `cargo xtask bench` (issue 9): runs the same suite
+"""The Python SDK client for `cargo xtask bench`: runs the same suite
 as bench-client/src/suite.rs and prints `RESULT <json>`.
 
     tests/peers/.venv/bin/python py-client.py --transport stdio|http-json|http-sse

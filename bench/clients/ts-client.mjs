@@ -1,4 +1,4 @@
-// The TypeScript SDK client for `cargo xtask bench` (issue 9): runs the same
+// The TypeScript SDK client for `cargo xtask bench`: runs the same
 // suite as bench-client/src/suite.rs and prints `RESULT <json>`.
 //
 //   node ts-client.mjs --peers DIR --transport stdio|http-json|http-sse
