@@ -132,18 +132,7 @@ impl ToolCache {
     /// The cached tools of `config`, if any.
     pub fn load(&self, config: &ServerConfig) -> Option<Vec<Tool>> {
         let path = self.path_for(config);
-        let meta = std::fs::metadata(&path).ok()?;
-        if meta.len() > MAX_CACHE_FILE_BYTES {
-            tracing::debug!(path = %path.display(), "tool cache file too large; ignored");
-            return None;
-        }
-        let text = match std::fs::read(&path) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::debug!(path = %path.display(), error = %e, "cannot read tool cache");
-                return None;
-            }
-        };
+        let text = read_bounded(&path, MAX_CACHE_FILE_BYTES, "tool cache")?;
         match serde_json::from_slice::<CacheFile<Vec<Tool>>>(&text) {
             Ok(f)
                 if f.format == FORMAT && f.key == cache_key(config) && f.server == config.name =>
@@ -166,7 +155,6 @@ impl ToolCache {
     /// Errors: the I/O error (the caller logs it; a cache failure never
     /// fails a connection).
     pub fn store(&self, config: &ServerConfig, tools: &[Arc<Tool>]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
         let file = CacheFile {
             format: FORMAT,
             server: config.name.clone(),
@@ -177,13 +165,39 @@ impl ToolCache {
             tools: tools.iter().map(|t| &**t).collect::<Vec<&Tool>>(),
         };
         let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-        let path = self.path_for(config);
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &bytes)?;
-        std::fs::rename(&tmp, &path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+        write_atomically(&self.path_for(config), &bytes)
     }
+}
+
+/// The bytes of the file at `path` when it exists, is at most `max` bytes
+/// and can be read; `None` otherwise (logged at debug, naming `what`).
+pub(crate) fn read_bounded(path: &Path, max: u64, what: &str) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > max {
+        tracing::debug!(path = %path.display(), "{what} file too large; ignored");
+        return None;
+    }
+    std::fs::read(path)
+        .inspect_err(
+            |e| tracing::debug!(path = %path.display(), error = %e, "cannot read {what} file"),
+        )
+        .ok()
+}
+
+/// Writes `bytes` to `path` atomically (a temp file beside it, then a
+/// rename), creating its directory first.
+///
+/// Errors: the I/O error (the caller logs it; an on-disk memory never fails
+/// a connection).
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 #[cfg(test)]

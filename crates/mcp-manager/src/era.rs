@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use mcp_types::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 
-use crate::cache::cache_key;
+use crate::cache::{cache_key, read_bounded, write_atomically};
 use crate::config::ServerConfig;
 
 /// How long a remembered verdict is trusted: 24 h (86 400 s). After it the
@@ -79,22 +79,10 @@ impl EraMemory {
     /// unreadable or foreign file is `None` (logged at debug).
     pub fn recall(&self, config: &ServerConfig) -> Option<ProtocolVersion> {
         let path = self.path_for(config);
-        let meta = std::fs::metadata(&path).ok()?;
-        if meta.len() > MAX_ERA_FILE_BYTES {
-            tracing::debug!(path = %path.display(), "era file too large; ignored");
-            return None;
-        }
-        let file: EraFile = match std::fs::read(&path).map(|b| serde_json::from_slice(&b)) {
-            Ok(Ok(file)) => file,
-            Ok(Err(e)) => {
-                tracing::debug!(path = %path.display(), error = %e, "corrupt era file; ignored");
-                return None;
-            }
-            Err(e) => {
-                tracing::debug!(path = %path.display(), error = %e, "cannot read era file");
-                return None;
-            }
-        };
+        let bytes = read_bounded(&path, MAX_ERA_FILE_BYTES, "era")?;
+        let file: EraFile = serde_json::from_slice(&bytes)
+            .inspect_err(|e| tracing::debug!(path = %path.display(), error = %e, "corrupt era file; ignored"))
+            .ok()?;
         let age = now_secs().checked_sub(file.written_at_secs)?;
         if file.format != FORMAT || file.key != cache_key(config) || age >= ERA_TTL_SECS {
             return None;
@@ -111,7 +99,6 @@ impl EraMemory {
         if !version.uses_handshake() {
             return self.forget(config);
         }
-        std::fs::create_dir_all(&self.dir)?;
         let file = EraFile {
             format: FORMAT,
             key: cache_key(config),
@@ -119,12 +106,7 @@ impl EraMemory {
             written_at_secs: now_secs(),
         };
         let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-        let path = self.path_for(config);
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &bytes)?;
-        std::fs::rename(&tmp, &path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+        write_atomically(&self.path_for(config), &bytes)
     }
 
     /// Forgets what was remembered for `config` (a missing file is fine).
