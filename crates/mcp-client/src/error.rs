@@ -5,15 +5,17 @@
 //! instead of matching strings. A JSON-RPC error the server answered with is always
 //! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]).
 //!
-//! `Display` tells the whole story in one line (`{e}` names the cause: the
-//! server's message, the timeout, the HTTP status); the underlying error is
-//! also the [`source`](std::error::Error::source), for code that walks the
-//! chain (a walker should skip a source whose text it already printed).
+//! `Display` describes this level only (what the client was doing); the
+//! cause (the server's error object, the serde error, the transport's
+//! error) is the [`source`](std::error::Error::source) and is never
+//! repeated in the text, so a printer that walks the chain shows each level
+//! once. [`ClientError::Transport`] is a pure wrapper: it displays as the
+//! transport error it holds.
 
 use std::sync::Arc;
 
 use mcp_transport::TransportError;
-use mcp_types::{ErrorCode, JsonRpcError};
+use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
 
 /// An error from [`crate::Client`].
 #[derive(Debug, Clone, thiserror::Error)]
@@ -27,7 +29,8 @@ pub enum ClientError {
 
     /// The server answered request `method` with a JSON-RPC error object
     /// (spec `basic/index` § Responses).
-    #[error("server answered {method} with an error: {error}")]
+    #[error("server answered {method} with an error")]
+    #[non_exhaustive]
     Server {
         /// The method that was sent.
         method: String,
@@ -40,6 +43,7 @@ pub enum ClientError {
     /// Negotiation): the server chose a revision this client does not speak,
     /// or no revision is common. The connection was closed.
     #[error("protocol version mismatch: client speaks {ours:?}, server answered {theirs:?}")]
+    #[non_exhaustive]
     VersionMismatch {
         /// The revisions the client offered or accepts, newest first.
         ours: Vec<String>,
@@ -51,6 +55,7 @@ pub enum ClientError {
     /// 2025-11-25 `basic/lifecycle` § Capability Negotiation); nothing was
     /// sent. Turn off [`crate::ClientOptions::strict_capabilities`] to send anyway.
     #[error("server does not declare the {capability:?} capability needed by {method}")]
+    #[non_exhaustive]
     CapabilityNotSupported {
         /// The capability path, e.g. `"tools"` or `"resources.subscribe"`.
         capability: &'static str,
@@ -61,16 +66,30 @@ pub enum ClientError {
     /// `method` does not exist in the negotiated revision (e.g. `ping` or
     /// `logging/setLevel` in 2026-07-28, tasks before 2025-11-25); nothing was sent.
     #[error("{method} does not exist in protocol revision {version}")]
+    #[non_exhaustive]
     MethodNotInRevision {
         /// The method that was not sent.
         method: String,
         /// The negotiated revision.
-        version: String,
+        version: ProtocolVersion,
+    },
+
+    /// The `tools/call` arguments did not serialize to a JSON object (spec
+    /// `server/tools`: `arguments` is an object); nothing was sent.
+    #[error("arguments of tool {tool:?} are a JSON {found}, not an object")]
+    #[non_exhaustive]
+    ArgumentsNotAnObject {
+        /// The tool name.
+        tool: String,
+        /// The JSON type they serialized to: `"array"`, `"string"`,
+        /// `"number"` or `"boolean"`.
+        found: &'static str,
     },
 
     /// The `tools/call` arguments do not match the tool's `inputSchema`;
     /// nothing was sent.
     #[error("arguments of tool {tool:?} do not match its inputSchema: {}", errors.join("; "))]
+    #[non_exhaustive]
     InvalidArguments {
         /// The tool name.
         tool: String,
@@ -81,6 +100,7 @@ pub enum ClientError {
     /// The `structuredContent` of a `tools/call` result does not match the
     /// tool's `outputSchema` (or is missing though the tool declares one).
     #[error("structuredContent of tool {tool:?} does not match its outputSchema: {}", errors.join("; "))]
+    #[non_exhaustive]
     InvalidStructuredContent {
         /// The tool name.
         tool: String,
@@ -89,7 +109,8 @@ pub enum ClientError {
     },
 
     /// The result of `method` did not decode as its result type.
-    #[error("cannot decode the result of {method}: {source}")]
+    #[error("cannot decode the result of {method}")]
+    #[non_exhaustive]
     Decode {
         /// The method that was sent.
         method: String,
@@ -99,7 +120,8 @@ pub enum ClientError {
     },
 
     /// The params given for `method` could not be serialized.
-    #[error("cannot encode the params of {method}: {source}")]
+    #[error("cannot encode the params of {method}")]
+    #[non_exhaustive]
     Encode {
         /// The method.
         method: String,
@@ -110,7 +132,8 @@ pub enum ClientError {
 
     /// The session was lost again right after re-initializing: the request
     /// failed with `SessionExpired` twice.
-    #[error("session lost twice while sending {method}: {source}")]
+    #[error("session lost twice while sending {method}")]
+    #[non_exhaustive]
     SessionLost {
         /// The method that was sent.
         method: String,
@@ -119,22 +142,9 @@ pub enum ClientError {
         source: TransportError,
     },
 
-    /// A paginated list did not end: the server repeated a cursor, or the
-    /// page cap was reached (spec `server/utilities/pagination`). The
-    /// client's listings no longer fail this way: they keep what arrived
-    /// and say why in [`crate::Listing::incomplete`].
-    #[error("{method} pagination stopped after {pages} pages: {reason}")]
-    Pagination {
-        /// The list method.
-        method: String,
-        /// Pages fetched before stopping.
-        pages: usize,
-        /// `"cursor repeated"` or `"page cap reached"`.
-        reason: &'static str,
-    },
-
     /// A resource template could not be parsed or expanded (RFC 6570).
     #[error("invalid URI template {template:?}: {message}")]
+    #[non_exhaustive]
     InvalidTemplate {
         /// The template.
         template: String,
@@ -147,7 +157,8 @@ pub enum ClientError {
     /// refused or could not give (e.g. sampling declined, or a capability
     /// this client did not declare). The request was abandoned (spec
     /// `basic/patterns/mrtr`: the server does not wait for a retry).
-    #[error("{method}: input request {key:?} ({input_method}) was not answered: {error}")]
+    #[error("{method}: input request {key:?} ({input_method}) was not answered")]
+    #[non_exhaustive]
     InputRequest {
         /// The request that asked for input (`tools/call`, `prompts/get`, `resources/read`).
         method: String,
@@ -163,6 +174,7 @@ pub enum ClientError {
     /// The server broke a protocol rule no other variant names (e.g. a
     /// result whose `resultType` is not `"complete"` where only that is allowed).
     #[error("protocol error in {method}: {message}")]
+    #[non_exhaustive]
     Protocol {
         /// The method concerned.
         method: String,
@@ -317,11 +329,57 @@ mod tests {
         assert!(s.contains("2025-11-25") && s.contains("1999-01-01"), "{s}");
     }
 
-    /// `{e}` alone names the cause (a library user printed "transport
-    /// error" for a timeout, and "server answered resources/read with an
-    /// error" without the server's message).
+    /// `Display` says what the client was doing and never repeats its
+    /// source's text; the cause is the `source()`. Each variant that holds a
+    /// source, one table row each.
     #[test]
-    fn display_names_the_cause() {
+    fn display_leaves_the_cause_to_source() {
+        use std::error::Error as _;
+        let serde_error = || Arc::new(serde_json::from_str::<u8>("x").unwrap_err());
+        let cases = [
+            ClientError::from_transport(
+                "resources/read",
+                TransportError::JsonRpc(JsonRpcError::new(
+                    ErrorCode::RESOURCE_NOT_FOUND,
+                    "Resource demo://nope not found",
+                )),
+            ),
+            ClientError::Decode {
+                method: "tools/list".into(),
+                source: serde_error(),
+            },
+            ClientError::Encode {
+                method: "tools/call".into(),
+                source: serde_error(),
+            },
+            ClientError::SessionLost {
+                method: "tools/call".into(),
+                source: TransportError::SessionExpired("the server forgot session abc".into()),
+            },
+            ClientError::InputRequest {
+                method: "tools/call".into(),
+                key: "k".into(),
+                input_method: "sampling/createMessage".into(),
+                error: Box::new(JsonRpcError::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    "User rejected sampling request",
+                )),
+            },
+        ];
+        for error in &cases {
+            let text = error.to_string();
+            let source = error.source().expect("has a source").to_string();
+            assert!(!source.is_empty(), "{error:?}");
+            assert!(
+                !text.contains(&source),
+                "Display repeats the source: {text:?} contains {source:?}"
+            );
+        }
+        assert_eq!(
+            cases[0].to_string(),
+            "server answered resources/read with an error"
+        );
+        // A pure wrapper shows what it wraps: the timeout is named.
         let timeout = ClientError::from_transport(
             "tools/call",
             TransportError::Timeout {
@@ -330,23 +388,26 @@ mod tests {
             },
         );
         assert!(timeout.to_string().contains("500 ms"), "{timeout}");
-        let server = ClientError::from_transport(
-            "resources/read",
-            TransportError::JsonRpc(JsonRpcError::new(
-                ErrorCode::RESOURCE_NOT_FOUND,
-                "Resource demo://nope not found",
-            )),
-        );
-        let text = server.to_string();
-        assert!(
-            text.starts_with("server answered resources/read with an error")
-                && text.contains("Resource demo://nope not found"),
-            "{text}"
-        );
-        let decode = ClientError::Decode {
-            method: "tools/list".into(),
-            source: Arc::new(serde_json::from_str::<u8>("x").unwrap_err()),
+    }
+
+    /// The revision a method is missing from is the `ProtocolVersion`
+    /// itself, and displays as the spec writes it.
+    #[test]
+    fn method_not_in_revision_holds_the_revision() {
+        let e = ClientError::MethodNotInRevision {
+            method: "ping".into(),
+            version: ProtocolVersion::V2026_07_28,
         };
-        assert!(decode.to_string().contains("expected value"), "{decode}");
+        assert!(matches!(
+            e,
+            ClientError::MethodNotInRevision {
+                version: ProtocolVersion::V2026_07_28,
+                ..
+            }
+        ));
+        assert_eq!(
+            e.to_string(),
+            "ping does not exist in protocol revision 2026-07-28"
+        );
     }
 }

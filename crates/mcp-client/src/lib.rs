@@ -1,25 +1,51 @@
 //! # mcp-client
 //!
 //! The client side of the Model Context Protocol over any
-//! [`mcp_transport::Transport`]: version negotiation (handshake revisions
-//! 2024-11-05 … 2025-11-25, and the stateless 2026-07-28 through a
-//! `server/discover` probe), typed methods for everything a server offers,
-//! answers to server-to-client requests through a [`ClientHandler`], and
-//! notification dispatch.
+//! [`mcp_transport::Transport`] (stdio, HTTP, or your own): it negotiates
+//! the protocol revision with the server (handshake revisions 2024-11-05 …
+//! 2025-11-25, and the stateless 2026-07-28 through a `server/discover`
+//! probe), offers a typed method for everything a server offers (tools,
+//! resources, prompts, completion, logging, tasks), answers the server's
+//! own requests (roots, sampling, elicitation) through a [`ClientHandler`],
+//! and hands its notifications to that handler.
 //!
-//! ```no_run
-//! # async fn demo(transport: impl mcp_transport::Transport) -> Result<(), mcp_client::ClientError> {
-//! use mcp_client::{CallOptions, Client, ClientOptions};
-//! let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
-//! for tool in client.list_all_tools().await? {
-//!     println!("{}", tool.name);
-//! }
-//! let args = serde_json::json!({"message": "hi"}).as_object().cloned();
-//! let result = client.call_tool("echo", args, CallOptions::default()).await?;
-//! if result.is_error == Some(true) {
-//!     eprintln!("the tool failed: {:?}", result.content);
-//! }
-//! client.close().await?;
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_client::ClientError> {
+//! use mcp_client::testing::memory_pair;
+//! use mcp_client::{Client, ClientOptions, RequestOptions, VersionPreference};
+//! use serde_json::json;
+//!
+//! // An in-memory transport and a scripted server on its other end; a
+//! // real program passes a `StdioTransport` or an `HttpTransport` instead.
+//! let (transport, mut server) = memory_pair();
+//! let script = tokio::spawn(async move {
+//!     server.handshake("2025-11-25", json!({"tools": {}})).await;
+//!     let list = server.expect_request("tools/list").await;
+//!     let tools = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]});
+//!     server.respond(&list.id, tools).await;
+//!     let call = server.expect_request("tools/call").await;
+//!     let text = call.params.as_ref().unwrap()["arguments"]["message"].clone();
+//!     server.respond(&call.id, json!({"content": [{"type": "text", "text": text}]})).await;
+//! });
+//!
+//! let options = ClientOptions::new("my-host", "1.0.0")
+//!     .with_version_preference(VersionPreference::Legacy);
+//! let client = Client::connect(transport, options).await?;
+//! assert_eq!(client.protocol_version().as_str(), "2025-11-25");
+//!
+//! // Every request method takes `RequestOptions` (timeout, cancellation,
+//! // progress); the default keeps the client's configured timeout.
+//! let tools = client.list_all_tools(RequestOptions::default()).await?;
+//! assert_eq!(tools[0].name, "echo");
+//!
+//! // Tool arguments: anything that serializes to a JSON object.
+//! let result = client
+//!     .call_tool("echo", json!({"message": "hi"}), RequestOptions::default())
+//!     .await?;
+//! assert_eq!(result.is_error, None);
+//! assert_eq!(result.content[0].as_text(), Some("hi"));
+//! script.await.unwrap();
 //! # Ok(()) }
 //! ```
 //!
@@ -29,6 +55,11 @@
 //!   `set_logging_level`, the 2025-11-25 tasks: `call_tool_as_task`,
 //!   `get_task`, `tool_task_result`, `list_tasks`, `cancel_task`), the
 //!   generic [`Client::request`].
+//! - [`RequestOptions`]: the one options type of every request method
+//!   (listings, reads, `ping`, `call_tool` …): a per-call
+//!   [`RequestTimeout`] (inherit the client's, a duration, or none), a
+//!   [`CancellationToken`], a progress callback. [`CallOptions`] adds what
+//!   only `tools/call` has, its schema checks; `call_tool` takes either.
 //! - [`listing`]: whole listings ([`Client::tools_listing`] and the like)
 //!   that keep what arrived: an entry that does not decode is left out and
 //!   reported ([`Listing::problems`]), a listing that does not end is cut
@@ -49,9 +80,9 @@
 //! dropping its future before it completes sends the server
 //! `notifications/cancelled` with that request's id, exactly once, and the
 //! late response is dropped. A timeout or a cancelled
-//! [`CancellationToken`] (in
-//! [`CallOptions`] or [`mcp_transport::RequestOptions`]) does the same, and
-//! the call fails with a timeout / cancelled error. `initialize` is never
+//! [`CancellationToken`] (in the [`RequestOptions`] every request method
+//! takes) does the same, and the call fails with a timeout / cancelled
+//! error. `initialize` is never
 //! cancelled (spec `basic/utilities/cancellation`). The notification is sent
 //! from a task on the current tokio runtime.
 //!
@@ -76,26 +107,32 @@
 
 pub mod capabilities;
 mod client;
-mod dispatch;
+mod codec;
+mod connection;
 pub mod error;
 pub mod handler;
 pub mod listing;
 mod mrtr;
 pub mod negotiate;
+mod negotiated;
 pub mod options;
+mod receive_loop;
 pub mod request_metadata;
-mod schema;
 pub mod subscription;
+mod tasks;
 pub mod template;
 #[cfg(feature = "test-util")]
 pub mod testing;
+mod tool_cache;
+mod tools;
+mod validation;
 
 pub use client::Client;
 pub use error::ClientError;
 pub use handler::{ClientHandler, NoopHandler, RequestContext};
 pub use listing::{Incomplete, Listing};
-pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions};
+pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions, RequestTimeout};
 pub use negotiate::Negotiated;
-pub use options::{CallOptions, ClientOptions, TaskOptions, VersionPreference};
+pub use options::{CallOptions, ClientOptions, VersionPreference};
 pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;

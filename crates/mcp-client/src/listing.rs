@@ -14,6 +14,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::future::Future;
 
 use mcp_types::ProtocolVersion;
 use mcp_types::base::Paginated;
@@ -102,7 +103,7 @@ pub(crate) struct Pager<T> {
 }
 
 /// What to do after a page.
-pub(crate) enum Next {
+enum Next {
     /// Fetch the page of this cursor.
     Page(String),
     /// The listing is over (complete or not).
@@ -122,9 +123,39 @@ impl<T> Pager<T> {
         }
     }
 
+    /// Fetches the listing page after page through `fetch` (given each
+    /// page's cursor, `None` for the first) until the server says it is
+    /// complete or the listing stops early: the one pagination loop of the
+    /// client.
+    ///
+    /// Errors: the first page's; a later page failing ends the listing
+    /// with [`Incomplete::PageFailed`], except a cancellation: the caller
+    /// asked for no listing, so it fails the listing.
+    pub(crate) async fn run<P, F, Fut>(mut self, mut fetch: F) -> Result<Listing<T>, ClientError>
+    where
+        P: Paginated<Item = T>,
+        F: FnMut(Option<String>) -> Fut,
+        Fut: Future<Output = Result<P, ClientError>>,
+    {
+        let mut cursor: Option<String> = None;
+        loop {
+            match fetch(cursor.take()).await {
+                Ok(page) => match self.page(page) {
+                    Next::Page(next) => cursor = Some(next),
+                    Next::Done => return Ok(self.finish()),
+                },
+                Err(e) if e.is_cancelled() => return Err(e),
+                Err(e) => {
+                    self.failed(e)?;
+                    return Ok(self.finish());
+                }
+            }
+        }
+    }
+
     /// Takes a page in: its entries (first of each identity), its
     /// problems, and decides on its `nextCursor`.
-    pub(crate) fn page<P>(&mut self, mut page: P) -> Next
+    fn page<P>(&mut self, mut page: P) -> Next
     where
         P: Paginated<Item = T>,
     {
@@ -161,7 +192,7 @@ impl<T> Pager<T> {
 
     /// A page failed: the first one fails the listing, a later one ends it
     /// incomplete.
-    pub(crate) fn failed(&mut self, error: ClientError) -> Result<(), ClientError> {
+    fn failed(&mut self, error: ClientError) -> Result<(), ClientError> {
         if self.pages == 0 {
             return Err(error);
         }
@@ -183,7 +214,7 @@ impl<T> Pager<T> {
         Next::Done
     }
 
-    pub(crate) fn finish(self) -> Listing<T> {
+    fn finish(self) -> Listing<T> {
         self.listing
     }
 }

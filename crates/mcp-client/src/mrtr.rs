@@ -18,10 +18,10 @@ use mcp_transport::{RequestOptions, TransportError};
 use mcp_types::{RawResult, RequestId};
 use serde_json::{Map, Value};
 
-use crate::client::Inner;
-use crate::dispatch::answer_of;
+use crate::connection::Connection;
 use crate::error::ClientError;
 use crate::handler::RequestContext;
+use crate::receive_loop::answer_of;
 
 /// The methods whose result may be `input_required` (spec § Supported Requests).
 pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -62,7 +62,7 @@ fn protocol(method: &str, message: impl Into<String>) -> ClientError {
 /// request is abandoned; the server does not wait for it); the retried
 /// request's errors; `Transport(Cancelled)` when `options.cancel` fired.
 pub(crate) async fn complete(
-    inner: &Inner,
+    inner: &Connection,
     method: &str,
     params: Option<Value>,
     options: &RequestOptions,
@@ -132,7 +132,7 @@ fn parse(method: &str, value: &Value) -> Result<(Map<String, Value>, Option<Stri
 
 /// Answers every input request through the handler, in key order.
 async fn fulfil(
-    inner: &Inner,
+    inner: &Connection,
     method: &str,
     requests: Map<String, Value>,
     options: &RequestOptions,

@@ -11,7 +11,6 @@ use mcp_types::base::Implementation;
 use mcp_types::lifecycle::{
     ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };
-use mcp_types::tasks::TaskMetadata;
 use serde_json::{Map, Value};
 
 use crate::handler::{ClientHandler, NoopHandler};
@@ -99,6 +98,7 @@ impl std::str::FromStr for VersionPreference {
 /// assert!(opts.capabilities().sampling.is_none());
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// `clientInfo` (name, version, title, …).
     pub client_info: Implementation,
@@ -316,30 +316,31 @@ impl ClientOptions {
     }
 }
 
-/// Options of one `tools/call` ([`crate::Client::call_tool`]).
+/// Options of one `tools/call` ([`crate::Client::call_tool`]): the
+/// [`RequestOptions`] every request method takes, and what only a tool call
+/// has, the schema checks.
+///
+/// [`crate::Client::call_tool`] takes anything that converts into it, so a
+/// plain [`RequestOptions`] does when the checks keep their defaults.
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_client::CallOptions;
-/// let opts = CallOptions::default()
-///     .with_timeout(Duration::from_secs(60))
-///     .with_progress(|p| eprintln!("{}", p.progress))
-///     .validate_arguments(true);
+/// use mcp_client::{CallOptions, RequestOptions};
+/// let opts = CallOptions::from(
+///     RequestOptions::default()
+///         .with_timeout(Duration::from_secs(60))
+///         .with_progress(|p| eprintln!("{}", p.progress)),
+/// )
+/// .with_validate_arguments(true);
 /// assert!(opts.request.progress.is_some());
+/// assert!(opts.validate_arguments && opts.validate_output);
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallOptions {
-    /// Timeout, cancellation, progress, progress-reset with total cap (see
-    /// [`RequestOptions`]). The timeout is the client's default request
-    /// timeout ([`ClientOptions::request_timeout`](crate::ClientOptions))
-    /// unless it was set: with [`CallOptions::with_timeout`] or
-    /// [`CallOptions::without_timeout`], through [`CallOptions::from_request`],
-    /// or by assigning `request.timeout` a value other than
-    /// [`RequestOptions::default`]'s (30 000 ms; `None` waits without limit).
+    /// Timeout, cancellation, progress, as for every request. The default
+    /// keeps the client's [`ClientOptions::request_timeout`].
     pub request: RequestOptions,
-    /// Whether the timeout was set by a builder method; an assignment to
-    /// `request.timeout` is seen by comparing with the default.
-    pub(crate) timeout_set: bool,
     /// Validate `arguments` against the tool's `inputSchema` before sending
     /// (fetching `tools/list` when the tool is not cached). Default `false`.
     pub validate_arguments: bool,
@@ -350,9 +351,15 @@ pub struct CallOptions {
 
 impl Default for CallOptions {
     fn default() -> Self {
+        CallOptions::from(RequestOptions::default())
+    }
+}
+
+impl From<RequestOptions> for CallOptions {
+    /// `request` with the default checks (output validated, arguments not).
+    fn from(request: RequestOptions) -> Self {
         CallOptions {
-            request: RequestOptions::default(),
-            timeout_set: false,
+            request,
             validate_arguments: false,
             validate_output: true,
         }
@@ -360,81 +367,21 @@ impl Default for CallOptions {
 }
 
 impl CallOptions {
-    /// The timeout this call waits for its response: `client_default` unless
-    /// the caller set one (see [`CallOptions::request`]).
-    pub(crate) fn timeout_or(&self, client_default: Duration) -> Option<Duration> {
-        if self.timeout_set || self.request.timeout != Some(mcp_transport::DEFAULT_REQUEST_TIMEOUT)
-        {
-            self.request.timeout
-        } else {
-            Some(client_default)
-        }
-    }
-
-    /// Options from [`RequestOptions`] (its timeout is used as given).
-    pub fn from_request(request: RequestOptions) -> Self {
-        CallOptions {
-            request,
-            timeout_set: true,
-            ..Default::default()
-        }
-    }
-
-    /// Sets the timeout.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.request.timeout = Some(timeout);
-        self.timeout_set = true;
-        self
-    }
-
-    /// Waits without a timeout (a total cap may still apply).
-    pub fn without_timeout(mut self) -> Self {
-        self.request.timeout = None;
-        self.timeout_set = true;
-        self
-    }
-
-    /// Sets the cancellation token.
-    pub fn with_cancel(mut self, token: mcp_transport::CancellationToken) -> Self {
-        self.request.cancel = Some(token);
-        self
-    }
-
-    /// Sets the progress callback (the request then carries a `progressToken`).
-    pub fn with_progress(
-        mut self,
-        sink: impl Fn(mcp_transport::Progress) + Send + Sync + 'static,
-    ) -> Self {
-        self.request.progress = Some(Arc::new(sink));
-        self
-    }
-
-    /// Lets each progress notification restart the timeout, never past
-    /// `max_total` from the start.
-    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
-        self.request = self.request.reset_timeout_on_progress(max_total);
+    /// Sets [`CallOptions::request`].
+    pub fn with_request(mut self, request: RequestOptions) -> Self {
+        self.request = request;
         self
     }
 
     /// Sets [`CallOptions::validate_arguments`].
-    pub fn validate_arguments(mut self, on: bool) -> Self {
+    pub fn with_validate_arguments(mut self, on: bool) -> Self {
         self.validate_arguments = on;
         self
     }
 
     /// Sets [`CallOptions::validate_output`].
-    pub fn validate_output(mut self, on: bool) -> Self {
+    pub fn with_validate_output(mut self, on: bool) -> Self {
         self.validate_output = on;
         self
     }
-}
-
-/// Options of a task-augmented `tools/call` (2025-11-25, spec
-/// `basic/utilities/tasks`).
-#[derive(Debug, Clone, Default)]
-pub struct TaskOptions {
-    /// The `task` member: requested time-to-live in ms.
-    pub task: TaskMetadata,
-    /// Timeout, cancellation and progress of the creating request.
-    pub request: Option<RequestOptions>,
 }

@@ -27,7 +27,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::client::{Client, Inner};
+use crate::client::Client;
+use crate::connection::Connection;
 use crate::error::ClientError;
 
 /// How many events a [`Subscription`] buffers for its reader: 256. Past
@@ -331,7 +332,7 @@ pub struct Subscription {
     rx: mpsc::Receiver<SubscriptionEvent>,
     finished: bool,
     shared: Arc<Shared>,
-    registry: Weak<Inner>,
+    registry: Weak<Connection>,
     task: JoinHandle<()>,
 }
 
@@ -415,7 +416,7 @@ impl Client {
         if !version.is_stateless() {
             return Err(ClientError::MethodNotInRevision {
                 method: method.to_owned(),
-                version: version.as_str().to_owned(),
+                version,
             });
         }
         let params = SubscriptionsParams {
@@ -437,7 +438,7 @@ impl Client {
             let shared = shared.clone();
             tokio::spawn(async move {
                 let options = RequestOptions::default().without_timeout();
-                let outcome = inner.send(method, Some(params), Some(options)).await;
+                let outcome = inner.send(method, Some(params), options).await;
                 let acknowledged = inner
                     .subscriptions
                     .active()

@@ -17,7 +17,7 @@
 //! });
 //! let opts = ClientOptions::new("t", "1").with_version_preference(VersionPreference::Legacy);
 //! let client = Client::connect(transport, opts).await.unwrap();
-//! client.ping().await.unwrap();
+//! client.ping(Default::default()).await.unwrap();
 //! server.await.unwrap();
 //! # }
 //! ```

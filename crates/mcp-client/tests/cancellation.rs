@@ -5,7 +5,7 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_client::{CallOptions, CancellationToken};
+use mcp_client::{CancellationToken, RequestOptions};
 use mcp_types::{JsonRpcMessage, RequestId};
 use serde_json::json;
 use support::*;
@@ -30,7 +30,11 @@ async fn dropping_the_future_cancels_once() {
     let (client, mut peer) = connect_full().await;
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("slow", None, CallOptions::default()).await }
+        async move {
+            client
+                .call_tool("slow", (), RequestOptions::default())
+                .await
+        }
     });
     let req = peer.expect_request("tools/call").await;
     call.abort();
@@ -40,7 +44,7 @@ async fn dropping_the_future_cancels_once() {
     peer.respond(&req.id, json!({"content": []})).await;
     let ping = tokio::spawn({
         let client = client.clone();
-        async move { client.ping().await }
+        async move { client.ping(Default::default()).await }
     });
     let p = peer.expect_request("ping").await;
     peer.respond(&p.id, json!({})).await;
@@ -53,8 +57,8 @@ async fn cancel_token_cancels_once() {
     let token = CancellationToken::new();
     let call = tokio::spawn({
         let client = client.clone();
-        let opts = CallOptions::default().with_cancel(token.clone());
-        async move { client.call_tool("slow", None, opts).await }
+        let opts = RequestOptions::default().with_cancel(token.clone());
+        async move { client.call_tool("slow", (), opts).await }
     });
     let req = peer.expect_request("tools/call").await;
     token.cancel();
@@ -68,8 +72,8 @@ async fn timeout_cancels_once() {
     let (client, mut peer) = connect_full().await;
     let call = tokio::spawn({
         let client = client.clone();
-        let opts = CallOptions::default().with_timeout(Duration::from_millis(100));
-        async move { client.call_tool("slow", None, opts).await }
+        let opts = RequestOptions::default().with_timeout(Duration::from_millis(100));
+        async move { client.call_tool("slow", (), opts).await }
     });
     let req = peer.expect_request("tools/call").await;
     let err = call.await.unwrap().unwrap_err();
@@ -83,7 +87,7 @@ async fn client_default_timeout_applies_to_typed_methods() {
     let (client, mut peer) = connect_with(options, "2025-11-25", full_caps()).await;
     let list = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let req = peer.expect_request("tools/list").await;
     assert!(list.await.unwrap().unwrap_err().is_timeout());

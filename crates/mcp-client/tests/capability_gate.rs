@@ -13,17 +13,29 @@ async fn missing_capabilities_fail_without_a_round_trip() {
     let (client, mut peer) =
         connect_with(legacy_options(), "2025-11-25", json!({"tools": {}})).await;
     let cases = [
-        client.list_prompts(None).await.unwrap_err(),
-        client.list_resources(None).await.unwrap_err(),
-        client.read_resource("file:///x").await.unwrap_err(),
-        client.subscribe("file:///x").await.unwrap_err(),
         client
-            .set_logging_level(LoggingLevel::Info)
+            .list_prompts(None, Default::default())
             .await
             .unwrap_err(),
-        client.get_task("t1").await.unwrap_err(),
         client
-            .call_tool_as_task("t", None, Default::default())
+            .list_resources(None, Default::default())
+            .await
+            .unwrap_err(),
+        client
+            .read_resource("file:///x", Default::default())
+            .await
+            .unwrap_err(),
+        client
+            .subscribe("file:///x", Default::default())
+            .await
+            .unwrap_err(),
+        client
+            .set_logging_level(LoggingLevel::Info, Default::default())
+            .await
+            .unwrap_err(),
+        client.get_task("t1", Default::default()).await.unwrap_err(),
+        client
+            .call_tool_as_task("t", (), Default::default(), Default::default())
             .await
             .unwrap_err(),
     ];
@@ -31,7 +43,9 @@ async fn missing_capabilities_fail_without_a_round_trip() {
         assert!(err.is_capability_not_supported(), "{err:?}");
     }
     match &cases[0] {
-        ClientError::CapabilityNotSupported { capability, method } => {
+        ClientError::CapabilityNotSupported {
+            capability, method, ..
+        } => {
             assert_eq!(*capability, "prompts");
             assert_eq!(method, "prompts/list");
         }
@@ -41,7 +55,7 @@ async fn missing_capabilities_fail_without_a_round_trip() {
     // A declared capability goes through.
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("echo", None, CallOptions::default()).await }
+        async move { client.call_tool("echo", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
     peer.respond(&req.id, json!({"content": []})).await;
@@ -56,7 +70,10 @@ async fn resources_without_subscribe_refuse_subscribe() {
         json!({"resources": {"subscribe": false}}),
     )
     .await;
-    let err = client.unsubscribe("file:///a").await.unwrap_err();
+    let err = client
+        .unsubscribe("file:///a", Default::default())
+        .await
+        .unwrap_err();
     assert!(matches!(
         err,
         ClientError::CapabilityNotSupported {
@@ -73,7 +90,7 @@ async fn lenient_mode_sends_anyway() {
     let (client, mut peer) = connect_with(options, "2025-11-25", json!({})).await;
     let list = tokio::spawn({
         let client = client.clone();
-        async move { client.list_prompts(None).await }
+        async move { client.list_prompts(None, Default::default()).await }
     });
     let req = peer.expect_request("prompts/list").await;
     peer.respond_error(
@@ -99,6 +116,7 @@ async fn completion_needs_no_flag_in_2024_11_05() {
                         "argument": {"name": "a", "value": "x"}
                     }))
                     .unwrap(),
+                    Default::default(),
                 )
                 .await
         }

@@ -14,7 +14,9 @@ async fn requests_are_pipelined_and_answered_out_of_order() {
     for i in 0..10 {
         let client = client.clone();
         calls.push(tokio::spawn(async move {
-            client.read_resource(format!("test://r/{i}")).await
+            client
+                .read_resource(format!("test://r/{i}"), Default::default())
+                .await
         }));
     }
     let mut requests = Vec::new();
@@ -42,7 +44,7 @@ async fn close_fails_pending_requests_and_is_idempotent() {
     let (client, mut peer) = connect_full().await;
     let pending = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     peer.expect_request("tools/list").await;
     client.close().await.unwrap();
@@ -50,7 +52,13 @@ async fn close_fails_pending_requests_and_is_idempotent() {
     let err = pending.await.unwrap().unwrap_err();
     assert!(err.is_closed(), "{err:?}");
     assert!(!client.is_connected());
-    assert!(client.ping().await.unwrap_err().is_closed());
+    assert!(
+        client
+            .ping(Default::default())
+            .await
+            .unwrap_err()
+            .is_closed()
+    );
 }
 
 #[tokio::test]
@@ -73,6 +81,7 @@ async fn resource_templates_expand() {
                             mcp_client::TemplateValue::List(vec!["a".into(), "b c".into()]),
                         ),
                     ],
+                    Default::default(),
                 )
                 .await
         }

@@ -97,12 +97,18 @@ async fn modern_server_is_used_statelessly() {
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     assert_eq!(client.server_info().name, "modern-srv");
     assert_eq!(client.instructions().as_deref(), Some("modern"));
-    assert!(client.list_all_tools().await.unwrap().is_empty());
+    assert!(
+        client
+            .list_all_tools(Default::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let peer = server.await.unwrap();
     // logging/setLevel does not exist in 2026-07-28: refused locally. (`ping`
     // sends server/discover there: tests/ping_stateless_revision.rs.)
     let err = client
-        .set_logging_level(mcp_types::logging::LoggingLevel::Info)
+        .set_logging_level(mcp_types::logging::LoggingLevel::Info, Default::default())
         .await
         .unwrap_err();
     assert!(
@@ -298,7 +304,7 @@ async fn slow_dual_era_server_is_modern_whatever_answers_first() {
             "probe_first={probe_first}"
         );
         assert_eq!(client.server_info().name, "slow-modern");
-        client.list_tools(None).await.unwrap();
+        client.list_tools(None, Default::default()).await.unwrap();
         let peer = server.await.unwrap();
         assert_eq!(
             peer.protocol_versions().last(),

@@ -9,7 +9,9 @@ mod support;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_client::{CallOptions, Client, ClientOptions, TemplateValue, VersionPreference};
+use mcp_client::{
+    CallOptions, Client, ClientOptions, RequestOptions, TemplateValue, VersionPreference,
+};
 use mcp_tests::peers::{Everything, everything_stdio_command_of, require_command};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::logging::LoggingLevel;
@@ -43,11 +45,14 @@ async fn every_method_against_server_everything() {
     assert_eq!(client.server_info().name, "example-servers/everything");
     assert!(client.instructions().is_some());
 
-    client.ping().await.unwrap();
-    client.set_logging_level(LoggingLevel::Debug).await.unwrap();
+    client.ping(Default::default()).await.unwrap();
+    client
+        .set_logging_level(LoggingLevel::Debug, Default::default())
+        .await
+        .unwrap();
 
     // Tools.
-    let tools = client.list_all_tools().await.unwrap();
+    let tools = client.list_all_tools(Default::default()).await.unwrap();
     for name in [
         "echo",
         "add",
@@ -61,7 +66,7 @@ async fn every_method_against_server_everything() {
         .call_tool(
             "echo",
             json!({"message": "hi"}).as_object().cloned(),
-            CallOptions::default().validate_arguments(true),
+            CallOptions::default().with_validate_arguments(true),
         )
         .await
         .unwrap();
@@ -70,7 +75,7 @@ async fn every_method_against_server_everything() {
         .call_tool(
             "add",
             json!({"a": "x"}).as_object().cloned(),
-            CallOptions::default().validate_arguments(true),
+            CallOptions::default().with_validate_arguments(true),
         )
         .await
         .unwrap_err();
@@ -99,7 +104,7 @@ async fn every_method_against_server_everything() {
 
     // Progress, in order.
     let progress = Arc::new(Mutex::new(Vec::new()));
-    let opts = CallOptions::default().with_progress({
+    let opts = RequestOptions::default().with_progress({
         let progress = progress.clone();
         move |p| progress.lock().unwrap().push(p.progress)
     });
@@ -129,11 +134,7 @@ async fn every_method_against_server_everything() {
         "{sampled:?}"
     );
     let roots = client
-        .call_tool(
-            "listRoots",
-            Some(Default::default()),
-            CallOptions::default(),
-        )
+        .call_tool("listRoots", serde_json::json!({}), CallOptions::default())
         .await
         .unwrap();
     assert!(format!("{roots:?}").contains("file:///work"), "{roots:?}");
@@ -145,27 +146,49 @@ async fn every_method_against_server_everything() {
     assert!(handler.seen().contains(&"roots/list".to_owned()));
 
     // Resources: 100, paged 10 at a time.
-    let first = client.list_resources(None).await.unwrap();
+    let first = client
+        .list_resources(None, Default::default())
+        .await
+        .unwrap();
     assert_eq!(first.resources.len(), 10);
     assert!(first.next_cursor.is_some());
-    let all = client.list_all_resources().await.unwrap();
+    let all = client.list_all_resources(Default::default()).await.unwrap();
     assert_eq!(all.len(), 100);
-    let read = client.read_resource(all[0].uri.clone()).await.unwrap();
+    let read = client
+        .read_resource(all[0].uri.clone(), Default::default())
+        .await
+        .unwrap();
     assert_eq!(read.contents.len(), 1);
-    let templates = client.list_all_resource_templates().await.unwrap();
+    let templates = client
+        .list_all_resource_templates(Default::default())
+        .await
+        .unwrap();
     assert!(!templates.is_empty());
     let via_template = client
-        .read_resource_template(&templates[0], [("id", TemplateValue::from("2"))])
+        .read_resource_template(
+            &templates[0],
+            [("id", TemplateValue::from("2"))],
+            Default::default(),
+        )
         .await
         .unwrap();
     assert_eq!(via_template.contents.len(), 1);
-    client.subscribe(all[0].uri.clone()).await.unwrap();
-    client.unsubscribe(all[0].uri.clone()).await.unwrap();
+    client
+        .subscribe(all[0].uri.clone(), Default::default())
+        .await
+        .unwrap();
+    client
+        .unsubscribe(all[0].uri.clone(), Default::default())
+        .await
+        .unwrap();
 
     // Prompts and completion.
-    let prompts = client.list_all_prompts().await.unwrap();
+    let prompts = client.list_all_prompts(Default::default()).await.unwrap();
     assert!(prompts.iter().any(|p| p.name == "simple_prompt"));
-    let simple = client.get_prompt("simple_prompt", None).await.unwrap();
+    let simple = client
+        .get_prompt("simple_prompt", None, Default::default())
+        .await
+        .unwrap();
     assert!(!simple.messages.is_empty());
     let complex = client
         .get_prompt(
@@ -174,6 +197,7 @@ async fn every_method_against_server_everything() {
                 ("temperature".to_owned(), "0.7".to_owned()),
                 ("style".to_owned(), "formal".to_owned()),
             ])),
+            Default::default(),
         )
         .await
         .unwrap();
@@ -185,6 +209,7 @@ async fn every_method_against_server_everything() {
                 "argument": {"name": "style", "value": "f"}
             }))
             .unwrap(),
+            Default::default(),
         )
         .await
         .unwrap();
@@ -193,7 +218,7 @@ async fn every_method_against_server_everything() {
     // Capability gate: this server declares no tasks.
     assert!(
         client
-            .list_tasks(None)
+            .list_tasks(None, Default::default())
             .await
             .unwrap_err()
             .is_capability_not_supported()

@@ -92,7 +92,7 @@ async fn unknown_revision_fails_naming_both_and_closes() {
         .await
         .unwrap_err();
     match &err {
-        ClientError::VersionMismatch { ours, theirs } => {
+        ClientError::VersionMismatch { ours, theirs, .. } => {
             assert_eq!(theirs, "1999-01-01");
             assert!(ours.contains(&"2025-11-25".to_owned()), "{ours:?}");
         }

@@ -12,6 +12,19 @@ use mcp_types::lenient::EntryProblem;
 use serde_json::{Value, json};
 use support::*;
 
+/// The error and its sources, as a chain printer shows them: `Display`
+/// of each level says its own part only.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// The four list methods: method, member, a good entry named `name`.
 const LISTS: [&str; 4] = [
     "tools/list",
@@ -121,22 +134,24 @@ type Names = (Vec<String>, Vec<EntryProblem>, Option<Incomplete>);
 async fn listing(client: &Client, method: &str) -> Result<Names, ClientError> {
     Ok(match method {
         "tools/list" => {
-            let l = client.tools_listing().await?;
+            let l = client.tools_listing(Default::default()).await?;
             let names = l.items.iter().map(|t| t.name.clone()).collect();
             (names, l.problems, l.incomplete)
         }
         "prompts/list" => {
-            let l = client.prompts_listing().await?;
+            let l = client.prompts_listing(Default::default()).await?;
             let names = l.items.iter().map(|t| t.name.clone()).collect();
             (names, l.problems, l.incomplete)
         }
         "resources/list" => {
-            let l = client.resources_listing().await?;
+            let l = client.resources_listing(Default::default()).await?;
             let names = l.items.iter().map(|t| t.name.clone()).collect();
             (names, l.problems, l.incomplete)
         }
         _ => {
-            let l = client.resource_templates_listing().await?;
+            let l = client
+                .resource_templates_listing(Default::default())
+                .await?;
             let names = l.items.iter().map(|t| t.name.clone()).collect();
             (names, l.problems, l.incomplete)
         }
@@ -198,7 +213,7 @@ async fn one_page_keeps_its_good_entries_and_says_which_were_dropped() {
     let (client, mut peer) = connect_full().await;
     let task = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let req = peer.expect_request("tools/list").await;
     peer.respond(
@@ -214,7 +229,7 @@ async fn one_page_keeps_its_good_entries_and_says_which_were_dropped() {
     // What is wrong outside the entries still fails the page.
     let task = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let req = peer.expect_request("tools/list").await;
     peer.respond(&req.id, json!({"tools": [{"name": "b"}], "nextCursor": 5}))
@@ -256,7 +271,7 @@ async fn b31_a_cursor_that_never_advances_keeps_what_was_listed() {
     // call can find the tool.
     let task = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_tools().await }
+        async move { client.list_all_tools(Default::default()).await }
     });
     for _ in 0..2 {
         let req = peer.expect_request("tools/list").await;
@@ -313,7 +328,7 @@ async fn page_cap_and_failed_pages_keep_earlier_pages() {
         assert_eq!(names, ["kept"], "{method}");
         match incomplete {
             Some(Incomplete::PageFailed { pages: 1, error }) => {
-                assert!(error.to_string().contains("page 2 broke"), "{error}")
+                assert!(chain(&error).contains("page 2 broke"), "{error}")
             }
             other => panic!("{method}: {other:?}"),
         }
@@ -339,7 +354,7 @@ async fn b32_structured_content_without_content() {
     let schema = json!({"type":"object","properties":{"things":{"type":"array","items":{"type":"string"}}},"required":["things"],"additionalProperties":false});
     let listed = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_tools().await }
+        async move { client.list_all_tools(Default::default()).await }
     });
     let req = peer.expect_request("tools/list").await;
     peer.respond(
@@ -354,11 +369,7 @@ async fn b32_structured_content_without_content() {
     ] {
         let call = tokio::spawn({
             let client = client.clone();
-            async move {
-                client
-                    .call_tool("things", None, CallOptions::default())
-                    .await
-            }
+            async move { client.call_tool("things", (), CallOptions::default()).await }
         });
         let req = peer.expect_request("tools/call").await;
         peer.respond(&req.id, json!({ "structuredContent": structured }))
@@ -387,7 +398,7 @@ async fn b32_a_task_result_with_structured_content_only() {
     let (client, mut peer) = connect_full().await;
     let result = tokio::spawn({
         let client = client.clone();
-        async move { client.tool_task_result("t1", None).await }
+        async move { client.tool_task_result("t1", Default::default()).await }
     });
     let req = peer.expect_request("tasks/result").await;
     peer.respond(
@@ -422,7 +433,7 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
         }
         let call = tokio::spawn({
             let client = client.clone();
-            async move { client.call_tool("t", None, CallOptions::default()).await }
+            async move { client.call_tool("t", (), CallOptions::default()).await }
         });
         let req = peer.expect_request("tools/call").await;
         peer.respond(&req.id, json!({"isError": true})).await;
@@ -434,7 +445,7 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
 
         let get = tokio::spawn({
             let client = client.clone();
-            async move { client.get_prompt("p", None).await }
+            async move { client.get_prompt("p", None, Default::default()).await }
         });
         let req = peer.expect_request("prompts/get").await;
         peer.respond(&req.id, json!({"description": "d"})).await;
@@ -443,7 +454,7 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
 
         let read = tokio::spawn({
             let client = client.clone();
-            async move { client.read_resource("test://x").await }
+            async move { client.read_resource("test://x", Default::default()).await }
         });
         let req = peer.expect_request("resources/read").await;
         peer.respond(&req.id, json!({})).await;
@@ -456,13 +467,13 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
         // the entry fails, naming it.
         let read = tokio::spawn({
             let client = client.clone();
-            async move { client.read_resource("test://x").await }
+            async move { client.read_resource("test://x", Default::default()).await }
         });
         let req = peer.expect_request("resources/read").await;
         peer.respond(&req.id, json!({"contents": [{"text": "no uri"}]}))
             .await;
         let err = read.await.unwrap().unwrap_err();
-        assert!(err.to_string().contains("uri"), "{version}: {err}");
+        assert!(chain(&err).contains("uri"), "{version}: {err}");
     }
 }
 
@@ -483,21 +494,21 @@ async fn null_members_take_their_empty_default_in_the_handshake_era() {
     }
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("t", None, CallOptions::default()).await }
+        async move { client.call_tool("t", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
     peer.respond(&req.id, json!({"content": null})).await;
     assert!(call.await.unwrap().unwrap().content.is_empty());
     let get = tokio::spawn({
         let client = client.clone();
-        async move { client.get_prompt("p", None).await }
+        async move { client.get_prompt("p", None, Default::default()).await }
     });
     let req = peer.expect_request("prompts/get").await;
     peer.respond(&req.id, json!({"messages": null})).await;
     assert!(get.await.unwrap().unwrap().messages.is_empty());
     let read = tokio::spawn({
         let client = client.clone();
-        async move { client.read_resource("test://x").await }
+        async move { client.read_resource("test://x", Default::default()).await }
     });
     let req = peer.expect_request("resources/read").await;
     peer.respond(&req.id, json!({"contents": null})).await;
@@ -537,7 +548,7 @@ async fn initialize_without_capabilities_or_server_info_connects() {
     let err = Client::connect(transport, legacy_options())
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("protocolVersion"), "{err}");
+    assert!(chain(&err).contains("protocolVersion"), "{err}");
     drop(server.await.unwrap());
 }
 
@@ -580,8 +591,8 @@ async fn the_stateless_revision_follows_its_schema() {
             client
                 .call_tool(
                     "things",
-                    None,
-                    CallOptions::default().validate_arguments(false),
+                    (),
+                    CallOptions::default().with_validate_arguments(false),
                 )
                 .await
         }
@@ -594,7 +605,7 @@ async fn the_stateless_revision_follows_its_schema() {
     .await;
     let err = call.await.unwrap().unwrap_err();
     assert!(matches!(err, ClientError::Decode { .. }), "{err:?}");
-    assert!(err.to_string().contains("`content`"), "{err}");
+    assert!(chain(&err).contains("`content`"), "{err}");
 
     let task = spawn_listing(&client, "prompts/list");
     for (i, names) in [["a"], ["b"], ["b"]].iter().enumerate() {
@@ -635,7 +646,7 @@ async fn b33_lone_surrogates_read_as_replacement_characters() {
     let escaped = r"bad high [\ud83d] bad low [\udc00] good pair [\ud83d\ude00]";
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("t", None, CallOptions::default()).await }
+        async move { client.call_tool("t", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
     let frame = format!(
@@ -650,7 +661,11 @@ async fn b33_lone_surrogates_read_as_replacement_characters() {
     // a pair, in a member name.
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.request_raw("tools/call", None, None).await }
+        async move {
+            client
+                .request_raw("tools/call", None, Default::default())
+                .await
+        }
     });
     let req = peer.expect_request("tools/call").await;
     let frame = format!(

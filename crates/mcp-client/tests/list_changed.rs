@@ -57,7 +57,7 @@ async fn resource_updates_and_subscriptions() {
     .await;
     let sub = tokio::spawn({
         let client = client.clone();
-        async move { client.subscribe("test://a").await }
+        async move { client.subscribe("test://a", Default::default()).await }
     });
     let req = peer.expect_request("resources/subscribe").await;
     assert_eq!(req.params.as_ref().unwrap()["uri"], "test://a");

@@ -83,7 +83,10 @@ async fn roots_input_is_answered_and_the_request_retried() {
         .await;
         peer
     });
-    let read = client.read_resource("file:///x").await.unwrap();
+    let read = client
+        .read_resource("file:///x", Default::default())
+        .await
+        .unwrap();
     assert_eq!(
         serde_json::to_value(&read).unwrap()["contents"][0]["text"],
         "done"
@@ -112,7 +115,10 @@ async fn state_only_rounds_retry_without_input_and_without_stale_state() {
         .await;
         peer
     });
-    client.get_prompt("p", None).await.unwrap();
+    client
+        .get_prompt("p", None, Default::default())
+        .await
+        .unwrap();
     server.await.unwrap();
 }
 
@@ -133,7 +139,7 @@ async fn an_undeclared_input_request_abandons_the_request() {
         peer
     });
     let options = CallOptions::default();
-    let err = client.call_tool("t", None, options).await.unwrap_err();
+    let err = client.call_tool("t", (), options).await.unwrap_err();
     let mut peer = server.await.unwrap();
     match err {
         ClientError::InputRequest {
@@ -167,7 +173,7 @@ async fn rounds_are_capped() {
         peer
     });
     let err = client
-        .call_tool("t", None, CallOptions::default())
+        .call_tool("t", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(
@@ -190,7 +196,10 @@ async fn input_required_on_another_method_is_a_protocol_error() {
         .await;
         peer
     });
-    let err = client.list_tools(None).await.unwrap_err();
+    let err = client
+        .list_tools(None, Default::default())
+        .await
+        .unwrap_err();
     assert!(matches!(err, ClientError::Protocol { .. }), "{err:?}");
     server.await.unwrap();
 }
@@ -204,7 +213,7 @@ async fn result_type_is_checked_only_under_the_stateless_revision() {
     let client = Arc::new(client);
     let c = client.clone();
     let call = tokio::spawn(async move {
-        c.call_tool("t", None, CallOptions::default().validate_output(false))
+        c.call_tool("t", (), CallOptions::default().with_validate_output(false))
             .await
     });
     let req = peer.expect_request("tools/call").await;
@@ -219,7 +228,7 @@ async fn result_type_is_checked_only_under_the_stateless_revision() {
     // An escaped value is read as JSON reads it: "compl\u0065te" is "complete".
     let c = client.clone();
     let call = tokio::spawn(async move {
-        c.call_tool("t", None, CallOptions::default().validate_output(false))
+        c.call_tool("t", (), CallOptions::default().with_validate_output(false))
             .await
     });
     let req = peer.expect_request("tools/call").await;
@@ -245,7 +254,7 @@ async fn result_type_is_checked_only_under_the_stateless_revision() {
     let mut peer = server.await.unwrap();
     let call = tokio::spawn(async move {
         client
-            .call_tool("t", None, CallOptions::default().validate_output(false))
+            .call_tool("t", (), CallOptions::default().with_validate_output(false))
             .await
     });
     let req = peer.expect_request("tools/call").await;

@@ -11,7 +11,7 @@ async fn follows_cursors_to_the_end() {
     let (client, mut peer) = connect_full().await;
     let all = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_resources().await }
+        async move { client.list_all_resources(Default::default()).await }
     });
     for (page, cursor) in [(0, Some("c1")), (1, Some("c2")), (2, None)] {
         let req = peer.expect_request("resources/list").await;
@@ -47,7 +47,7 @@ async fn repeated_cursor_stops() {
     let (client, mut peer) = connect_full().await;
     let all = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_prompts().await }
+        async move { client.list_all_prompts(Default::default()).await }
     });
     for _ in 0..2 {
         let req = peer.expect_request("prompts/list").await;
@@ -68,7 +68,7 @@ async fn page_cap_stops() {
     let (client, mut peer) = connect_with(options, "2025-11-25", full_caps()).await;
     let all = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_tools().await }
+        async move { client.list_all_tools(Default::default()).await }
     });
     for i in 0..3 {
         let req = peer.expect_request("tools/list").await;
@@ -86,8 +86,8 @@ async fn templates_and_tasks_paginate_too() {
         let client = client.clone();
         async move {
             (
-                client.list_all_resource_templates().await,
-                client.list_all_tasks().await,
+                client.list_all_resource_templates(Default::default()).await,
+                client.list_all_tasks(Default::default()).await,
             )
         }
     });

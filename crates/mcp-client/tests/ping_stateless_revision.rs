@@ -48,10 +48,10 @@ async fn ping_on_2026_07_28_sends_server_discover() {
     let client = Client::connect(transport, auto()).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     client
-        .ping()
+        .ping(Default::default())
         .await
         .expect("ping answered by server/discover");
-    let err = client.ping().await.unwrap_err();
+    let err = client.ping(Default::default()).await.unwrap_err();
     assert!(format!("{err:?}").contains("down"), "{err:?}");
     let peer = server.await.unwrap();
     assert_eq!(peer.pending(), 0);
@@ -69,6 +69,6 @@ async fn ping_on_a_handshake_revision_is_ping() {
     });
     let client = Client::connect(transport, auto()).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
-    client.ping().await.expect("ping");
+    client.ping(Default::default()).await.expect("ping");
     server.await.unwrap();
 }

@@ -7,7 +7,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::CallOptions;
+use mcp_client::RequestOptions;
 use serde_json::json;
 use support::*;
 
@@ -18,12 +18,12 @@ async fn updates_arrive_in_order() {
     let call = tokio::spawn({
         let client = client.clone();
         let seen = seen.clone();
-        let opts = CallOptions::default().with_progress(move |p| {
+        let opts = RequestOptions::default().with_progress(move |p| {
             seen.lock()
                 .unwrap()
                 .push((p.progress, p.total, p.message.clone()));
         });
-        async move { client.call_tool("long", None, opts).await }
+        async move { client.call_tool("long", (), opts).await }
     });
     let req = peer.expect_request("tools/call").await;
     let token = req.params.as_ref().unwrap()["_meta"]["progressToken"].clone();
@@ -55,11 +55,11 @@ async fn progress_resets_the_timeout_up_to_the_cap() {
     let (client, mut peer) = connect_full().await;
     let call = tokio::spawn({
         let client = client.clone();
-        let opts = CallOptions::default()
+        let opts = RequestOptions::default()
             .with_timeout(Duration::from_millis(300))
             .with_progress(|_| {})
-            .reset_timeout_on_progress(Duration::from_millis(1_500));
-        async move { client.call_tool("long", None, opts).await }
+            .with_timeout_reset_on_progress(Duration::from_millis(1_500));
+        async move { client.call_tool("long", (), opts).await }
     });
     let req = peer.expect_request("tools/call").await;
     let token = req.params.as_ref().unwrap()["_meta"]["progressToken"].clone();

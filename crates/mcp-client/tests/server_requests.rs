@@ -250,7 +250,7 @@ async fn garbage_and_unknown_notifications_do_not_kill_the_loop() {
     // Requests still work.
     let list = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let req = peer.expect_request("tools/list").await;
     peer.respond(&req.id, json!({"tools": []})).await;

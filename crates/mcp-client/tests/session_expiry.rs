@@ -12,7 +12,7 @@ async fn reinitializes_once_and_retries() {
     let (client, mut peer) = connect_full().await;
     let list = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let first = peer.expect_request("tools/list").await;
     assert!(peer.expire_session(&first.id));
@@ -34,7 +34,7 @@ async fn second_loss_is_an_error() {
     let (client, mut peer) = connect_full().await;
     let list = tokio::spawn({
         let client = client.clone();
-        async move { client.list_prompts(None).await }
+        async move { client.list_prompts(None, Default::default()).await }
     });
     let first = peer.expect_request("prompts/list").await;
     peer.expire_session(&first.id);
@@ -55,12 +55,12 @@ async fn concurrent_losses_share_one_reinitialization() {
     let (client, mut peer) = connect_full().await;
     let a = tokio::spawn({
         let client = client.clone();
-        async move { client.list_tools(None).await }
+        async move { client.list_tools(None, Default::default()).await }
     });
     let first = peer.expect_request("tools/list").await;
     let b = tokio::spawn({
         let client = client.clone();
-        async move { client.list_prompts(None).await }
+        async move { client.list_prompts(None, Default::default()).await }
     });
     let second = peer.expect_request("prompts/list").await;
     peer.expire_session(&first.id);

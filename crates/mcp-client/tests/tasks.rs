@@ -3,7 +3,6 @@
 
 mod support;
 
-use mcp_client::TaskOptions;
 use mcp_types::tasks::{TaskMetadata, TaskStatus};
 use serde_json::json;
 use support::*;
@@ -17,18 +16,21 @@ async fn task_lifecycle() {
     let (client, mut peer) = connect_full().await;
     let c = client.clone();
     let flow = tokio::spawn(async move {
-        let opts = TaskOptions {
-            task: TaskMetadata {
-                ttl: Some(60_000),
-                ..Default::default()
-            },
-            request: None,
+        let task = TaskMetadata {
+            ttl: Some(60_000),
+            ..Default::default()
         };
-        let created = c.call_tool_as_task("slow", None, opts).await?;
-        let got = c.get_task(&created.task.task_id).await?;
-        let result = c.tool_task_result(&created.task.task_id, None).await?;
-        let listed = c.list_tasks(None).await?;
-        let cancelled = c.cancel_task("t1").await?;
+        let created = c
+            .call_tool_as_task("slow", (), task, Default::default())
+            .await?;
+        let got = c
+            .get_task(&created.task.task_id, Default::default())
+            .await?;
+        let result = c
+            .tool_task_result(&created.task.task_id, Default::default())
+            .await?;
+        let listed = c.list_tasks(None, Default::default()).await?;
+        let cancelled = c.cancel_task("t1", Default::default()).await?;
         Ok::<_, mcp_client::ClientError>((created, got, result, listed, cancelled))
     });
     let req = peer.expect_request("tools/call").await;
@@ -56,7 +58,7 @@ async fn task_lifecycle() {
 #[tokio::test]
 async fn tasks_need_2025_11_25() {
     let (client, mut peer) = connect_with(legacy_options(), "2025-06-18", full_caps()).await;
-    let err = client.get_task("t").await.unwrap_err();
+    let err = client.get_task("t", Default::default()).await.unwrap_err();
     assert!(
         matches!(err, mcp_client::ClientError::MethodNotInRevision { .. }),
         "{err:?}"

@@ -3,7 +3,7 @@
 
 mod support;
 
-use mcp_client::{CallOptions, ClientError};
+use mcp_client::{CallOptions, ClientError, RequestOptions, RequestTimeout};
 use serde_json::json;
 use support::*;
 
@@ -51,7 +51,7 @@ async fn invalid_arguments_fail_before_sending() {
     let call = tokio::spawn({
         let client = client.clone();
         async move {
-            let opts = CallOptions::default().validate_arguments(true);
+            let opts = CallOptions::default().with_validate_arguments(true);
             client
                 .call_tool("add", json!({"a": "one"}).as_object().cloned(), opts)
                 .await
@@ -62,7 +62,7 @@ async fn invalid_arguments_fail_before_sending() {
     peer.respond(&list.id, tools_page()).await;
     let err = call.await.unwrap().unwrap_err();
     match err {
-        ClientError::InvalidArguments { tool, errors } => {
+        ClientError::InvalidArguments { tool, errors, .. } => {
             assert_eq!(tool, "add");
             assert_eq!(errors.len(), 2, "{errors:?}"); // a is not a number, b missing
         }
@@ -76,7 +76,7 @@ async fn structured_content_is_validated_against_the_output_schema() {
     let (client, mut peer) = connect_full().await;
     let listed = tokio::spawn({
         let client = client.clone();
-        async move { client.list_all_tools().await }
+        async move { client.list_all_tools(Default::default()).await }
     });
     let list = peer.expect_request("tools/list").await;
     peer.respond(&list.id, tools_page()).await;
@@ -87,7 +87,7 @@ async fn structured_content_is_validated_against_the_output_schema() {
         let call = tokio::spawn({
             let client = client.clone();
             async move {
-                let opts = CallOptions::default().validate_arguments(true);
+                let opts = CallOptions::default().with_validate_arguments(true);
                 client
                     .call_tool("add", json!({"a": 1, "b": 2}).as_object().cloned(), opts)
                     .await
@@ -117,7 +117,7 @@ async fn structured_content_is_validated_against_the_output_schema() {
     ] {
         let call = tokio::spawn({
             let client = client.clone();
-            async move { client.call_tool("add", None, CallOptions::default()).await }
+            async move { client.call_tool("add", (), CallOptions::default()).await }
         });
         let req = peer.expect_request("tools/call").await;
         peer.respond(&req.id, result).await;
@@ -129,7 +129,11 @@ async fn structured_content_is_validated_against_the_output_schema() {
         let client = client.clone();
         async move {
             client
-                .call_tool("add", None, CallOptions::default().validate_output(false))
+                .call_tool(
+                    "add",
+                    (),
+                    CallOptions::default().with_validate_output(false),
+                )
                 .await
         }
     });
@@ -147,7 +151,7 @@ async fn protocol_errors_are_server_errors_and_results_decode_by_method() {
     let (client, mut peer) = connect_full().await;
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("nope", None, CallOptions::default()).await }
+        async move { client.call_tool("nope", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
     peer.respond_error(
@@ -160,7 +164,7 @@ async fn protocol_errors_are_server_errors_and_results_decode_by_method() {
 
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.call_tool("echo", None, CallOptions::default()).await }
+        async move { client.call_tool("echo", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
     // (A missing `content` is `[]` in the handshake era; one of the wrong
@@ -185,7 +189,9 @@ async fn generic_request_decodes_by_the_method_sent() {
                 name: "greet".into(),
                 ..Default::default()
             };
-            client.request::<GetPrompt>(params, None).await
+            client
+                .request::<GetPrompt>(params, Default::default())
+                .await
         }
     });
     let req = peer.expect_request("prompts/get").await;
@@ -198,26 +204,31 @@ async fn generic_request_decodes_by_the_method_sent() {
     assert_eq!(result.messages.len(), 1);
 }
 
-/// The timeout of a `tools/call`: the client's default unless the caller set
-/// one, by a builder method or by assigning `request.timeout` (an assigned
-/// value was silently replaced by the client default).
+/// The timeout of a `tools/call`: the client's configured one unless the
+/// caller set one, by a builder method or by assigning `request.timeout`;
+/// default options never replace it with another number.
 #[tokio::test(start_paused = true)]
 async fn call_timeout_is_the_callers_when_set_in_any_way() {
     use std::time::Duration;
     let short = Duration::from_millis(200);
     let long = Duration::from_secs(3600);
-    let assigned = |timeout: Option<Duration>| {
+    let assigned = |timeout: RequestTimeout| {
         let mut options = CallOptions::default();
         options.request.timeout = timeout;
         options
     };
     // (client default, options, times out)
     let cases: Vec<(&str, Duration, CallOptions, bool)> = vec![
-        ("assigned short", long, assigned(Some(short)), true),
+        (
+            "assigned short",
+            long,
+            assigned(RequestTimeout::After(short)),
+            true,
+        ),
         (
             "with_timeout short",
             long,
-            CallOptions::default().with_timeout(short),
+            RequestOptions::default().with_timeout(short).into(),
             true,
         ),
         (
@@ -226,14 +237,36 @@ async fn call_timeout_is_the_callers_when_set_in_any_way() {
             CallOptions::default(),
             true,
         ),
-        ("assigned None: no limit", short, assigned(None), false),
+        (
+            "plain request options: the client default",
+            short,
+            RequestOptions::default().into(),
+            true,
+        ),
+        (
+            "default request options, long client default",
+            long,
+            RequestOptions::default().into(),
+            false,
+        ),
+        (
+            "assigned Unlimited: no limit",
+            short,
+            assigned(RequestTimeout::Unlimited),
+            false,
+        ),
         (
             "without_timeout",
             short,
-            CallOptions::default().without_timeout(),
+            RequestOptions::default().without_timeout().into(),
             false,
         ),
-        ("assigned long", short, assigned(Some(long)), false),
+        (
+            "assigned long",
+            short,
+            assigned(RequestTimeout::After(long)),
+            false,
+        ),
     ];
     for (what, client_default, options, times_out) in cases {
         let (client, mut peer) = connect_with(
@@ -244,7 +277,7 @@ async fn call_timeout_is_the_callers_when_set_in_any_way() {
         .await;
         let call = tokio::spawn({
             let client = client.clone();
-            async move { client.call_tool("echo", None, options).await }
+            async move { client.call_tool("echo", (), options).await }
         });
         peer.expect_request("tools/call").await;
         // Paused time: this sleeps past the short timeout at once.

@@ -15,7 +15,7 @@ fn options(seen: Arc<Mutex<Vec<f64>>>) -> RequestOptions {
     RequestOptions::default()
         .with_timeout(Duration::from_millis(300))
         .with_progress(move |p| seen.lock().unwrap().push(p.progress))
-        .reset_timeout_on_progress(Duration::from_millis(1500))
+        .with_timeout_reset_on_progress(Duration::from_millis(1500))
 }
 
 fn reply() -> Value {

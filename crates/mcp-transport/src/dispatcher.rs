@@ -28,7 +28,7 @@ use crate::error::{CloseReason, TimeoutPhase, TransportError};
 use crate::event::{
     EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents, default_answer,
 };
-use crate::options::{Progress, RequestOptions};
+use crate::options::{DEFAULT_REQUEST_TIMEOUT, Progress, RequestOptions};
 use crate::pending::{IdMatch, PendingTable};
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
@@ -297,7 +297,8 @@ impl Dispatcher {
         };
         let start = Instant::now();
         let total_deadline = options.max_total_timeout.map(|t| start + t);
-        let mut deadline = deadline_after(start, options.timeout, total_deadline);
+        let timeout = options.timeout.resolve(DEFAULT_REQUEST_TIMEOUT);
+        let mut deadline = deadline_after(start, timeout, total_deadline);
         let outgoing = Outgoing {
             kind: OutgoingKind::Request,
             method: Some(method.to_owned()),
@@ -344,7 +345,7 @@ impl Dispatcher {
                         sink(update);
                     }
                     if options.reset_timeout_on_progress {
-                        deadline = deadline_after(Instant::now(), options.timeout, total_deadline);
+                        deadline = deadline_after(Instant::now(), timeout, total_deadline);
                     }
                 }
                 _ = sleep_until_opt(deadline) => {

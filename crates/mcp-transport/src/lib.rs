@@ -39,7 +39,9 @@ pub use dispatcher::{
 pub use error::{CloseReason, TimeoutPhase, TransportError};
 pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents};
 pub use mcp_types::RawResult;
-pub use options::{DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions};
+pub use options::{
+    DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions, RequestTimeout,
+};
 pub use pending::PendingTable;
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;

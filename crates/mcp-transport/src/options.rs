@@ -9,8 +9,56 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-/// The default per-request timeout: 30 000 ms.
+/// The default per-request timeout: 30 000 ms. What
+/// [`RequestTimeout::Inherit`] means to a transport used directly (a client
+/// has its own configured default).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_millis(30_000);
+
+/// How long one request waits for its response (spec `basic/lifecycle` §
+/// Timeouts).
+///
+/// The default, [`RequestTimeout::Inherit`], takes the sender's configured
+/// timeout: a client's request timeout, or [`DEFAULT_REQUEST_TIMEOUT`] for a
+/// [`crate::Transport`] used directly. So default options never replace a
+/// configured timeout with another number.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_transport::RequestTimeout;
+/// let configured = Duration::from_secs(60);
+/// assert_eq!(RequestTimeout::Inherit.resolve(configured), Some(configured));
+/// assert_eq!(RequestTimeout::After(Duration::from_secs(2)).resolve(configured), Some(Duration::from_secs(2)));
+/// assert_eq!(RequestTimeout::Unlimited.resolve(configured), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RequestTimeout {
+    /// The sender's configured timeout (the default).
+    #[default]
+    Inherit,
+    /// This long, whatever is configured.
+    After(Duration),
+    /// No limit: the request waits until it is answered, cancelled or
+    /// dropped ([`RequestOptions::max_total_timeout`] still applies).
+    Unlimited,
+}
+
+impl RequestTimeout {
+    /// The timeout to apply, given the sender's configured one: `None` for
+    /// no limit.
+    pub fn resolve(self, configured: Duration) -> Option<Duration> {
+        match self {
+            RequestTimeout::Inherit => Some(configured),
+            RequestTimeout::After(timeout) => Some(timeout),
+            RequestTimeout::Unlimited => None,
+        }
+    }
+}
+
+impl From<Duration> for RequestTimeout {
+    fn from(timeout: Duration) -> Self {
+        RequestTimeout::After(timeout)
+    }
+}
 
 /// One `notifications/progress` update for a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,22 +75,27 @@ pub struct Progress {
 /// the task that awaits the request.
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
-/// Options for one request.
+/// Options for one request: timeout, cancellation, progress. Every request
+/// method of the client takes them; [`RequestOptions::default`] is cheap
+/// (nothing allocated) and changes nothing (the timeout is inherited).
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_transport::RequestOptions;
+/// use mcp_transport::{RequestOptions, RequestTimeout};
 /// let opts = RequestOptions::default()
 ///     .with_timeout(Duration::from_secs(2))
 ///     .with_progress(|p| println!("{}/{:?}", p.progress, p.total))
-///     .reset_timeout_on_progress(Duration::from_secs(60));
+///     .with_timeout_reset_on_progress(Duration::from_secs(60));
 /// assert!(opts.progress.is_some());
+/// assert_eq!(opts.timeout, RequestTimeout::After(Duration::from_secs(2)));
+/// assert_eq!(RequestOptions::default().timeout, RequestTimeout::Inherit);
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct RequestOptions {
-    /// How long to wait for the response; `None` waits without limit.
-    /// Default [`DEFAULT_REQUEST_TIMEOUT`] (30 000 ms).
-    pub timeout: Option<Duration>,
+    /// How long to wait for the response. Default
+    /// [`RequestTimeout::Inherit`]: the sender's configured timeout.
+    pub timeout: RequestTimeout,
     /// When set, each progress notification restarts `timeout`…
     pub reset_timeout_on_progress: bool,
     /// …but never past this absolute cap, measured from the start.
@@ -77,7 +130,7 @@ pub struct RequestOptions {
 impl Default for RequestOptions {
     fn default() -> Self {
         RequestOptions {
-            timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            timeout: RequestTimeout::Inherit,
             reset_timeout_on_progress: false,
             max_total_timeout: None,
             cancel: None,
@@ -125,15 +178,17 @@ impl RequestOptions {
         self
     }
 
-    /// Sets the per-request timeout.
+    /// Sets the per-request timeout, in place of the configured one.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.timeout = RequestTimeout::After(timeout);
         self
     }
 
-    /// Waits for the response without a timeout.
+    /// Waits for the response without a timeout
+    /// ([`RequestTimeout::Unlimited`]; a total cap set with
+    /// [`RequestOptions::with_timeout_reset_on_progress`] still applies).
     pub fn without_timeout(mut self) -> Self {
-        self.timeout = None;
+        self.timeout = RequestTimeout::Unlimited;
         self
     }
 
@@ -166,8 +221,11 @@ impl RequestOptions {
         self
     }
 
-    /// Lets progress restart the timeout, up to `max_total` from the start.
-    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+    /// Lets each progress notification restart the timeout, never past
+    /// `max_total` from the start (sets
+    /// [`RequestOptions::reset_timeout_on_progress`] and
+    /// [`RequestOptions::max_total_timeout`]).
+    pub fn with_timeout_reset_on_progress(mut self, max_total: Duration) -> Self {
         self.reset_timeout_on_progress = true;
         self.max_total_timeout = Some(max_total);
         self

@@ -202,7 +202,7 @@ async fn progress_resets_timeout_up_to_total_cap() {
     let opts = RequestOptions::default()
         .with_timeout(Duration::from_secs(2))
         .with_progress(move |p| seen2.lock().unwrap().push(p.progress))
-        .reset_timeout_on_progress(Duration::from_secs(10));
+        .with_timeout_reset_on_progress(Duration::from_secs(10));
     let d2 = d.clone();
     let call = tokio::spawn(async move {
         d2.request("tools/call", Some(&json!({"name":"long"})), opts)
@@ -234,7 +234,7 @@ async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
     let opts = RequestOptions::default()
         .with_timeout(Duration::from_secs(2))
         .with_progress(|_| {})
-        .reset_timeout_on_progress(Duration::from_secs(10));
+        .with_timeout_reset_on_progress(Duration::from_secs(10));
     let d2 = d.clone();
     let start = tokio::time::Instant::now();
     let call = tokio::spawn(async move { d2.request("tools/call", None, opts).await });
@@ -269,7 +269,7 @@ async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
     let opts = RequestOptions::default()
         .with_timeout(Duration::from_secs(2))
         .with_progress(|_| {})
-        .reset_timeout_on_progress(Duration::from_secs(10));
+        .with_timeout_reset_on_progress(Duration::from_secs(10));
     let d2 = d.clone();
     let start = tokio::time::Instant::now();
     let call = tokio::spawn(async move { d2.request("tools/call", None, opts).await });

@@ -2,16 +2,21 @@
 //! (`outputSchema`) with the `jsonschema` crate (spec `server/tools` §
 //! Output Schema: clients SHOULD validate structured results).
 //!
-//! Validators are compiled once per tool and cached by the client. A schema
+//! Validators are compiled once per tool and cached by the client
+//! ([`crate::tool_cache`]). A schema
 //! that does not compile (e.g. it needs a remote `$ref`, which is never
 //! fetched) is logged and not enforced.
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use mcp_types::tools::CallToolResult;
+use serde_json::{Map, Value};
+
+use crate::error::ClientError;
+use crate::tool_cache::Validators;
 
 /// At most this many violations are reported per validation.
-pub const MAX_REPORTED_ERRORS: usize = 10;
+pub(crate) const MAX_REPORTED_ERRORS: usize = 10;
 
 /// A compiled schema, or `None` when it did not compile.
 pub(crate) type Compiled = Option<Arc<jsonschema::Validator>>;
@@ -57,6 +62,55 @@ pub(crate) fn violations(validator: &jsonschema::Validator, instance: &Value) ->
             }
         })
         .collect()
+}
+
+/// Checks `tools/call` arguments against the tool's compiled
+/// `inputSchema` (no arguments are checked as `{}`).
+///
+/// Errors: [`ClientError::InvalidArguments`] with each violation.
+pub(crate) fn check_arguments(
+    tool: &str,
+    input: &jsonschema::Validator,
+    arguments: Option<&Map<String, Value>>,
+) -> Result<(), ClientError> {
+    let instance = Value::Object(arguments.cloned().unwrap_or_default());
+    let errors = violations(input, &instance);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(ClientError::InvalidArguments {
+        tool: tool.to_owned(),
+        errors,
+    })
+}
+
+/// Checks a `tools/call` result's `structuredContent` against the tool's
+/// `outputSchema` (a tool that declares one must return it). A tool-level
+/// failure (`isError: true`) is not checked.
+///
+/// Errors: [`ClientError::InvalidStructuredContent`] with each violation.
+pub(crate) fn check_output(
+    tool: &str,
+    validators: &Validators,
+    result: &CallToolResult,
+) -> Result<(), ClientError> {
+    if result.is_error == Some(true) || !validators.has_output {
+        return Ok(());
+    }
+    let errors = match (&result.structured_content, &validators.output) {
+        (None, _) => {
+            vec!["structuredContent is missing but the tool declares an outputSchema".to_owned()]
+        }
+        (Some(sc), Some(v)) => violations(v, sc),
+        (Some(_), None) => Vec::new(),
+    };
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(ClientError::InvalidStructuredContent {
+        tool: tool.to_owned(),
+        errors,
+    })
 }
 
 #[cfg(test)]

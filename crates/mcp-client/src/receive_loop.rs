@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::Inner;
+use crate::connection::Connection;
 use crate::handler::{ClientHandler, RequestContext};
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
@@ -63,7 +63,7 @@ fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, Cancella
 }
 
 /// Runs until the events channel ends or the client is dropped.
-pub(crate) async fn run(inner: Weak<Inner>, mut events: TransportEvents) {
+pub(crate) async fn run(inner: Weak<Connection>, mut events: TransportEvents) {
     let in_flight: InFlight = Arc::default();
     while let Some(event) = events.recv().await {
         let Some(inner) = inner.upgrade() else { break };
@@ -104,7 +104,7 @@ pub(crate) async fn run(inner: Weak<Inner>, mut events: TransportEvents) {
 
 /// The capabilities declared for the negotiated revision (or, during the
 /// handshake, as configured).
-fn declared(inner: &Inner) -> ClientCapabilities {
+fn declared(inner: &Connection) -> ClientCapabilities {
     match inner.session() {
         Some(s) => s.client_capabilities.clone(),
         None => inner.options.capabilities(),
@@ -227,7 +227,7 @@ fn check_tool_pairing(p: &CreateMessageRequestParams) -> Result<(), JsonRpcError
     Ok(())
 }
 
-async fn answer(inner: &Inner, request: IncomingRequest, cancel: CancellationToken) {
+async fn answer(inner: &Connection, request: IncomingRequest, cancel: CancellationToken) {
     let cancelled_by_server = cancel.clone();
     let ctx = RequestContext {
         id: request.id.clone(),
@@ -279,7 +279,7 @@ fn decode_or_log<T: DeserializeOwned>(n: &JsonRpcNotification) -> Option<T> {
     }
 }
 
-async fn notification(inner: &Arc<Inner>, n: JsonRpcNotification, in_flight: &InFlight) {
+async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight: &InFlight) {
     // 2026-07-28 `subscriptions/listen`: the acknowledgement and a server
     // cancellation of a listen end here; change notifications are copied to
     // their subscription and still reach the handler below.

@@ -1,0 +1,200 @@
+//! The tools this client has seen listed: for schema validation of
+//! `tools/call`, for the 2026-07-28 `Mcp-Param-*` headers, and for
+//! [`crate::Client::cached_tools`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_types::lenient::EntryProblem;
+use mcp_types::tools::Tool;
+
+use crate::listing::{Incomplete, Listing};
+use crate::validation;
+
+/// The tools this client has seen listed, for schema validation and the
+/// `Mcp-Param-*` headers, and the last complete listing for
+/// [`crate::Client::cached_tools`]. A complete listing is held once: the entries of
+/// its tools point into it.
+#[derive(Default)]
+pub(crate) struct ToolCache {
+    /// The last complete `tools/list` (all pages), when one was fetched.
+    complete: Arc<Vec<Tool>>,
+    /// Whether `complete` is current (a `tools/list_changed` makes it stale
+    /// for [`crate::Client::cached_tools`]; its tools stay known).
+    complete_current: bool,
+    /// Every tool seen in any `tools/list` page, by name.
+    by_name: HashMap<String, Known>,
+    /// Compiled (input, output) validators, by tool name.
+    validators: HashMap<String, (validation::Compiled, validation::Compiled)>,
+    /// What the listing behind `complete` left out, and why it stopped
+    /// early if it did.
+    left_out: (Vec<EntryProblem>, Option<Incomplete>),
+}
+
+/// Where a known tool is held.
+enum Known {
+    /// At this index of [`ToolCache::complete`].
+    Complete(usize),
+    /// Seen in a page fetched on its own, after the complete listing.
+    Paged(Box<Tool>),
+}
+
+impl ToolCache {
+    /// The tool listed under `name`, if any.
+    pub(crate) fn get(&self, name: &str) -> Option<&Tool> {
+        match self.by_name.get(name)? {
+            Known::Complete(i) => self.complete.get(*i),
+            Known::Paged(tool) => Some(tool),
+        }
+    }
+
+    /// Records `tool` from a `tools/list` page. A tool identical to the
+    /// cached one is left alone (no copy, and its compiled validators are
+    /// kept); a changed one replaces it and drops its validators.
+    pub(crate) fn observe(&mut self, tool: &Tool) {
+        if self.get(&tool.name) == Some(tool) {
+            return;
+        }
+        self.validators.remove(&tool.name);
+        self.by_name
+            .insert(tool.name.clone(), Known::Paged(Box::new(tool.clone())));
+    }
+
+    /// Replaces the cache with a complete listing, copied once: tools no
+    /// longer listed are forgotten; a tool that changed loses its compiled
+    /// validators, an unchanged one keeps them. What the listing left out
+    /// is kept for [`crate::Client::cached_tools_left_out`].
+    pub(crate) fn replace_all(&mut self, listing: &Listing<Tool>) {
+        self.replace_tools(&listing.items);
+        self.left_out = (listing.problems.clone(), listing.incomplete.clone());
+    }
+
+    fn replace_tools(&mut self, tools: &[Tool]) {
+        for tool in tools {
+            if self.get(&tool.name) != Some(tool) {
+                self.validators.remove(&tool.name);
+            }
+        }
+        // A name listed twice: the later one, as observing them in order did.
+        self.by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, tool)| (tool.name.clone(), Known::Complete(i)))
+            .collect();
+        self.validators
+            .retain(|name, _| self.by_name.contains_key(name.as_str()));
+        self.complete = Arc::new(tools.to_vec());
+        self.complete_current = true;
+    }
+
+    /// The last complete listing, unless it went stale.
+    pub(crate) fn listed(&self) -> Option<Arc<Vec<Tool>>> {
+        self.complete_current.then(|| self.complete.clone())
+    }
+
+    /// What the last complete listing left out, and why it stopped early
+    /// if it did.
+    pub(crate) fn left_out(&self) -> (Vec<EntryProblem>, Option<Incomplete>) {
+        self.left_out.clone()
+    }
+
+    /// `true` when a tool of this name was listed.
+    pub(crate) fn knows(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// After `tools/list_changed`: the compiled validators are forgotten
+    /// and the complete listing is stale (its tools stay known).
+    pub(crate) fn invalidate(&mut self) {
+        self.validators.clear();
+        self.complete_current = false;
+    }
+
+    /// The compiled (input, output) validators of a listed tool, compiled
+    /// on first use, and whether it declares an `outputSchema`. Called after
+    /// every `tools/call` (output validation is on by default): the tool is
+    /// looked at in place, not copied, and nothing is allocated once its
+    /// validators exist.
+    pub(crate) fn compiled(&mut self, name: &str) -> Option<Validators> {
+        let tool = match self.by_name.get(name)? {
+            Known::Complete(i) => self.complete.get(*i)?,
+            Known::Paged(tool) => tool,
+        };
+        let has_output = tool.output_schema.is_some();
+        if let Some((input, output)) = self.validators.get(name) {
+            return Some(Validators {
+                input: input.clone(),
+                output: output.clone(),
+                has_output,
+            });
+        }
+        let input = validation::compile(&tool.input_schema, name, "inputSchema");
+        let output = tool
+            .output_schema
+            .as_ref()
+            .and_then(|s| validation::compile(s, name, "outputSchema"));
+        self.validators
+            .insert(name.to_owned(), (input.clone(), output.clone()));
+        Some(Validators {
+            input,
+            output,
+            has_output,
+        })
+    }
+}
+
+/// The compiled schemas of one listed tool.
+pub(crate) struct Validators {
+    /// Its `inputSchema`, unless it did not compile.
+    pub(crate) input: validation::Compiled,
+    /// Its `outputSchema`, when it has one that compiled.
+    pub(crate) output: validation::Compiled,
+    /// Whether it declares an `outputSchema` at all.
+    pub(crate) has_output: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn tool(name: &str, schema: Value) -> Tool {
+        serde_json::from_value(serde_json::json!({"name": name, "inputSchema": schema})).unwrap()
+    }
+
+    /// Re-listing an unchanged tool keeps its compiled validators; a
+    /// changed one loses them; a complete listing forgets unlisted tools.
+    #[test]
+    fn tool_cache_keeps_what_did_not_change() {
+        let mut cache = ToolCache::default();
+        let a = tool("a", serde_json::json!({"type": "object"}));
+        let b = tool("b", serde_json::json!({"type": "object"}));
+        cache.replace_tools(&[a.clone(), b.clone()]);
+        cache.validators.insert("a".into(), (None, None));
+        cache.validators.insert("b".into(), (None, None));
+        cache.observe(&a);
+        assert!(
+            cache.validators.contains_key("a"),
+            "unchanged: validators kept"
+        );
+        let b2 = tool(
+            "b",
+            serde_json::json!({"type": "object", "required": ["x"]}),
+        );
+        cache.observe(&b2);
+        assert!(
+            !cache.validators.contains_key("b"),
+            "changed: validators dropped"
+        );
+        assert_eq!(cache.get("b"), Some(&b2));
+        cache.replace_tools(std::slice::from_ref(&a));
+        assert!(cache.get("b").is_none() && cache.validators.contains_key("a"));
+        assert_eq!(cache.listed().as_deref(), Some(&vec![a]));
+        // The complete listing is held once: the entry is that copy.
+        let listed = cache.listed().expect("current");
+        assert!(std::ptr::eq(cache.get("a").expect("known"), &listed[0]));
+        // A stale listing is not offered, but its tools stay known.
+        cache.complete_current = false;
+        assert!(cache.listed().is_none() && cache.get("a").is_some());
+    }
+}
