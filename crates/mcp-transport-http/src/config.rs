@@ -4,9 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use http::HeaderMap;
-
+use crate::auth::AuthProvider;
 use crate::backoff::Backoff;
 use crate::redact::redact_url;
 
@@ -131,34 +129,6 @@ impl RetryAfterPolicy {
             max_wait,
         }
     }
-}
-
-/// What the server said when it refused a request with 401 or 403.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct AuthChallenge {
-    /// 401 or 403.
-    pub status: u16,
-    /// The `WWW-Authenticate` header, when present.
-    pub www_authenticate: Option<String>,
-    /// The `Mcp-Auth-Server` header, when present.
-    pub auth_server: Option<String>,
-    /// The URL that was refused, credentials removed.
-    pub url: String,
-}
-
-/// A hook called when the server answers 401 or 403 (spec:
-/// `basic/authorization`); the seam where OAuth plugs in.
-///
-/// When it returns headers (e.g. a fresh `Authorization: Bearer …`), they
-/// are kept for every later request of this connection (replacing static
-/// headers of the same name) and the refused request is sent again once.
-/// When it returns `None`, the request fails with
-/// [`TransportError::Http`](mcp_transport::TransportError::Http).
-#[async_trait]
-pub trait AuthProvider: Send + Sync + fmt::Debug + 'static {
-    /// Headers to retry with, or `None` to give up.
-    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> Option<HeaderMap>;
 }
 
 /// The configuration of one HTTP connection.

@@ -92,29 +92,36 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod auth;
 mod backoff;
+mod body;
 mod config;
+mod connection;
 mod connector;
 mod decode;
+mod errors;
 mod event_stream;
+mod exchange;
 pub mod header_value;
 mod legacy;
 mod listener;
 mod media;
+mod mode;
 mod oneshot;
 mod redact;
-mod shared;
+mod request;
+mod retry_after;
 pub mod sse;
 mod streamable;
 mod transport;
 mod url;
 pub mod wire_rules;
 
+pub use auth::{AuthChallenge, AuthProvider};
 pub use backoff::{Backoff, BackoffError};
 pub use config::{
-    AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
-    DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
-    ProxySetting, RetryAfterPolicy,
+    DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
+    ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
 pub use oneshot::{CallOptions, call};
 pub use transport::{ActiveMode, HttpTransport};
