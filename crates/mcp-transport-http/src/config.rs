@@ -58,7 +58,17 @@ pub enum ProxySetting {
 
 /// Timeouts of the HTTP transport. The per-request timeout is a
 /// [`RequestOptions`](mcp_transport::RequestOptions) matter, not a config one.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_transport_http::HttpTimeouts;
+/// let timeouts = HttpTimeouts::default()
+///     .with_connect(Duration::from_secs(3))
+///     .with_sse_idle(Some(Duration::from_secs(60)));
+/// assert_eq!(timeouts.notify, Duration::from_secs(30));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpTimeouts {
     /// TCP connect (and, for legacy HTTP+SSE, the wait for the `endpoint`
     /// event). Default 10 000 ms. Phase: `connect`.
@@ -89,6 +99,40 @@ impl Default for HttpTimeouts {
             close: Duration::from_millis(5_000),
             listen: Duration::from_millis(5_000),
         }
+    }
+}
+
+impl HttpTimeouts {
+    /// Sets the TCP connect timeout (also the legacy `endpoint` wait).
+    pub fn with_connect(mut self, timeout: Duration) -> Self {
+        self.connect = timeout;
+        self
+    }
+
+    /// Sets the timeout of delivering a notification or a response.
+    pub fn with_notify(mut self, timeout: Duration) -> Self {
+        self.notify = timeout;
+        self
+    }
+
+    /// Sets the longest silence allowed on an SSE response (`None`: no
+    /// bound but the request's own timeout).
+    pub fn with_sse_idle(mut self, timeout: Option<Duration>) -> Self {
+        self.sse_idle = timeout;
+        self
+    }
+
+    /// Sets the timeout of the session `DELETE` on close.
+    pub fn with_close(mut self, timeout: Duration) -> Self {
+        self.close = timeout;
+        self
+    }
+
+    /// Sets how long the delivery of `notifications/initialized` waits for
+    /// the GET stream to be answered.
+    pub fn with_listen(mut self, timeout: Duration) -> Self {
+        self.listen = timeout;
+        self
     }
 }
 
@@ -128,6 +172,18 @@ impl RetryAfterPolicy {
             max_retries,
             max_wait,
         }
+    }
+
+    /// Sets the number of retries of one request (0 turns retrying off).
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// Sets the longest single wait honoured.
+    pub fn with_max_wait(mut self, wait: Duration) -> Self {
+        self.max_wait = wait;
+        self
     }
 }
 
@@ -267,7 +323,7 @@ impl HttpConfig {
     }
 
     /// Whether to open the GET stream after `notifications/initialized`.
-    pub fn listen_after_initialized(mut self, yes: bool) -> Self {
+    pub fn with_listen_after_initialized(mut self, yes: bool) -> Self {
         self.listen_after_initialized = yes;
         self
     }

@@ -123,5 +123,5 @@ pub use config::{
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
     ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
-pub use oneshot::{CallOptions, call};
+pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};
