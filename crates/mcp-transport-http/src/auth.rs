@@ -8,8 +8,8 @@
 //!   asks the configured [`AuthProvider`] what to do: send the request
 //!   again with the headers it returns (once per exchange), or fail.
 //!
-//! Credential values are marked sensitive, so they never reach a `Debug`
-//! output or a log line.
+//! The hook's header values are marked sensitive, so the `Debug` output of
+//! a request or a header map shows them as `Sensitive`.
 
 use std::fmt;
 

@@ -113,11 +113,6 @@ impl HttpTransport {
         }
     }
 
-    /// The connection dispatcher (for diagnostics, e.g. pending count).
-    pub fn dispatcher(&self) -> &Arc<Dispatcher> {
-        &self.dispatcher
-    }
-
     /// Uses `session` as the `Mcp-Session-Id` (e.g. a one-shot call inside
     /// a session the caller already has).
     pub fn set_session_id(&self, session: Option<String>) {
