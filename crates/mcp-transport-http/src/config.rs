@@ -328,6 +328,12 @@ impl HttpConfig {
         self
     }
 
+    /// Sets how many redirect hops (307/308) are followed.
+    pub fn with_max_redirects(mut self, hops: usize) -> Self {
+        self.max_redirects = hops;
+        self
+    }
+
     /// Sets how many idle connections are kept per host.
     pub fn with_max_idle_connections(mut self, connections: usize) -> Self {
         self.max_idle_connections = connections;
