@@ -10,28 +10,27 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::{CallOptions, Client, ClientHandler, ClientOptions, RequestContext};
+use mcp_client::{Client, ClientHandler, ClientOptions, RequestContext, RequestOptions};
 use mcp_tests::peers::{self, EverythingHttp, PyOptions, PyTransport};
 use mcp_transport_http::{HttpConfig, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::ProtocolVersion;
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 fn options() -> ClientOptions {
     ClientOptions::new("negotiation-test", "0.0.0")
 }
 
-fn args(v: Value) -> Option<Map<String, Value>> {
-    v.as_object().cloned()
-}
-
 /// Lists tools and calls `tool` with `arguments`; returns the first text block.
 async fn exercise(client: &Client, tool: &str, arguments: Value) -> String {
-    let tools = client.list_all_tools().await.expect("tools/list");
+    let tools = client
+        .list_all_tools(Default::default())
+        .await
+        .expect("tools/list");
     assert!(tools.iter().any(|t| t.name == tool), "{tool} is listed");
     let result = client
-        .call_tool(tool, args(arguments), CallOptions::default())
+        .call_tool(tool, arguments, RequestOptions::default())
         .await
         .expect("tools/call");
     assert!(!result.is_error.unwrap_or(false));
@@ -223,13 +222,16 @@ fn first_text(v: impl serde::Serialize) -> String {
 /// (when the reply can carry it) and a multi round-trip elicitation.
 async fn exercise_modern(client: &Client, handler: &NameGiver, expect_progress: bool) {
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
-    let tools = client.list_all_tools().await.expect("tools/list");
+    let tools = client
+        .list_all_tools(Default::default())
+        .await
+        .expect("tools/list");
     for name in ["echo", "route", "progress", "ask_name"] {
         assert!(tools.iter().any(|t| t.name == name), "{name} is listed");
     }
     let call = |tool: &'static str, arguments: Value| async move {
         let result = client
-            .call_tool(tool, args(arguments), CallOptions::default())
+            .call_tool(tool, arguments, RequestOptions::default())
             .await
             .unwrap_or_else(|e| panic!("tools/call {tool}: {e:?}"));
         assert!(!result.is_error.unwrap_or(false), "{tool}: {result:?}");
@@ -249,17 +251,17 @@ async fn exercise_modern(client: &Client, handler: &NameGiver, expect_progress: 
     let mut prompt_args = BTreeMap::new();
     prompt_args.insert("name".to_owned(), "Ada".to_owned());
     let prompt = client
-        .get_prompt("greet", Some(prompt_args))
+        .get_prompt("greet", Some(prompt_args), Default::default())
         .await
         .expect("prompts/get");
     assert_eq!(first_text(&prompt), "Say hello to Ada.");
     let read = client
-        .read_resource("peer://static/greeting")
+        .read_resource("peer://static/greeting", Default::default())
         .await
         .expect("resources/read");
     assert_eq!(first_text(&read), "hello from py_server");
     let templates = client
-        .list_all_resource_templates()
+        .list_all_resource_templates(Default::default())
         .await
         .expect("templates");
     let template = templates
@@ -267,7 +269,11 @@ async fn exercise_modern(client: &Client, handler: &NameGiver, expect_progress: 
         .find(|t| t.uri_template == "peer://echo/{text}")
         .expect("the echo template is listed");
     let read = client
-        .read_resource_template(template, [("text", mcp_client::TemplateValue::from("abc"))])
+        .read_resource_template(
+            template,
+            [("text", mcp_client::TemplateValue::from("abc"))],
+            Default::default(),
+        )
         .await
         .expect("resources/read of a template URI");
     assert_eq!(first_text(&read), "abc");
@@ -275,13 +281,9 @@ async fn exercise_modern(client: &Client, handler: &NameGiver, expect_progress: 
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let options =
-        CallOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
+        RequestOptions::default().with_progress(move |p| sink.lock().unwrap().push(p.progress));
     let result = client
-        .call_tool(
-            "progress",
-            args(json!({"steps": 3, "delay_ms": 5})),
-            options,
-        )
+        .call_tool("progress", json!({"steps": 3, "delay_ms": 5}), options)
         .await
         .expect("progress tool");
     assert_eq!(first_text(&result), "done 3");

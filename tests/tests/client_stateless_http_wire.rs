@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use fault_http::{FaultServer, Recorded, Reply, init_result};
 use http::Method;
-use mcp_client::{CallOptions, Client, ClientOptions};
+use mcp_client::{CallOptions, Client, ClientOptions, RequestOptions};
 use mcp_transport_http::{HttpConfig, HttpTransport};
 use mcp_types::ProtocolVersion;
 use serde_json::{Value, json};
@@ -109,7 +109,7 @@ async fn request_metadata_headers_are_sent_and_encoded() {
 
     // §3.8: `bad` (x-mcp-header on a number) is not exposed.
     let names: Vec<_> = client
-        .list_all_tools()
+        .list_all_tools(Default::default())
         .await
         .unwrap()
         .into_iter()
@@ -128,11 +128,11 @@ async fn request_metadata_headers_are_sent_and_encoded() {
         .await
         .expect("tools/call");
     client
-        .get_prompt("  spaced", None)
+        .get_prompt("  spaced", None, Default::default())
         .await
         .expect("prompts/get");
     client
-        .read_resource("file:///tmp/a b.txt")
+        .read_resource("file:///tmp/a b.txt", Default::default())
         .await
         .expect("resources/read");
 
@@ -206,7 +206,7 @@ async fn header_mismatch_refreshes_the_tool_list_and_retries_once() {
     .await
     .expect("bind");
     let client = connect(&server, options()).await;
-    client.list_all_tools().await.unwrap();
+    client.list_all_tools(Default::default()).await.unwrap();
     let result = client
         .call_tool(
             "route",
@@ -314,7 +314,7 @@ async fn unsupported_version_on_a_later_request_renegotiates_and_retries() {
     let client = connect(&server, options()).await;
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     let result = client
-        .call_tool("echo", None, CallOptions::default())
+        .call_tool("echo", (), CallOptions::default())
         .await
         .expect("retried under the re-negotiated revision");
     assert_eq!(
@@ -351,12 +351,12 @@ async fn a_timed_out_request_drops_its_stream_without_a_cancel_notification() {
     .await
     .expect("bind");
     let client = connect(&server, options()).await;
-    client.list_all_tools().await.unwrap();
+    client.list_all_tools(Default::default()).await.unwrap();
     let err = client
         .call_tool(
             "slow",
-            None,
-            CallOptions::default().with_timeout(Duration::from_millis(300)),
+            (),
+            RequestOptions::default().with_timeout(Duration::from_millis(300)),
         )
         .await
         .expect_err("times out");

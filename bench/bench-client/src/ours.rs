@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use mcp_manager::{Manager, ManagerOptions, McpConfig, ServerStatus};
 
-use mcp_client::{CallOptions, Client, ClientOptions, VersionPreference};
+use mcp_client::{Client, ClientOptions, RequestOptions, VersionPreference};
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::ProtocolVersion;
@@ -49,11 +49,15 @@ impl Connector for OursConnector {
 
 impl BenchClient for OursClient {
     async fn call(&self, text: Arc<str>) -> anyhow::Result<()> {
-        let mut args = serde_json::Map::new();
-        args.insert("text".into(), serde_json::Value::from(&*text));
+        // Serialized once into the request's JSON, as a caller's own
+        // argument struct would be.
+        #[derive(serde::Serialize)]
+        struct Echo<'a> {
+            text: &'a str,
+        }
         let result = self
             .0
-            .call_tool("echo", Some(args), CallOptions::default())
+            .call_tool("echo", Echo { text: &text }, RequestOptions::default())
             .await?;
         let echoed = result.content.first().and_then(|c| match c {
             ContentBlock::Text(t) => Some(t.text.len()),
@@ -64,7 +68,12 @@ impl BenchClient for OursClient {
     }
 
     async fn list(&self) -> anyhow::Result<usize> {
-        Ok(self.0.list_tools(None).await?.tools.len())
+        Ok(self
+            .0
+            .list_tools(None, RequestOptions::default())
+            .await?
+            .tools
+            .len())
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_client::{CallOptions, Client, ClientHandler, ClientOptions, RequestContext};
+use mcp_client::{Client, ClientHandler, ClientOptions, RequestContext};
 use mcp_transport::{CancellationToken, RequestOptions, Transport};
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
@@ -20,12 +20,12 @@ async fn client_over_stdio() -> Result<(), Box<dyn std::error::Error>> {
     .await?;
     let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
     println!("speaking {}", client.protocol_version());
-    for tool in client.list_all_tools().await? {
+    for tool in client.list_all_tools(RequestOptions::default()).await? {
         println!("{}", tool.name);
     }
-    let args = serde_json::json!({"a": 2, "b": 3}).as_object().cloned();
+    let args = serde_json::json!({"a": 2, "b": 3});
     let options =
-        CallOptions::default().with_progress(|p| eprintln!("{}/{:?}", p.progress, p.total));
+        RequestOptions::default().with_progress(|p| eprintln!("{}/{:?}", p.progress, p.total));
     let result = client.call_tool("get-sum", args, options).await?;
     if result.is_error == Some(true) {
         eprintln!("the tool failed: {:?}", result.content);
@@ -40,7 +40,7 @@ async fn client_over_http() -> Result<(), Box<dyn std::error::Error>> {
         HttpConfig::new("https://mcp.example.com/mcp").with_header("Authorization", "Bearer t");
     let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
     let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
-    client.ping().await?;
+    client.ping(Default::default()).await?;
     Ok(())
 }
 

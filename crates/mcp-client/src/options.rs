@@ -114,7 +114,9 @@ pub struct ClientOptions {
     pub elicitation: Option<ElicitationCapability>,
     /// Declared `experimental` capabilities.
     pub experimental: Option<Map<String, Value>>,
-    /// Default per-request timeout (default 30 000 ms).
+    /// The timeout of every request whose [`RequestOptions`] inherit it
+    /// ([`mcp_transport::RequestTimeout::Inherit`], the default); default
+    /// 30 000 ms.
     pub request_timeout: Duration,
     /// Timeout of `initialize` (default [`DEFAULT_INITIALIZE_TIMEOUT`]).
     pub initialize_timeout: Duration,

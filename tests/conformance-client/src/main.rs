@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use mcp_client::{
-    CallOptions, Client, ClientError, ClientHandler, ClientOptions, RequestContext,
+    Client, ClientError, ClientHandler, ClientOptions, RequestContext, RequestOptions,
     VersionPreference,
 };
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
@@ -157,11 +157,12 @@ fn options() -> ClientOptions {
 
 async fn call(client: &Client, name: &str, args: Value) -> Result<(), ClientError> {
     let args = match args {
-        Value::Object(m) => Some(m),
-        Value::Null => None,
-        other => Some(Map::from_iter([("value".to_string(), other)])),
+        args @ (Value::Object(_) | Value::Null) => args,
+        other => json!({ "value": other }),
     };
-    let result = client.call_tool(name, args, CallOptions::default()).await?;
+    let result = client
+        .call_tool(name, args, RequestOptions::default())
+        .await?;
     tracing::info!(tool = name, is_error = ?result.is_error, content = ?result.content, "tools/call result");
     Ok(())
 }
@@ -175,7 +176,10 @@ fn optional<T>(r: Result<T, ClientError>) -> Result<Option<T>, ClientError> {
     }
 }
 
-async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), ClientError> {
+/// What a run can fail with: the client's errors, or the scenario's own.
+type RunError = Box<dyn std::error::Error + Send + Sync>;
+
+async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), RunError> {
     let plan = plan_for(scenario, context.as_ref());
     tracing::info!(%url, scenario, ?plan, "connecting");
     let transport = HttpTransport::connect(HttpConfig::new(url), HttpMode::Streamable).await?;
@@ -184,58 +188,60 @@ async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), 
     let outcome = async {
         match &plan {
             Plan::ListTools => {
-                optional(client.list_all_tools().await)?;
+                optional(client.list_all_tools(Default::default()).await)?;
             }
             Plan::CallTools(calls) => {
-                client.list_all_tools().await?;
+                client.list_all_tools(Default::default()).await?;
                 for (name, args) in calls {
                     call(&client, name, args.clone()).await?;
                 }
             }
             Plan::CallEveryTool => {
-                for tool in client.list_all_tools().await? {
+                for tool in client.list_all_tools(Default::default()).await? {
                     match call(&client, &tool.name, json!({})).await {
                         Err(ClientError::Server { .. }) | Ok(()) => {}
-                        Err(e) => return Err(e),
+                        Err(e) => return Err(e.into()),
                     }
                 }
             }
             Plan::EchoSchema { focal, echo } => {
-                let tools = client.list_all_tools().await?;
+                let tools = client.list_all_tools(Default::default()).await?;
                 let schema = tools
                     .iter()
                     .find(|t| &t.name == focal)
                     .map(|t| t.input_schema.clone())
-                    .ok_or_else(|| ClientError::Protocol {
-                        method: "tools/list".into(),
-                        message: format!("the server did not list tool {focal:?}"),
-                    })?;
+                    .ok_or_else(|| format!("tools/list: the server did not list tool {focal:?}"))?;
                 call(&client, echo, json!({ "schema": schema })).await?;
             }
             Plan::Exercise => {
-                if let Some(tools) = optional(client.list_all_tools().await)?
+                if let Some(tools) = optional(client.list_all_tools(Default::default()).await)?
                     && let Some(t) = tools.first()
                 {
                     call(&client, &t.name, json!({})).await?;
                 }
-                if let Some(resources) = optional(client.list_all_resources().await)?
+                if let Some(resources) =
+                    optional(client.list_all_resources(Default::default()).await)?
                     && let Some(r) = resources.first()
                 {
-                    client.read_resource(r.uri.clone()).await?;
+                    client
+                        .read_resource(r.uri.clone(), Default::default())
+                        .await?;
                 }
-                if let Some(prompts) = optional(client.list_all_prompts().await)?
+                if let Some(prompts) = optional(client.list_all_prompts(Default::default()).await)?
                     && let Some(p) = prompts.first()
                 {
-                    client.get_prompt(p.name.clone(), None).await?;
+                    client
+                        .get_prompt(p.name.clone(), None, Default::default())
+                        .await?;
                 }
             }
         }
-        Ok::<(), ClientError>(())
+        Ok::<(), RunError>(())
     }
     .await;
     let closed = client.close().await;
     outcome?;
-    closed
+    Ok(closed?)
 }
 
 /// Prints an error with its `source()` chain on one line.
@@ -281,7 +287,7 @@ async fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Err(e)) => {
-            eprintln!("conformance-client: error: {}", chain(&e));
+            eprintln!("conformance-client: error: {}", chain(e.as_ref()));
             ExitCode::FAILURE
         }
         Err(_) => {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client, RequestOptions, TaskOptions};
+use mcp_client::{Client, RequestOptions};
 use mcp_types::tools::{CallToolResult, TaskSupport};
 use serde_json::Map;
 
@@ -39,10 +39,10 @@ impl Session {
         let arguments =
             tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
         let ui = Arc::clone(&self.ui);
-        let options = CallOptions::default()
+        let options = RequestOptions::default()
             // `--timeout`, or the entry's own `timeout` (the manager set it).
             .with_timeout(client.options().request_timeout)
-            .reset_timeout_on_progress(MAX_CALL_TIME)
+            .with_timeout_reset_on_progress(MAX_CALL_TIME)
             .with_cancel(self.cancel.clone())
             .with_progress(move |p| ui.progress(&p));
         let must_be_task = tool
@@ -51,11 +51,11 @@ impl Session {
             .and_then(|e| e.task_support.as_ref())
             == Some(&TaskSupport::Required);
         let result = if must_be_task {
-            self.call_as_task(name, client, tool_name, arguments, options.request)
+            self.call_as_task(name, client, tool_name, arguments, options)
                 .await?
         } else {
             client
-                .call_tool(tool_name, Some(arguments), options)
+                .call_tool(tool_name, arguments, options)
                 .await
                 .map_err(|e| prefixed(name, e))?
         };
@@ -91,14 +91,7 @@ impl Session {
         request: RequestOptions,
     ) -> Result<CallToolResult, Failure> {
         let created = client
-            .call_tool_as_task(
-                tool_name,
-                Some(arguments),
-                TaskOptions {
-                    request: Some(request),
-                    ..TaskOptions::default()
-                },
-            )
+            .call_tool_as_task(tool_name, arguments, Default::default(), request)
             .await
             .map_err(|e| prefixed(name, e))?;
         let task_id = created.task.task_id;
@@ -107,12 +100,12 @@ impl Session {
         let wait = RequestOptions::default()
             .with_timeout(MAX_CALL_TIME)
             .with_cancel(self.cancel.clone());
-        match client.tool_task_result(task_id.clone(), Some(wait)).await {
+        match client.tool_task_result(task_id.clone(), wait).await {
             Ok(result) => Ok(result),
             Err(e) => {
                 if e.is_cancelled() {
                     // Best effort, bounded: the task is the server's to end.
-                    let cancel = client.cancel_task(task_id);
+                    let cancel = client.cancel_task(task_id, Default::default());
                     let _ = tokio::time::timeout(Duration::from_secs(2), cancel).await;
                 }
                 Err(prefixed(name, e))

@@ -71,7 +71,7 @@ impl Session {
             extra: Map::new(),
         };
         let result = client
-            .complete(params)
+            .complete(params, Default::default())
             .await
             .map_err(|e| prefixed(name, e))?;
         if self.json {

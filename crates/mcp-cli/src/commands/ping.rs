@@ -14,7 +14,7 @@ impl Session {
         let mut failed = false;
         for (name, client) in self.selected(only)? {
             let start = Instant::now();
-            match client.ping().await {
+            match client.ping(Default::default()).await {
                 Ok(()) => {
                     let ms = start.elapsed().as_millis() as u64;
                     rows.push(json!({"name": name, "ok": true, "ms": ms}));

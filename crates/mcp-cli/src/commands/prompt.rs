@@ -18,7 +18,7 @@ impl Session {
         let (name, client) = self.find_prompt(server, prompt).await?;
         let arguments = (!args.is_empty()).then_some(args);
         let result = client
-            .get_prompt(prompt.as_str(), arguments)
+            .get_prompt(prompt.as_str(), arguments, Default::default())
             .await
             .map_err(|e| prefixed(name, e))?;
         if self.json {

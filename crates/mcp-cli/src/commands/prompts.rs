@@ -17,7 +17,7 @@ impl Session {
                 continue;
             }
             let listing = client
-                .prompts_listing()
+                .prompts_listing(Default::default())
                 .await
                 .map_err(|e| prefixed(name, e))?;
             let prompts = listing.items;
@@ -58,7 +58,7 @@ impl Session {
                 continue;
             }
             let listing = client
-                .prompts_listing()
+                .prompts_listing(Default::default())
                 .await
                 .map_err(|e| prefixed(name, e))?;
             let prompts = listing.items;

@@ -21,7 +21,7 @@ impl Session {
                 if client.server_capabilities().resources.is_none() {
                     continue;
                 }
-                if let Ok(list) = client.list_all_resources().await
+                if let Ok(list) = client.list_all_resources(Default::default()).await
                     && list.iter().any(|r| r.uri == uri)
                 {
                     found = Some((*name, *client));
@@ -35,7 +35,7 @@ impl Session {
             })?
         };
         let result = client
-            .read_resource(uri)
+            .read_resource(uri, Default::default())
             .await
             .map_err(|e| prefixed(name, e))?;
         if self.json {

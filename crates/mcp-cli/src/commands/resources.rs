@@ -16,7 +16,7 @@ impl Session {
                 continue;
             }
             let listing = client
-                .resources_listing()
+                .resources_listing(Default::default())
                 .await
                 .map_err(|e| prefixed(name, e))?;
             let resources = listing.items;
@@ -26,7 +26,7 @@ impl Session {
                 &listing.problems,
                 listing.incomplete.as_ref(),
             );
-            let templates = match client.resource_templates_listing().await {
+            let templates = match client.resource_templates_listing(Default::default()).await {
                 Ok(t) => {
                     let method = "resources/templates/list";
                     self.warn_left_out(name, method, &t.problems, t.incomplete.as_ref());

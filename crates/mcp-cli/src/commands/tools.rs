@@ -19,7 +19,7 @@ impl Session {
             Some(tools) => tools.as_ref().clone(),
             None if client.server_capabilities().tools.is_none() => return Ok(Vec::new()),
             None => client
-                .list_all_tools()
+                .list_all_tools(Default::default())
                 .await
                 .map_err(|e| prefixed(name, e))?,
         };

@@ -326,7 +326,7 @@ pub(crate) async fn list_everything(
 ) -> Result<ServerLists, ClientError> {
     let caps = client.server_capabilities();
     let tools = if want.tools && caps.tools.is_some() {
-        client.list_all_tools().await?
+        client.list_all_tools(Default::default()).await?
     } else {
         Vec::new()
     };
@@ -335,13 +335,17 @@ pub(crate) async fn list_everything(
         ..ServerLists::default()
     };
     if want.prompts && caps.prompts.is_some() {
-        let prompts = list_optional("prompts/list", client.list_all_prompts().await, &mut lists);
+        let prompts = list_optional(
+            "prompts/list",
+            client.list_all_prompts(Default::default()).await,
+            &mut lists,
+        );
         lists.prompts = Arc::new(prompts);
     }
     if want.resources && caps.resources.is_some() {
         let resources = list_optional(
             "resources/list",
-            client.list_all_resources().await,
+            client.list_all_resources(Default::default()).await,
             &mut lists,
         );
         lists.resources = Arc::new(resources);

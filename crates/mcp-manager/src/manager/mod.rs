@@ -618,7 +618,9 @@ impl Manager {
         let client = self
             .wait_for_client(&server, self.shared().options.unavailable)
             .await?;
-        let result = client.get_prompt(prompt, arguments).await;
+        let result = client
+            .get_prompt(prompt, arguments, Default::default())
+            .await;
         self.map_client_error(&server, result)
     }
 
@@ -635,7 +637,7 @@ impl Manager {
         let client = self
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
-        let result = client.read_resource(uri).await;
+        let result = client.read_resource(uri, Default::default()).await;
         self.map_client_error(server, result)
     }
 

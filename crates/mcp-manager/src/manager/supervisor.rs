@@ -121,7 +121,7 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
         // Debounce a burst of list_changed notifications.
         tokio::time::sleep(shared.options.list_changed_debounce).await;
         if signals.tools.swap(false, Ordering::SeqCst) {
-            match conn.client.list_all_tools().await {
+            match conn.client.list_all_tools(Default::default()).await {
                 Ok(tools) => shared.set_tools(slot, tools),
                 Err(e) => {
                     let error = error_chain(&e);
@@ -131,7 +131,7 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
             }
         }
         if signals.prompts.swap(false, Ordering::SeqCst) {
-            match conn.client.list_all_prompts().await {
+            match conn.client.list_all_prompts(Default::default()).await {
                 Ok(prompts) => shared.set_prompts(slot, prompts),
                 Err(e) => {
                     let error = error_chain(&e);
@@ -146,7 +146,7 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
             return format!("health check failed: {why}");
         }
         if signals.resources.swap(false, Ordering::SeqCst) {
-            match conn.client.list_all_resources().await {
+            match conn.client.list_all_resources(Default::default()).await {
                 Ok(resources) => shared.set_resources(slot, resources),
                 Err(e) => {
                     let error = error_chain(&e);
@@ -164,9 +164,9 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
 async fn health_check(client: &mcp_client::Client) -> Result<(), String> {
     let probe = async {
         if client.server_capabilities().tools.is_some() {
-            client.list_tools(None).await.map(drop)
+            client.list_tools(None, Default::default()).await.map(drop)
         } else {
-            client.ping().await
+            client.ping(Default::default()).await
         }
     };
     match tokio::time::timeout(HEALTH_CHECK_TIMEOUT, probe).await {
