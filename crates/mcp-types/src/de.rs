@@ -44,7 +44,7 @@ use serde::de::{
 use serde_json::Error;
 use serde_json::de::StrRead;
 
-use crate::jsonrpc::write::first_special;
+use crate::json_write::first_special;
 
 /// serde_json's recursion limit, kept so that the same texts are accepted:
 /// at most `MAX_DEPTH - 1` arrays and objects open at once.

@@ -40,6 +40,7 @@ pub mod discovery;
 pub mod elicitation;
 pub mod errors;
 pub mod input;
+mod json_write;
 pub mod jsonrpc;
 pub mod lenient;
 pub mod lifecycle;

@@ -45,7 +45,7 @@ impl RawResult {
     /// Serializes `value` (compact JSON).
     pub fn from_value(value: &Value) -> Self {
         let mut out = Vec::new();
-        crate::jsonrpc::write_value(&mut out, value);
+        crate::json_write::value(&mut out, value);
         RawResult(Bytes::from(out))
     }
 
