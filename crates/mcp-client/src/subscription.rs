@@ -5,7 +5,7 @@
 //! id, compared type-exactly).
 //!
 //! The request is sent without a timeout on its own task; the receive loop
-//! (`dispatch.rs`) offers every notification to this module's registry
+//! (`receive_loop.rs`) offers every notification to this module's registry
 //! before the [`crate::ClientHandler`] sees it. Dropping the
 //! [`Subscription`] aborts that task, which drops the request: the HTTP
 //! transport drops the listen response stream (the cancellation under

@@ -186,7 +186,7 @@ async fn a_per_call_timeout_bounds_every_method() {
 }
 
 /// Default options keep the client's configured timeout, on every method
-/// (default options once replaced it with 30 s): with a 200 ms client
+/// (never a fixed 30 s in its place): with a 200 ms client
 /// timeout every method times out well before 30 s; with
 /// `without_timeout` none does.
 #[tokio::test(start_paused = true)]

@@ -108,7 +108,7 @@ async fn nothing_sends_no_arguments() {
 }
 
 /// A non-object is refused with `ArgumentsNotAnObject` naming its type,
-/// and nothing reaches the transport (it used to become "no arguments").
+/// and nothing reaches the transport (it is not taken for "no arguments").
 #[tokio::test]
 async fn a_non_object_is_refused_before_anything_is_sent() {
     let (client, mut peer) = connect_full().await;
