@@ -377,11 +377,13 @@ async fn listen_then_drop(client: &Client) {
         ..Default::default()
     };
     for _ in 0..2 {
-        let mut subscription =
-            tokio::time::timeout(Duration::from_secs(10), client.listen(filter.clone()))
-                .await
-                .expect("acknowledged in time")
-                .expect("listen");
+        let mut subscription = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.listen(filter.clone(), Default::default()),
+        )
+        .await
+        .expect("acknowledged in time")
+        .expect("listen");
         assert!(
             subscription.id().is_some(),
             "the ack carries the subscription id"

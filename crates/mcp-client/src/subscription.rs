@@ -14,6 +14,7 @@
 
 use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use mcp_transport::{RequestOptions, TimeoutPhase, TransportError};
 use mcp_types::base::META_SUBSCRIPTION_ID;
@@ -395,9 +396,12 @@ impl Client {
     /// acknowledged it (`notifications/subscriptions/acknowledged`).
     ///
     /// The listen request has no timeout; it lasts until the
-    /// [`Subscription`] is dropped or the server ends it. The wait for the
-    /// acknowledgement is bounded by
-    /// [`crate::ClientOptions::request_timeout`]. To change the filter,
+    /// [`Subscription`] is dropped, the cancel token of `options` is
+    /// cancelled (the subscription then ends with
+    /// [`SubscriptionEvent::Failed`], a cancelled error) or the server ends
+    /// it. The timeout of `options` bounds the wait for the acknowledgement
+    /// (by default [`crate::ClientOptions::request_timeout`];
+    /// [`RequestOptions::without_timeout`] waits as long as it takes). To change the filter,
     /// listen again and drop the old subscription (spec §5.5). After a
     /// reconnection, listen again (spec §5.10).
     ///
@@ -410,7 +414,11 @@ impl Client {
     /// listen; [`ClientError::Transport`] with a `request` timeout when no
     /// acknowledgement arrives in time (the listen is then cancelled), or
     /// when the connection fails.
-    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+    pub async fn listen(
+        &self,
+        filter: SubscriptionFilter,
+        options: RequestOptions,
+    ) -> Result<Subscription, ClientError> {
         let method = SubscriptionsListen::METHOD;
         let version = self.protocol_version();
         if !version.is_stateless() {
@@ -433,12 +441,15 @@ impl Client {
             acked: acked_tx,
         });
         let (failed_tx, failed_rx) = oneshot::channel();
+        // The timeout bounds the acknowledgement, not the listen, which
+        // stays open as long as the subscription.
+        let limit = options.timeout.resolve(self.inner.options.request_timeout);
+        let request = options.without_timeout();
         let task = {
             let inner = self.inner.clone();
             let shared = shared.clone();
             tokio::spawn(async move {
-                let options = RequestOptions::default().without_timeout();
-                let outcome = inner.send(method, Some(params), options).await;
+                let outcome = inner.send(method, Some(params), request).await;
                 let acknowledged = inner
                     .subscriptions
                     .active()
@@ -459,7 +470,6 @@ impl Client {
                 }
             })
         };
-        let limit = self.inner.options.request_timeout;
         let ended_early = async {
             match failed_rx.await {
                 Ok(SubscriptionEvent::Failed(e)) => e,
@@ -479,7 +489,7 @@ impl Client {
                 message: "the listen ended before it was acknowledged".into(),
             }),
             e = ended_early => Err(e),
-            _ = tokio::time::sleep(limit) => Err(ClientError::Transport(TransportError::Timeout {
+            limit = sleep_for(limit) => Err(ClientError::Transport(TransportError::Timeout {
                 ms: limit.as_millis() as u64,
                 phase: TimeoutPhase::Request,
             })),
@@ -506,6 +516,17 @@ impl Client {
                 Err(e)
             }
         }
+    }
+}
+
+/// Sleeps for `limit` and returns it; never returns without one.
+async fn sleep_for(limit: Option<Duration>) -> Duration {
+    match limit {
+        Some(limit) => {
+            tokio::time::sleep(limit).await;
+            limit
+        }
+        None => std::future::pending().await,
     }
 }
 

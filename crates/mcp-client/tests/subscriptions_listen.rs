@@ -74,7 +74,10 @@ async fn listen_sends_the_filter_and_returns_the_granted_subset() {
         .await;
         (peer, listen)
     });
-    let subscription = client.listen(filter()).await.expect("acknowledged");
+    let subscription = client
+        .listen(filter(), Default::default())
+        .await
+        .expect("acknowledged");
     let (peer, listen) = server.await.expect("peer task");
     let params = listen.params.as_ref().expect("params");
     assert_eq!(
@@ -111,7 +114,10 @@ async fn notifications_reach_the_subscription_and_the_handler() {
         .await;
         (peer, listen)
     });
-    let mut subscription = client.listen(filter()).await.expect("acknowledged");
+    let mut subscription = client
+        .listen(filter(), Default::default())
+        .await
+        .expect("acknowledged");
     let (peer, listen) = server.await.expect("peer task");
     let meta = json!({SUB_ID: id_value(&listen.id)});
     peer.notify(
@@ -169,7 +175,10 @@ async fn dropping_the_subscription_sends_cancelled_with_the_listen_id() {
         let listen = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
         (peer, listen)
     });
-    let subscription = client.listen(filter()).await.expect("acknowledged");
+    let subscription = client
+        .listen(filter(), Default::default())
+        .await
+        .expect("acknowledged");
     let (mut peer, listen) = server.await.expect("peer task");
     drop(subscription);
     let cancelled = peer.expect_notification("notifications/cancelled").await;
@@ -194,7 +203,10 @@ async fn the_server_ends_the_subscription() {
         let first = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
         (peer, first)
     });
-    let mut graceful = client.listen(filter()).await.expect("acknowledged");
+    let mut graceful = client
+        .listen(filter(), Default::default())
+        .await
+        .expect("acknowledged");
     let (mut peer, first) = server.await.expect("peer task");
 
     // Graceful closure: a response to the listen request.
@@ -217,7 +229,10 @@ async fn the_server_ends_the_subscription() {
         let second = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
         (peer, second)
     });
-    let mut cancelled = client.listen(filter()).await.expect("acknowledged");
+    let mut cancelled = client
+        .listen(filter(), Default::default())
+        .await
+        .expect("acknowledged");
     let (peer, second) = server.await.expect("peer task");
     peer.notify(
         "notifications/cancelled",
@@ -248,7 +263,10 @@ async fn a_refused_listen_is_an_error() {
         .await;
         peer
     });
-    let err = client.listen(filter()).await.expect_err("refused");
+    let err = client
+        .listen(filter(), Default::default())
+        .await
+        .expect_err("refused");
     assert_eq!(
         err.server_error().map(|e| e.code),
         Some(ErrorCode::METHOD_NOT_FOUND),
@@ -262,7 +280,10 @@ async fn a_refused_listen_is_an_error() {
 async fn no_acknowledgement_times_out_and_cancels_the_listen() {
     let options = ClientOptions::new("t", "1").with_request_timeout(Duration::from_millis(200));
     let (client, mut peer) = connect_modern(options).await;
-    let err = client.listen(filter()).await.expect_err("no ack");
+    let err = client
+        .listen(filter(), Default::default())
+        .await
+        .expect_err("no ack");
     assert!(err.is_timeout(), "{err:?}");
     let listen = peer.expect_request("subscriptions/listen").await;
     let cancelled = peer.expect_notification("notifications/cancelled").await;
@@ -276,7 +297,7 @@ async fn no_acknowledgement_times_out_and_cancels_the_listen() {
 async fn listen_is_not_in_older_revisions() {
     let (client, mut peer) = connect_with(legacy_options(), "2025-11-25", full_caps()).await;
     let err = client
-        .listen(filter())
+        .listen(filter(), Default::default())
         .await
         .expect_err("not in 2025-11-25");
     assert!(
@@ -285,4 +306,61 @@ async fn listen_is_not_in_older_revisions() {
     );
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(peer.try_next().is_none(), "nothing was sent");
+}
+
+/// `listen` takes the same `RequestOptions` as every request method: their
+/// cancel token ends the subscription (with a cancelled error, and
+/// `notifications/cancelled` for the listen), their timeout bounds the wait
+/// for the acknowledgement in place of the client's request timeout.
+#[tokio::test(start_paused = true)]
+async fn listen_options_cancel_the_subscription_and_bound_the_acknowledgement() {
+    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let token = mcp_client::CancellationToken::new();
+    let server = tokio::spawn(async move {
+        let listen = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
+        (peer, listen)
+    });
+    let options = mcp_client::RequestOptions::default().with_cancel(token.clone());
+    let mut subscription = client
+        .listen(filter(), options)
+        .await
+        .expect("acknowledged");
+    let (mut peer, listen) = server.await.expect("peer task");
+    // Acknowledged long after the per-request timeout would have passed:
+    // the listen itself has no timeout.
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    token.cancel();
+    match tokio::time::timeout(Duration::from_secs(5), subscription.next()).await {
+        Ok(Some(SubscriptionEvent::Failed(e))) => assert!(e.is_cancelled(), "{e:?}"),
+        other => panic!("expected a cancelled end, got {other:?}"),
+    }
+    let note = peer.expect_notification("notifications/cancelled").await;
+    assert_eq!(
+        note.params.expect("params")["requestId"],
+        id_value(&listen.id)
+    );
+
+    // A per-call timeout bounds the acknowledgement even when the client's
+    // own is an hour; without a timeout it waits as long as it takes.
+    let options = ClientOptions::new("t", "1").with_request_timeout(Duration::from_secs(3600));
+    let (client, mut peer) = connect_modern(options).await;
+    let short = mcp_client::RequestOptions::default().with_timeout(Duration::from_millis(200));
+    let listen = tokio::spawn({
+        let client = client.clone();
+        async move { client.listen(filter(), short).await.map(drop) }
+    });
+    peer.expect_request("subscriptions/listen").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let err = listen.await.unwrap().unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    peer.expect_notification("notifications/cancelled").await;
+    let unlimited = mcp_client::RequestOptions::default().without_timeout();
+    let listen = tokio::spawn({
+        let client = client.clone();
+        async move { client.listen(filter(), unlimited).await.map(drop) }
+    });
+    peer.expect_request("subscriptions/listen").await;
+    tokio::time::sleep(Duration::from_secs(7200)).await;
+    assert!(!listen.is_finished(), "no timeout: still waiting");
+    listen.abort();
 }
