@@ -39,10 +39,12 @@ use crate::wire_rules::MCP_AUTH_SERVER;
 
 /// How many times one exchange asks [`AuthProvider::on_unauthorized`]
 /// before a further 401/403 is reported as it is (`TransportError::Http`):
-/// 3, enough for a login, a step-up and one retry with a refreshed token.
-/// The provider keeps its own, usually tighter, limits (a step-up budget
-/// per resource and operation).
-pub const MAX_AUTH_RETRIES: u32 = 3;
+/// 4, enough for a login, two step-ups, and the provider's own verdict on
+/// the next refusal (its typed "step-up limit" error rather than a bare
+/// 403). The provider keeps its own, usually tighter, limits (a step-up
+/// budget per resource and operation); this bound only stops a provider
+/// that would retry forever.
+pub const MAX_AUTH_RETRIES: u32 = 4;
 
 /// A request about to be sent to the server's origin, as
 /// [`AuthProvider::prepare`] sees it.
