@@ -376,3 +376,23 @@ fn an_insecure_server_url_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("must be https"), "{err}");
 }
+
+/// A host without a user to ask (a daemon, a background reconnect) gets a
+/// typed "login needed" error, and no browser step is attempted.
+#[tokio::test]
+async fn no_interaction_reports_login_needed() {
+    let mock = Mock::start(Script::default()).await;
+    let agent = std::sync::Arc::new(mcp_auth::NoInteraction::new("run `mcp login example`"));
+    let oauth = mcp_auth::OAuth::new(
+        mock.config(),
+        std::sync::Arc::new(mcp_auth::MemoryStore::new()),
+        agent,
+    )
+    .unwrap();
+    let t = mock.connect(&oauth).await;
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_eq!(err.auth_kind(), Some(AuthErrorKind::NeedsLogin), "{err}");
+    assert!(err.to_string().contains("run `mcp login example`"), "{err}");
+    assert!(mock.to("/authorize").is_empty());
+    assert!(mock.to("/token").is_empty());
+}
