@@ -14,7 +14,7 @@ use mcp_transport_http::FetchError;
 #[non_exhaustive]
 pub enum AuthError {
     /// A request of the flow could not be made (network, timeout, size).
-    #[error("request to the authorization side failed: {what}")]
+    #[error("{what}: the request failed")]
     #[non_exhaustive]
     Fetch {
         /// What was being fetched (e.g. "authorization server metadata").
@@ -174,6 +174,16 @@ impl AuthError {
             AuthError::NeedsLogin { .. } => AuthErrorKind::NeedsLogin,
             AuthError::StepUpLimit { .. } => AuthErrorKind::StepUpLimit,
             _ => AuthErrorKind::Denied,
+        }
+    }
+
+    /// The underlying error, shared (what `source()` returns), for an
+    /// error that wraps one.
+    pub(crate) fn cause(&self) -> Option<Arc<dyn std::error::Error + Send + Sync>> {
+        match self {
+            AuthError::Fetch { source, .. } => Some(Arc::new(source.clone())),
+            AuthError::Store { source, .. } => source.clone(),
+            _ => None,
         }
     }
 

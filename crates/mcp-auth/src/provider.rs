@@ -25,12 +25,12 @@ impl OAuth {
     }
 }
 
+/// The hook's failure for `e`: its text is the reason, its cause (a
+/// network error, say) the source; the text is not repeated in the chain.
 fn failure(e: AuthError) -> AuthFailure {
-    let kind = e.kind();
-    let reason = e.to_string();
-    let failure = AuthFailure::new(kind, reason);
-    match std::error::Error::source(&e) {
-        Some(_) => failure.with_source(Arc::new(e)),
+    let failure = AuthFailure::new(e.kind(), e.to_string());
+    match e.cause() {
+        Some(cause) => failure.with_source(cause),
         None => failure,
     }
 }
@@ -117,10 +117,13 @@ impl Inner {
         }
         // 401.
         let generation = lock(&self.state).generation;
-        if challenge
-            .sent_credential
-            .is_some_and(|sent| sent < generation)
-        {
+        let stale = match challenge.sent_credential {
+            Some(sent) => sent < generation,
+            // Sent before any token existed (or after one was forgotten):
+            // stale if there is one now (another refusal's login).
+            None => self.current_tokens().await?.is_some(),
+        };
+        if stale {
             // A newer token arrived since this request went out.
             return Ok(());
         }

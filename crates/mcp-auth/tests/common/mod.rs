@@ -116,12 +116,24 @@ pub fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 impl Mock {
     pub async fn start(script: Script) -> Mock {
+        Mock::start_with(script, |_, _| None).await
+    }
+
+    /// A mock whose replies `over` may replace (given the base URL and the
+    /// request; `None`: the scripted reply).
+    pub async fn start_with(
+        script: Script,
+        over: impl Fn(&str, &Recorded) -> Option<Reply> + Send + Sync + 'static,
+    ) -> Mock {
         let base_cell = Arc::new(OnceLock::<String>::new());
         let issued = Arc::new(Mutex::new(Issued::default()));
         let (b, iss) = (base_cell.clone(), issued.clone());
-        let server = FaultServer::start(move |r| handle(&script, b.get().unwrap(), &iss, r))
-            .await
-            .unwrap();
+        let server = FaultServer::start(move |r| {
+            let base = b.get().unwrap();
+            over(base, r).unwrap_or_else(|| handle(&script, base, &iss, r))
+        })
+        .await
+        .unwrap();
         let base = format!("http://127.0.0.1:{}", server.addr().port());
         base_cell.set(base.clone()).unwrap();
         Mock {
