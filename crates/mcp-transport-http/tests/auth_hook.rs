@@ -415,3 +415,33 @@ async fn redirect_hops_same_origin_only() {
     assert_eq!(away.len(), 1);
     assert_eq!(away[0].header("authorization"), None);
 }
+
+/// A request sent again because the server asked to wait (`Retry-After`)
+/// is prepared again: each send gets a credential of its own.
+#[tokio::test]
+async fn a_retry_after_resend_is_prepared_again() {
+    let seen = Arc::new(AtomicU64::new(0));
+    let s = seen.clone();
+    let server = FaultServer::start(move |r| {
+        if s.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Reply::status(503).header("retry-after", "0");
+        }
+        Reply::json(tools_result(&r.rpc_id().unwrap_or_default()))
+    })
+    .await
+    .unwrap();
+    let provider = Scripted::with(vec![]);
+    let t = HttpTransport::connect(
+        connect_config(&server.url("/mcp"), provider.clone()),
+        HttpMode::Streamable,
+    )
+    .await
+    .unwrap();
+    t.request("tools/list", None, opts()).await.unwrap();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for r in &requests {
+        assert_eq!(r.header("authorization"), Some("Bearer tok-0"));
+    }
+    assert_eq!(provider.seen.lock().unwrap().prepared.len(), 2);
+}
