@@ -77,14 +77,27 @@ impl OAuth {
     /// The flow for `config.server_url`, storing credentials in `store` and
     /// taking the user through authorization with `agent`.
     ///
-    /// Errors: `InsecureUrl` when the server URL is not an absolute https
-    /// URL (or http on a loopback host).
+    /// Errors: `InsecureUrl` when the server URL or the redirect URI is not
+    /// an absolute https URL (or http on a loopback host, spec
+    /// § Communication Security), or the Client ID Metadata Document URL is
+    /// not https with a path (spec § Client ID Metadata Documents).
     pub fn new(
         config: OAuthConfig,
         store: Arc<dyn CredentialStore>,
         agent: Arc<dyn UserAgent>,
     ) -> Result<OAuth, AuthError> {
         let server = crate::fetch::check_url("MCP server URL", &config.server_url)?;
+        crate::fetch::check_url("redirect URI", &config.redirect_uri)?;
+        if let Some(cimd) = &config.client_metadata_url {
+            let ok =
+                url::Url::parse(cimd).is_ok_and(|u| u.scheme() == "https" && u.path().len() > 1);
+            if !ok {
+                return Err(AuthError::InsecureUrl {
+                    what: "client metadata document URL (https, with a path)",
+                    url: cimd.clone(),
+                });
+            }
+        }
         let fetcher = Fetcher::new(config.fetch.clone());
         Ok(OAuth {
             inner: Arc::new(Inner {

@@ -363,18 +363,34 @@ async fn no_registration_possible_is_a_clear_error() {
     assert!(mock.to("/authorize").is_empty());
 }
 
-/// The MCP server URL must be https or loopback http.
+/// The MCP server URL and the redirect URI must be https or loopback
+/// http; a metadata document URL https with a path.
 #[test]
-fn an_insecure_server_url_is_refused() {
-    let config = OAuthConfig::new("http://example.com/mcp", REDIRECT);
+fn insecure_urls_are_refused() {
+    let ok = "https://example.com/mcp";
+    let cases = [
+        OAuthConfig::new("http://example.com/mcp", REDIRECT),
+        OAuthConfig::new(ok, "http://example.com/callback"),
+        OAuthConfig::new(ok, "myapp:/callback"),
+        OAuthConfig::new(ok, REDIRECT).with_client_metadata_url("http://example.com/client.json"),
+        OAuthConfig::new(ok, REDIRECT).with_client_metadata_url("https://example.com/"),
+    ];
+    for config in cases {
+        let agent = std::sync::Arc::new(mcp_auth::NoInteraction::new("log in"));
+        let shown = format!("{config:?}");
+        let err = mcp_auth::OAuth::new(
+            config,
+            std::sync::Arc::new(mcp_auth::MemoryStore::new()),
+            agent,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("must be https"), "{shown}: {err}");
+    }
     let agent = std::sync::Arc::new(mcp_auth::NoInteraction::new("log in"));
-    let err = mcp_auth::OAuth::new(
-        config,
-        std::sync::Arc::new(mcp_auth::MemoryStore::new()),
-        agent,
-    )
-    .unwrap_err();
-    assert!(err.to_string().contains("must be https"), "{err}");
+    let fine = OAuthConfig::new(ok, "https://example.com/cb")
+        .with_client_metadata_url("https://example.com/client.json");
+    let store = std::sync::Arc::new(mcp_auth::MemoryStore::new());
+    assert!(mcp_auth::OAuth::new(fine, store, agent).is_ok());
 }
 
 /// A host without a user to ask (a daemon, a background reconnect) gets a
