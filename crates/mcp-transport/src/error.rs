@@ -144,6 +144,87 @@ pub enum TransportError {
     /// A protocol rule was broken by the peer in a way no other variant names.
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The server refused the request for want of authorization (spec:
+    /// `basic/authorization`) and the client could not obtain it: a login
+    /// is needed, the authorization server said no, or the step-up limit
+    /// was reached. `reason` says what happened in words that never hold a
+    /// secret; the cause, when there is one, is the `source`.
+    #[error("authorization {kind} for {url}: {reason}")]
+    #[non_exhaustive]
+    Auth {
+        /// What kind of failure.
+        kind: AuthErrorKind,
+        /// The URL of the request that was refused, credentials removed.
+        url: String,
+        /// What happened, for people (no token, code or secret).
+        reason: String,
+        /// The underlying error (a failed token request, say), if any.
+        #[source]
+        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+/// What kind of authorization failure a [`TransportError::Auth`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuthErrorKind {
+    /// The user has to log in (interactively) before the request can
+    /// succeed; nothing could be done without them.
+    NeedsLogin,
+    /// Authorization was tried and refused: by the authorization server, by
+    /// the user, or because what a server or authorization server sent
+    /// failed a check the spec requires (an issuer or resource mismatch).
+    Denied,
+    /// The server kept asking for more scope (403 `insufficient_scope`)
+    /// past the client's limit of step-up attempts.
+    StepUpLimit,
+}
+
+impl fmt::Display for AuthErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AuthErrorKind::NeedsLogin => "needs login",
+            AuthErrorKind::Denied => "denied",
+            AuthErrorKind::StepUpLimit => "step-up limit reached",
+        })
+    }
+}
+
+impl TransportError {
+    /// A [`TransportError::Auth`] of `kind` for the request to `url`
+    /// (credentials already removed by the caller), saying `reason`.
+    pub fn auth(kind: AuthErrorKind, url: impl Into<String>, reason: impl Into<String>) -> Self {
+        TransportError::Auth {
+            kind,
+            url: url.into(),
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// A [`TransportError::Auth`] as [`auth`](Self::auth), caused by
+    /// `source` (reported by `source()`, never in the text).
+    pub fn auth_with_source(
+        kind: AuthErrorKind,
+        url: impl Into<String>,
+        reason: impl Into<String>,
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    ) -> Self {
+        TransportError::Auth {
+            kind,
+            url: url.into(),
+            reason: reason.into(),
+            source: Some(source),
+        }
+    }
+
+    /// The kind of authorization failure, for [`TransportError::Auth`].
+    pub fn auth_kind(&self) -> Option<AuthErrorKind> {
+        match self {
+            TransportError::Auth { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
 }
 
 impl TransportError {
@@ -198,5 +279,42 @@ impl From<std::io::Error> for TransportError {
 impl From<JsonRpcError> for TransportError {
     fn from(e: JsonRpcError) -> Self {
         TransportError::JsonRpc(e)
+    }
+}
+
+#[cfg(test)]
+mod auth_error_tests {
+    use super::*;
+
+    /// The auth error says its kind, the URL and the reason, never its
+    /// cause's text (that is `source()`), and can be asked its kind.
+    #[test]
+    fn auth_error_describes_its_own_level() {
+        let cause: Arc<dyn std::error::Error + Send + Sync> =
+            Arc::new(std::io::Error::other("token endpoint said secret-xyz"));
+        let kinds = [
+            (AuthErrorKind::NeedsLogin, "needs login"),
+            (AuthErrorKind::Denied, "denied"),
+            (AuthErrorKind::StepUpLimit, "step-up limit reached"),
+        ];
+        for (kind, words) in kinds {
+            let e = TransportError::auth(kind, "https://example.com/mcp", "no token");
+            assert_eq!(e.auth_kind(), Some(kind));
+            assert_eq!(
+                e.to_string(),
+                format!("authorization {words} for https://example.com/mcp: no token")
+            );
+            assert!(std::error::Error::source(&e).is_none());
+            let e = TransportError::auth_with_source(
+                kind,
+                "https://example.com/mcp",
+                "no token",
+                cause.clone(),
+            );
+            assert!(!e.to_string().contains("secret-xyz"));
+            let source = std::error::Error::source(&e).map(|s| s.to_string());
+            assert_eq!(source.as_deref(), Some("token endpoint said secret-xyz"));
+        }
+        assert_eq!(TransportError::Cancelled.auth_kind(), None);
     }
 }

@@ -36,6 +36,7 @@ pub use dispatcher::{
     Dispatcher, Outbound, Outgoing, OutgoingKind, SKIPPED_WARNING_WINDOW,
     SKIPPED_WARNINGS_PER_WINDOW,
 };
+pub use error::AuthErrorKind;
 pub use error::{CloseReason, TimeoutPhase, TransportError};
 pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents};
 pub use mcp_types::RawResult;

@@ -51,6 +51,8 @@ impl Baseline {
                 continue;
             }
             if !raw.starts_with([' ', '\t']) {
+                // `client: []`: a section with no entries (the suite wants a list).
+                let line = line.strip_suffix(" []").map_or(line, |l| l.trim_end());
                 let Some(key) = line.strip_suffix(':') else {
                     return Err(format!("line {line_no}: expected `client:`, got {line:?}"));
                 };
@@ -128,5 +130,18 @@ mod tests {
     #[test]
     fn empty_file_is_empty_baseline() {
         assert!(Baseline::parse("# nothing\n").unwrap().client.is_empty());
+    }
+
+    /// The suite rejects `client:` with no entries (null); `client: []` is its empty list.
+    #[test]
+    fn an_empty_list_is_an_empty_baseline() {
+        assert!(Baseline::parse("client: []\n").unwrap().client.is_empty());
+        assert!(
+            Baseline::parse("# x\nclient: []\nserver: []\n")
+                .unwrap()
+                .client
+                .is_empty()
+        );
+        assert!(Baseline::parse("client: [a]\n").is_err());
     }
 }
