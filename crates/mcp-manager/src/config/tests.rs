@@ -351,3 +351,38 @@ fn protocol_version_and_discover_timeout_are_read_per_entry() {
         config.errors
     );
 }
+
+/// Each level of a configuration error's chain says its own thing: no
+/// `Display` repeats the text of its `source()`, so a chain printer shows
+/// each fact once (the file unread, then the operating system's reason).
+#[test]
+fn config_errors_say_each_thing_once() {
+    let missing = std::env::temp_dir().join(format!(
+        "mcp-manager-config-chain-{}/missing.json",
+        std::process::id()
+    ));
+    let unread = McpConfig::from_file(&missing).unwrap_err();
+    let unset = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${NOPE}"}}}"#)).clone();
+    let syntax = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${1X}"}}}"#)).clone();
+    for (case, e, levels) in [
+        ("unread file", &unread, 2),
+        ("unset variable", &unset, 1),
+        ("bad expression", &syntax, 1),
+    ] {
+        let mut chain = vec![e.to_string()];
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        assert_eq!(chain.len(), levels, "{case}: {chain:?}");
+        for pair in chain.windows(2) {
+            assert!(!pair[0].contains(&pair[1]), "{case}: {chain:?}");
+        }
+    }
+    assert!(
+        unread.to_string().ends_with("$: cannot read the file"),
+        "{unread}"
+    );
+    assert!(unset.to_string().contains("NOPE"), "{unset}");
+}
