@@ -6,6 +6,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub use mcp_tests::temp_dir;
+
 /// Generous upper bound for one `mcp` run.
 pub const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -79,17 +82,4 @@ pub fn finish(mut child: Child) -> Run {
         stdout: out_thread.join().unwrap_or_default(),
         stderr: err_thread.join().unwrap_or_default(),
     }
-}
-
-/// A new empty directory under the system temp dir.
-pub fn temp_dir(tag: &str) -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-cli-test-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
 }

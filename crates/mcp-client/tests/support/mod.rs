@@ -15,6 +15,9 @@ use mcp_types::roots::{ListRootsResult, Root};
 use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde_json::{Value, json};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub use mcp_tests::eventually;
+
 /// Options speaking the handshake only (no discover probe).
 pub fn legacy_options() -> ClientOptions {
     ClientOptions::new("test-client", "0.1.0")
@@ -149,17 +152,6 @@ impl ClientHandler for Recorder {
     async fn on_unknown_notification(&self, n: JsonRpcNotification) {
         self.push(format!("unknown {}", n.method));
     }
-}
-
-/// Polls `cond` up to 5 s.
-pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    for _ in 0..500 {
-        if cond() {
-            return true;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    cond()
 }
 
 pub fn recorder() -> Arc<Recorder> {

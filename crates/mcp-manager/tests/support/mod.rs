@@ -1,12 +1,15 @@
 //! Helpers shared by the mcp-manager integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mcp_manager::{Backoff, ManagerEvent, ManagerOptions, McpConfig};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
+
+#[allow(unused_imports)] // each test file uses a subset
+pub use mcp_tests::temp_dir;
 
 /// `python3` on PATH, or `None` after printing why the test skips.
 pub fn python3() -> Option<String> {
@@ -44,18 +47,6 @@ pub fn config(servers: Value) -> McpConfig {
     let c = McpConfig::from_json(&json!({ "mcpServers": servers }).to_string()).unwrap();
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     c
-}
-
-/// A fresh temporary directory for `tag`.
-pub fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "mcp-manager-it-{tag}-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Options for tests: no cache, short graces, fast backoff.

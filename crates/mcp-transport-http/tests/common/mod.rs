@@ -9,6 +9,9 @@ use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_transport_http::{Backoff, HttpConfig, HttpMode, HttpTransport, ProxySetting};
 use serde_json::{Value, json};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub use mcp_tests::eventually;
+
 /// The generous upper bound for "promptly" (cases say 1 s).
 pub const PROMPT: Duration = Duration::from_secs(5);
 
@@ -142,18 +145,6 @@ impl Warnings {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.buf.lock().unwrap()).into_owned()
     }
-}
-
-/// Polls `cond` every 10 ms until it holds or `PROMPT` passes.
-pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = tokio::time::Instant::now() + PROMPT;
-    while tokio::time::Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    cond()
 }
 
 /// The next notification among `events` (other events skipped), within

@@ -14,12 +14,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_transport::{RequestOptions, Transport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use serde_json::{Value, json};
+
+// These tests give every wait its own limit: `eventually(limit, cond)`.
+#[allow(unused_imports)] // each test file uses a subset
+pub use mcp_tests::{eventually_within as eventually, temp_path};
 
 /// The fake server binary, built on first use.
 pub fn fake_server() -> PathBuf {
@@ -66,16 +69,6 @@ pub fn fake(args: &[&str]) -> StdioConfig {
         .label("fake")
 }
 
-/// A fresh path in the temp dir (not created).
-pub fn temp_path(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "mcp-stdio-test-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
 /// Options with a timeout in ms.
 pub fn within(ms: u64) -> RequestOptions {
     RequestOptions::default().with_timeout(Duration::from_millis(ms))
@@ -117,18 +110,6 @@ pub fn proc_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) S ..." — comm may contain spaces: take what follows the last ')'.
     stat.rsplit_once(')')?.1.trim_start().chars().next()
-}
-
-/// Waits up to `limit` for `done()`; returns whether it became true.
-pub async fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    done()
 }
 
 /// Reads a pid written by the fake's `--pid-file`/`--grandchild`, waiting for it.
