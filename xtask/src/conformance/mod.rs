@@ -142,7 +142,7 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
                 for (name, cases) in &files {
                     sections.push(Section {
                         title: format!(
-                            "Fault catalogue (`../shared/cases/{name}`, {} cases) — tests named `bNN_…`",
+                            "Fault catalogue (`../shared/cases/{name}`, {} cases) — tests named `bNN_…` or in files naming their cases",
                             cases.len()
                         ),
                         rows: rows.by_ref().take(cases.len()).collect(),
