@@ -13,7 +13,7 @@ use super::report::{Outcome, Row};
 
 /// A catalogue case: `B01` and its heading text.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(super) struct Case {
     /// `B01`.
     pub id: String,
     /// Heading after the id.
@@ -21,7 +21,7 @@ pub struct Case {
 }
 
 /// Case headings (`## B01: title`) of the catalogue text, in order.
-pub fn parse_cases(text: &str) -> Vec<Case> {
+pub(super) fn parse_cases(text: &str) -> Vec<Case> {
     text.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("## ")?;
@@ -41,7 +41,7 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
 /// ignored) with its cases, in order: `catalogue.md` first, then by number.
 ///
 /// Errors: `dir` cannot be listed, a catalogue cannot be read, or there is none.
-pub fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
+pub(super) fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot list {} ({e})", dir.display()))?;
     let mut names: Vec<String> = entries
@@ -66,7 +66,7 @@ pub fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
 
 /// The place of a catalogue file name in the order: `catalogue.md` is 1,
 /// `catalogue-N.md` is N; anything else is not a catalogue.
-pub fn catalogue_number(name: &str) -> Option<u32> {
+pub(super) fn catalogue_number(name: &str) -> Option<u32> {
     let stem = name.strip_prefix("catalogue")?.strip_suffix(".md")?;
     if stem.is_empty() {
         return Some(1);
@@ -79,7 +79,7 @@ pub fn catalogue_number(name: &str) -> Option<u32> {
 }
 
 /// An error per case id that more than one catalogue (or one catalogue twice) defines.
-pub fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
+pub(super) fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     let mut errors = Vec::new();
     for (name, cases) in files {
@@ -97,7 +97,7 @@ pub fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
 
 /// The case ids a test name covers: leading `bNN_` groups of its last path segment
 /// (`sse::b02_b03_x` → `[B02, B03]`).
-pub fn case_ids_of(test_name: &str) -> Vec<String> {
+pub(super) fn case_ids_of(test_name: &str) -> Vec<String> {
     let last = test_name.rsplit("::").next().unwrap_or(test_name);
     let mut ids = Vec::new();
     for part in last.split('_') {
@@ -113,7 +113,7 @@ pub fn case_ids_of(test_name: &str) -> Vec<String> {
 
 /// The case ids a test file's `//!` doc names on its `Catalogue cases:` line
 /// (`//! Catalogue cases: B02, B03, B04.` → `[B02, B03, B04]`); none without such a line.
-pub fn case_ids_of_doc(text: &str) -> Vec<String> {
+pub(super) fn case_ids_of_doc(text: &str) -> Vec<String> {
     let mut ids = Vec::new();
     for line in text.lines().map(str::trim_start) {
         let Some(doc) = line.strip_prefix("//!") else {
@@ -139,7 +139,7 @@ pub fn case_ids_of_doc(text: &str) -> Vec<String> {
 
 /// libtest result of one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TestStatus {
+pub(super) enum TestStatus {
     /// `ok`
     Ok,
     /// `FAILED`
@@ -149,7 +149,7 @@ pub enum TestStatus {
 }
 
 /// `test <name> ... ok|FAILED|ignored` lines of libtest output.
-pub fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
+pub(super) fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
     output
         .lines()
         .filter_map(|l| {
@@ -170,7 +170,7 @@ pub fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
 /// Packages whose sources define a `fn bNN_…` test or hold a test file that names its
 /// cases (file stem `bNN_…`, or a `Catalogue cases:` doc line): scans
 /// `crates/*/{src,tests}` and `tests/{src,tests}` (skipping node_modules and target dirs).
-pub fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String> {
+pub(super) fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String> {
     let mut dirs = Vec::new();
     for top in ["crates", "tests"] {
         let top = root.join(top);
@@ -245,7 +245,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The catalogue part of the run.
 #[derive(Debug)]
-pub struct CatalogueRun {
+pub(super) struct CatalogueRun {
     /// One row per case.
     pub rows: Vec<Row>,
     /// Errors that fail the run.
@@ -254,7 +254,7 @@ pub struct CatalogueRun {
 
 /// A built test executable (`cargo test --no-run --message-format=json`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TestBinary {
+pub(super) struct TestBinary {
     /// Target name: the integration-test file stem (`b05_utf8_split`) or the crate name.
     pub target: String,
     /// The executable.
@@ -268,7 +268,7 @@ pub struct TestBinary {
 impl TestBinary {
     /// The case ids every test of this binary covers: those leading the target name
     /// (`b05_utf8_split`) and those its source file's doc names (`Catalogue cases:`).
-    pub fn case_ids(&self) -> Vec<String> {
+    pub(super) fn case_ids(&self) -> Vec<String> {
         let mut ids = case_ids_of(&self.target);
         let doc = self
             .src_path
@@ -285,7 +285,7 @@ impl TestBinary {
 }
 
 /// Test executables from cargo's JSON messages (`compiler-artifact` with `profile.test`).
-pub fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
+pub(super) fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
     json_lines
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -313,7 +313,7 @@ pub fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
 /// leading its function name (`b05_…`) and, in an integration-test file that names its
 /// cases (`//! Catalogue cases: B02, B03, B04.`, or a file stem `b02_b03_…`), those of
 /// the file.
-pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
+pub(super) fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
     let packages = packages_with_case_tests(root)?;
     let mut errors = Vec::new();
     // (case id, test label, status)
