@@ -257,8 +257,7 @@ fn later_files_win_entry_by_entry() {
 
 #[test]
 fn load_reads_files_and_records_sources() {
-    let dir = std::env::temp_dir().join(format!("mcp-manager-config-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = mcp_tests::temp_dir("config-load");
     let user = dir.join("user.json");
     let project = dir.join("project.json");
     std::fs::write(
@@ -357,10 +356,7 @@ fn protocol_version_and_discover_timeout_are_read_per_entry() {
 /// each fact once (the file unread, then the operating system's reason).
 #[test]
 fn config_errors_say_each_thing_once() {
-    let missing = std::env::temp_dir().join(format!(
-        "mcp-manager-config-chain-{}/missing.json",
-        std::process::id()
-    ));
+    let missing = mcp_tests::temp_path("config-chain").join("missing.json");
     let unread = McpConfig::from_file(&missing).unwrap_err();
     let unset = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${NOPE}"}}}"#)).clone();
     let syntax = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${1X}"}}}"#)).clone();
