@@ -102,7 +102,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
         let start = Instant::now();
         let manager = Manager::start(
             config,
-            ManagerOptions::with_client(options())
+            ManagerOptions::from_client(options())
                 .with_cache_dir(None)
                 .with_era_dir(None),
         )

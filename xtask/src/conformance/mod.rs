@@ -37,7 +37,7 @@ const USAGE: &str = "usage: cargo xtask conformance [--no-suites] [--no-catalogu
     ../shared/cases/catalogue*.md); writes docs/conformance.md on a full run.";
 
 /// Entry point for `cargo xtask conformance [options]`.
-pub fn conformance(args: &[String]) -> Result<(), String> {
+pub(crate) fn conformance(args: &[String]) -> Result<(), String> {
     let mut opts = Options::default();
     for a in args {
         match a.as_str() {
@@ -142,7 +142,7 @@ pub fn conformance(args: &[String]) -> Result<(), String> {
                 for (name, cases) in &files {
                     sections.push(Section {
                         title: format!(
-                            "Fault catalogue (`../shared/cases/{name}`, {} cases) — tests named `bNN_…`",
+                            "Fault catalogue (`../shared/cases/{name}`, {} cases) — tests named `bNN_…` or in files naming their cases",
                             cases.len()
                         ),
                         rows: rows.by_ref().take(cases.len()).collect(),

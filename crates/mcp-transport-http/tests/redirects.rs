@@ -1,6 +1,8 @@
 //! B13: 307/308 are followed for POST keeping method, body and headers (at
 //! most 5 hops; a cross-origin hop drops `Authorization`); 301/302/303 on a
 //! POST is a clear error, never a GET.
+//!
+//! Catalogue cases: B13.
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! B22: a response with both `result` and `error`, or neither, fails its
 //! request as malformed and the transport stays up.
+//!
+//! Catalogue cases: B22.
 mod support;
 
 use mcp_transport::{Transport, TransportError};

@@ -1,6 +1,8 @@
 //! B02 (priming events, id-only events, bad retry), B03 (multi-line data,
 //! the single optional space) and B04 (comments, keep-alives, other event
 //! types, non-JSON-RPC data) on a POST SSE reply.
+//!
+//! Catalogue cases: B02, B03, B04.
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! B05: a UTF-8 character split across reads arrives intact; a line with an
 //! invalid byte fails only that line.
+//!
+//! Catalogue cases: B05.
 mod support;
 
 use mcp_transport::Transport;

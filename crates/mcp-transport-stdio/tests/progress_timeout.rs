@@ -1,6 +1,8 @@
 //! B26 (real time, small values: timeout 300 ms, cap 1 500 ms, progress
 //! every 100 ms): progress restarts the timeout up to the absolute cap; the
 //! token is matched with its exact JSON type.
+//!
+//! Catalogue cases: B26.
 mod support;
 
 use std::sync::{Arc, Mutex};

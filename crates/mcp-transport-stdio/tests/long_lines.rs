@@ -1,6 +1,8 @@
 //! B15: very long lines (64 KiB, 1 MiB, 16 MiB of text, written in 4 KiB
 //! pieces) are read; a line over the cap is discarded, the request whose id
 //! it shows fails with MessageTooLarge, and a following ping still works.
+//!
+//! Catalogue cases: B15.
 mod support;
 
 use mcp_transport::{Transport, TransportError};

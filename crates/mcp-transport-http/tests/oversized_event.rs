@@ -1,6 +1,8 @@
 //! B15 (HTTP variant): an SSE event over the limit fails its request with
 //! `MessageTooLarge`; the transport survives and the next request works.
 //! A JSON body over the limit does the same.
+//!
+//! Catalogue cases: B15.
 
 mod common;
 

@@ -2,6 +2,8 @@
 //! case) and sent on later requests; a 404 (or a 400 saying the session is
 //! unknown) to a request that carried it drops it and is `SessionExpired`;
 //! a 404 without a session id is a plain HTTP error.
+//!
+//! Catalogue cases: B08.
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! B05 (SSE variant): a UTF-8 character split across reads inside one
 //! `data:` line arrives intact.
+//!
+//! Catalogue cases: B05.
 
 mod common;
 

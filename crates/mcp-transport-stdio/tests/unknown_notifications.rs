@@ -1,5 +1,7 @@
 //! B23: unknown or vendor notifications reach the events receiver and are
 //! never answered; tools/list works afterwards.
+//!
+//! Catalogue cases: B23.
 mod support;
 
 use std::time::Duration;

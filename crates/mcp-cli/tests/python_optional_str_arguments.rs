@@ -5,6 +5,8 @@
 //! number. Pydantic rejects a number for a `str` parameter, so a client that
 //! sends `zip=12345` as `12345` gets a tool error instead of a result.
 //! Skipped, saying so, when the Python venv is not installed.
+//!
+//! Catalogue cases: B36.
 mod support;
 
 use mcp_tests::peers::{python_bin, require_command};

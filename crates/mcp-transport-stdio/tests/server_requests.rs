@@ -1,6 +1,8 @@
 //! B24: server→client requests nobody handles get the default answer with
 //! the same id (same JSON type), even when the id collides with one of ours;
 //! our own request with that id still resolves from its real response.
+//!
+//! Catalogue cases: B24.
 mod support;
 
 use mcp_transport::Transport;

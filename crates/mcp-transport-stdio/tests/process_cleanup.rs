@@ -6,6 +6,8 @@
 //! some containers never reaps, so this test process makes itself the
 //! subreaper and reaps the grandchild once it is dead. The direct child must
 //! be reaped by the transport itself.
+//!
+//! Catalogue cases: B18.
 mod support;
 
 use std::path::Path;

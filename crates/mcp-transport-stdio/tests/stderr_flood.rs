@@ -1,5 +1,7 @@
 //! B17: a server writing 1 MiB to stderr before answering does not block:
 //! stderr is drained from spawn, lines are capped, the tail is bounded.
+//!
+//! Catalogue cases: B17.
 mod support;
 
 use std::sync::{Arc, Mutex};

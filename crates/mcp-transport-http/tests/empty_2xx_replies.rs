@@ -1,6 +1,8 @@
 //! B06: any 2xx (empty, 204, junk JSON, odd Content-Type) completes a
 //! notification POST; the next tools/list still works. A non-2xx fails only
 //! that send.
+//!
+//! Catalogue cases: B06.
 
 mod common;
 

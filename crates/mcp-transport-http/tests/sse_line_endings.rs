@@ -1,5 +1,7 @@
 //! B01: SSE line endings — CRLF, lone CR, CR/LF split across reads, a BOM
 //! split across reads — each delivers exactly one initialize result.
+//!
+//! Catalogue cases: B01.
 
 mod common;
 

@@ -10,6 +10,8 @@
 //! once the server showed it closes idle connections, later calls go out on
 //! fresh ones. A request that got any part of a response, or failed on a
 //! fresh connection, is never sent again.
+//!
+//! Catalogue cases: B37.
 
 mod common;
 

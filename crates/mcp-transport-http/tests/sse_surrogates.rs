@@ -1,6 +1,8 @@
 //! B33 over Streamable HTTP: lone UTF-16 surrogate escapes in an SSE
 //! event's data and in a JSON reply read as U+FFFD (paired ones as their
 //! character), in a notification and in a response alike; nothing is lost.
+//!
+//! Catalogue cases: B33.
 
 mod common;
 

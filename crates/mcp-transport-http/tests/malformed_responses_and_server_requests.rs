@@ -2,6 +2,8 @@
 //! request and the transport survives) and B24 over HTTP (server requests
 //! nobody handles get the default answer, POSTed back; the client's own
 //! request with a colliding id still resolves).
+//!
+//! Catalogue cases: B22, B24.
 
 mod common;
 

@@ -2,6 +2,8 @@
 //! id, fails the request promptly with "No response received"; (B) a
 //! result on a stream that then stays open is delivered at once. Plus: with
 //! event ids, the request resumes with GET + `Last-Event-ID`.
+//!
+//! Catalogue cases: B10.
 
 mod common;
 

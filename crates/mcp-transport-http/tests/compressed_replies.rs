@@ -7,6 +7,8 @@
 //! request with `MessageTooLarge` and the connection lives on; a coding the
 //! client does not decode, or a corrupt body, fails that request with a
 //! clear error.
+//!
+//! Catalogue cases: B34.
 
 mod common;
 

@@ -3,6 +3,8 @@
 //! every reply gzip-compressed (event streams too), with SSE replies and
 //! with JSON replies. Skips, saying why, when the peer is not installed
 //! (`tests/peers/setup.sh`), unless `MCP_PEERS_REQUIRED=1`.
+//!
+//! Catalogue cases: B34.
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! B19: `env` is merged over the parent's environment, the command is
 //! resolved in the merged PATH, and a missing command names the PATH.
+//!
+//! Catalogue cases: B19.
 mod support;
 
 use mcp_transport::{Transport, TransportError};

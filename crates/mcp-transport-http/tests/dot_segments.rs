@@ -2,6 +2,8 @@
 //! relative reference with dot segments (`../rpc/messages?sessionId=x`,
 //! `./messages?…`): it is resolved as RFC 3986 § 5.2 says (dot segments
 //! removed), as `new URL(url, base)` does, by the one resolver both use.
+//!
+//! Catalogue cases: B35.
 
 mod common;
 

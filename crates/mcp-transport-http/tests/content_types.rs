@@ -1,6 +1,8 @@
 //! B07: media types are parsed (case-insensitive, parameters ignored) on the
 //! POST reply and on the GET stream; an unsupported type on a request's
 //! reply fails that request with an error naming the type.
+//!
+//! Catalogue cases: B07.
 
 mod common;
 

@@ -1,5 +1,7 @@
 //! B09: a 405 on the GET stream means none is offered: exactly one GET per
 //! session, nothing logged above debug; a 405 on DELETE is ignored.
+//!
+//! Catalogue cases: B09.
 
 mod common;
 

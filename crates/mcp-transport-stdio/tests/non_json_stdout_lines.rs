@@ -1,5 +1,7 @@
 //! B14: log lines, banners, blank lines and non-JSON-RPC JSON on stdout are
 //! skipped; nothing is written back; initialize succeeds.
+//!
+//! Catalogue cases: B14.
 mod support;
 
 use mcp_transport::Transport;

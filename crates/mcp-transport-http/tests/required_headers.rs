@@ -3,6 +3,8 @@
 //! `Accept: text/event-stream`, and every request after the initialize
 //! reply — `notifications/initialized`, the first GET, the DELETE — carries
 //! the negotiated `MCP-Protocol-Version`.
+//!
+//! Catalogue cases: B12.
 
 mod common;
 

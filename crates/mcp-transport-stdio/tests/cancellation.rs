@@ -1,6 +1,8 @@
 //! B25: on timeout, and when the caller drops the future, exactly one
 //! `notifications/cancelled` with the id and a reason; never for
 //! `initialize`; the late response is ignored; the id is never reused.
+//!
+//! Catalogue cases: B25.
 mod support;
 
 use std::time::Duration;

@@ -1,4 +1,6 @@
 //! B16: CRLF line ends (and a blank CRLF line) are accepted.
+//!
+//! Catalogue cases: B16.
 mod support;
 
 use mcp_transport::Transport;
