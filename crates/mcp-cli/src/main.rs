@@ -119,8 +119,8 @@ fn main() -> ExitCode {
             "error"
         });
         runtime.block_on(async {
-            let ui = Arc::new(ui::Ui::new());
             let cancel = CancellationToken::new();
+            let ui = Arc::new(ui::Ui::new(cancel.clone()));
             if let Err(e) = watch_signals(cancel.clone()) {
                 output::err_line(&format!("mcp: cannot install signal handlers: {e}"));
                 return exit::FAILURE;

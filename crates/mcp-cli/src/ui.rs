@@ -6,13 +6,17 @@ use std::io::IsTerminal;
 use std::sync::{Mutex, MutexGuard};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_client::Progress;
+use mcp_client::{CancellationToken, Progress};
 
 /// Shared stderr output.
 #[derive(Debug)]
 pub(crate) struct Ui {
     bar: Mutex<Option<ProgressBar>>,
     tty: bool,
+    /// While a form is on the terminal: no bar, and lines wait in here.
+    paused: Mutex<Option<Vec<String>>>,
+    /// The command's cancellation (what Ctrl-C, SIGTERM and SIGHUP cancel).
+    interrupt: CancellationToken,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -40,10 +44,48 @@ pub(crate) fn progress_line(p: &Progress) -> String {
 
 impl Ui {
     /// Output to this process's stderr; a bar only when stderr is a terminal.
-    pub(crate) fn new() -> Self {
+    /// `interrupt` is the command's cancellation: [`Ui::interrupt`] cancels it.
+    pub(crate) fn new(interrupt: CancellationToken) -> Self {
         Ui {
             bar: Mutex::new(None),
             tty: std::io::stderr().is_terminal(),
+            paused: Mutex::new(None),
+            interrupt,
+        }
+    }
+
+    /// The command's cancellation token (cancelled by a signal or by
+    /// [`Ui::interrupt`]).
+    pub(crate) fn interrupted(&self) -> &CancellationToken {
+        &self.interrupt
+    }
+
+    /// Ctrl-C read as a key (a prompt in raw mode gets no SIGINT): the command
+    /// stops as it would on the signal, and exits 130.
+    pub(crate) fn interrupt(&self) {
+        crate::exit::record_signal(crate::exit::SIGINT);
+        self.interrupt.cancel();
+    }
+
+    /// Hands the terminal to a form: the bar is cleared and not drawn, lines are
+    /// held back until [`Ui::resume`]. Nothing is locked meanwhile, so the rest
+    /// of the command (and its interruption) never waits for the form.
+    pub(crate) fn pause(&self) {
+        // Under the bar's lock, as `progress` checks it: no update draws
+        // a bar once this returns.
+        let mut bar = lock(&self.bar);
+        *lock(&self.paused) = Some(Vec::new());
+        if let Some(bar) = bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// Ends [`Ui::pause`]: prints the lines held back. The bar comes back with
+    /// the next progress update.
+    pub(crate) fn resume(&self) {
+        let held = lock(&self.paused).take().unwrap_or_default();
+        for line in held {
+            self.line(&line);
         }
     }
 
@@ -54,6 +96,9 @@ impl Ui {
             return;
         }
         let mut slot = lock(&self.bar);
+        if lock(&self.paused).is_some() {
+            return;
+        }
         let bar = slot.get_or_insert_with(|| {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
         });
@@ -95,21 +140,17 @@ impl Ui {
         }
     }
 
-    /// Prints a line on stderr (above the bar, when one is shown).
+    /// Prints a line on stderr (above the bar, when one is shown; after the
+    /// form, when one is on the terminal).
     pub(crate) fn line(&self, text: &str) {
+        if let Some(held) = lock(&self.paused).as_mut() {
+            held.push(text.to_owned());
+            return;
+        }
         let slot = lock(&self.bar);
         match slot.as_ref() {
             Some(bar) => bar.suspend(|| crate::output::err_line(text)),
             None => crate::output::err_line(text),
-        }
-    }
-
-    /// Runs `f` with the bar hidden (for an interactive prompt).
-    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        let slot = lock(&self.bar);
-        match slot.as_ref() {
-            Some(bar) => bar.suspend(f),
-            None => f(),
         }
     }
 }
