@@ -42,6 +42,26 @@ pub(crate) fn progress_line(p: &Progress) -> String {
     line
 }
 
+/// The bar's text after the percentage: the step's message, else the count
+/// (`7/20`, or `7` without a total).
+pub(crate) fn bar_text(p: &Progress) -> String {
+    match (&p.message, p.total) {
+        (Some(m), _) => crate::output::visible(m).into_owned(),
+        (None, Some(total)) => format!("{}/{}", p.progress, total),
+        (None, None) => format!("{}", p.progress),
+    }
+}
+
+/// Clears the bar the moment the command is interrupted, not when it has
+/// finished shutting down (a server that ignores the cancellation can take
+/// seconds to be stopped).
+pub(crate) fn clear_on_interrupt(ui: std::sync::Arc<Ui>) {
+    tokio::spawn(async move {
+        ui.interrupt.cancelled().await;
+        ui.finish();
+    });
+}
+
 impl Ui {
     /// Output to this process's stderr; a bar only when stderr is a terminal.
     /// `interrupt` is the command's cancellation: [`Ui::interrupt`] cancels it.
@@ -91,6 +111,11 @@ impl Ui {
 
     /// Shows one progress update.
     pub(crate) fn progress(&self, p: &Progress) {
+        // After Ctrl-C the bar is gone for good (see `clear_on_interrupt`); a
+        // late notification must not draw it again.
+        if self.interrupt.is_cancelled() {
+            return;
+        }
         if !self.tty {
             crate::output::err_line(&progress_line(p));
             return;
@@ -102,10 +127,7 @@ impl Ui {
         let bar = slot.get_or_insert_with(|| {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
         });
-        let text = p.message.as_deref().map_or_else(
-            || format!("{}", p.progress),
-            |m| crate::output::visible(m).into_owned(),
-        );
+        let text = bar_text(p);
         match p.total {
             Some(total) if total > 0.0 => {
                 // The percentage is part of the message, so that it and the
@@ -173,5 +195,45 @@ mod tests {
             message: None,
         };
         assert_eq!(progress_line(&p), "progress: 3");
+    }
+
+    #[test]
+    fn bar_text_shows_the_count_without_a_message() {
+        let p = |progress, total, message: Option<&str>| Progress {
+            progress,
+            total,
+            message: message.map(Into::into),
+        };
+        assert_eq!(bar_text(&p(7.0, Some(20.0), None)), "7/20");
+        assert_eq!(bar_text(&p(7.0, None, None)), "7");
+        assert_eq!(bar_text(&p(2.5, Some(5.0), None)), "2.5/5");
+        assert_eq!(
+            bar_text(&p(7.0, Some(20.0), Some("step \u{1b}[2J"))),
+            "step \\u{1b}[2J"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_bar_goes_at_ctrl_c_and_stays_gone() {
+        let token = CancellationToken::new();
+        let ui = std::sync::Arc::new(Ui::new(token.clone()));
+        let step = Progress {
+            progress: 1.0,
+            total: Some(2.0),
+            message: None,
+        };
+        // A terminal is not needed to hold a bar: force one.
+        *lock(&ui.bar) = Some(ProgressBar::hidden());
+        clear_on_interrupt(std::sync::Arc::clone(&ui));
+        token.cancel();
+        for _ in 0..100 {
+            if lock(&ui.bar).is_none() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert!(lock(&ui.bar).is_none(), "the bar outlived Ctrl-C");
+        ui.progress(&step);
+        assert!(lock(&ui.bar).is_none(), "a late update drew the bar again");
     }
 }
