@@ -28,6 +28,19 @@ pub(crate) fn record_signal(signal: u8) {
     let _ = SIGNAL.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
 }
 
+/// The exit code of a command that ended with `code`: an interruption
+/// recorded meanwhile wins over a success or a tool error. Ctrl-C read as a
+/// key by a form races with the answer the form then gives up on (the
+/// server may finish the call before the cancellation lands); the user
+/// still asked to stop, so the exit says so.
+pub(crate) fn final_code(code: u8) -> u8 {
+    match SIGNAL.load(Ordering::Acquire) {
+        0 => code,
+        _ if code == SUCCESS || code == TOOL_ERROR => Failure::interrupted().code,
+        _ => code,
+    }
+}
+
 /// `true` when `code` is an exit code of an interruption (128 + a handled signal).
 pub(crate) fn is_interrupted(code: u8) -> bool {
     [SIGINT, SIGTERM, SIGHUP].iter().any(|s| 128 + s == code)
