@@ -25,13 +25,15 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod backoff;
 pub mod dispatcher;
 pub mod error;
 pub mod event;
 pub mod options;
-pub mod pending;
+mod pending;
 pub mod transport;
 
+pub use backoff::{Backoff, BackoffError};
 pub use dispatcher::{
     Dispatcher, Outbound, Outgoing, OutgoingKind, SKIPPED_WARNING_WINDOW,
     SKIPPED_WARNINGS_PER_WINDOW,
@@ -40,6 +42,6 @@ pub use error::{CloseReason, TimeoutPhase, TransportError};
 pub use event::{EVENTS_CAPACITY, IncomingRequest, TransportEvent, TransportEvents};
 pub use mcp_types::RawResult;
 pub use options::{DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions};
-pub use pending::PendingTable;
+pub use pending::{PROGRESS_QUEUE, echo_answers};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;
