@@ -3,7 +3,6 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use mcp_transport::TransportError;
 
@@ -43,11 +42,7 @@ pub fn resolve_command(
 
 /// A [`TransportError::Spawn`] for `command`.
 pub fn spawn_error(command: &str, search_path: &OsStr, source: std::io::Error) -> TransportError {
-    TransportError::Spawn {
-        command: command.to_owned(),
-        path: search_path.to_string_lossy().into_owned(),
-        source: Arc::new(source),
-    }
+    TransportError::spawn(command, search_path.to_string_lossy(), source)
 }
 
 #[cfg(unix)]

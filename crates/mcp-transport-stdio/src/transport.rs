@@ -217,10 +217,10 @@ impl Outbound for StdioOutbound {
                 match tokio::time::timeout(NOTIFY_TIMEOUT, self.tx.send(body)).await {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(_)) => Err(closed()),
-                    Err(_) => Err(TransportError::Timeout {
-                        ms: NOTIFY_TIMEOUT.as_millis() as u64,
-                        phase: TimeoutPhase::Notify,
-                    }),
+                    Err(_) => Err(TransportError::timeout(
+                        NOTIFY_TIMEOUT,
+                        TimeoutPhase::Notify,
+                    )),
                 }
             }
         };
@@ -616,7 +616,7 @@ async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: Frame, label: &str) {
             let preview = preview(&prefix);
             match sniff_id(&prefix) {
                 Some(id)
-                    if dispatcher.fail_request(&id, TransportError::MessageTooLarge { limit }) =>
+                    if dispatcher.fail_request(&id, TransportError::message_too_large(limit)) =>
                 {
                     tracing::warn!(server = %label, %id, limit, %preview, "response over the line limit discarded; its request fails");
                 }

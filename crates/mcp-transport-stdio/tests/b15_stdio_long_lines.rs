@@ -52,7 +52,13 @@ async fn over_the_cap_fails_the_identified_request_and_reading_goes_on() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, TransportError::MessageTooLarge { limit: 1_048_576 }),
+        matches!(
+            err,
+            TransportError::MessageTooLarge {
+                limit: 1_048_576,
+                ..
+            }
+        ),
         "failed with the limit, not a timeout: {err:?}"
     );
     ping(&t).await;

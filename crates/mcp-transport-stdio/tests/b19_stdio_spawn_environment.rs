@@ -67,6 +67,7 @@ async fn a_missing_command_names_the_command_and_the_path_searched() {
             command,
             path,
             source,
+            ..
         } => {
             assert_eq!(command, "no-such-mcp-server-xyz");
             assert_eq!(path, "/nonexistent/a:/nonexistent/b");

@@ -54,7 +54,7 @@ impl Dispatcher {
                     Ok(_) => "result with a null id".into(),
                 };
                 tracing::warn!(connection = %self.label, %detail, "error response with a null id");
-                self.emit(TransportEvent::Error(TransportError::Protocol(format!(
+                self.emit(TransportEvent::Error(TransportError::protocol(format!(
                     "uncorrelated error response: {detail}"
                 ))))
                 .await;
