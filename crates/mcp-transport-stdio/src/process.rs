@@ -13,7 +13,7 @@ use mcp_transport::TransportError;
 ///
 /// Errors: [`TransportError::Spawn`] naming the command and the `PATH`
 /// searched, with `NotFound` as its source.
-pub fn resolve_command(
+pub(crate) fn resolve_command(
     command: &str,
     search_path: &OsStr,
     cwd: Option<&Path>,
@@ -41,7 +41,11 @@ pub fn resolve_command(
 }
 
 /// A [`TransportError::Spawn`] for `command`.
-pub fn spawn_error(command: &str, search_path: &OsStr, source: std::io::Error) -> TransportError {
+pub(crate) fn spawn_error(
+    command: &str,
+    search_path: &OsStr,
+    source: std::io::Error,
+) -> TransportError {
     TransportError::spawn(command, search_path.to_string_lossy(), source)
 }
 

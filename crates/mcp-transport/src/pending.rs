@@ -132,10 +132,20 @@ impl IdMatch {
 }
 
 /// `true` when a response carrying `echoed` answers the request this client
-/// sent with `sent`: the same id, or (we issue integer ids) a string of the
-/// canonical decimal digits of `sent` (see [`IdMatch::IntegerAsString`]).
-/// For a transport that reads one request's reply outside the pending table
-/// (an HTTP error body).
+/// sent with `sent`, as the dispatcher matches responses: the same id, or
+/// (every id we issue is an integer) a string of the canonical decimal
+/// digits of `sent` (`"3"` for 3; not `"03"`, `"+3"`, `" 3"`, `"3.0"`,
+/// `"-0"`), which some servers echo. For a transport that reads one
+/// request's reply outside the dispatcher (an HTTP error body).
+///
+/// ```
+/// use mcp_transport::echo_answers;
+/// use mcp_types::RequestId;
+/// assert!(echo_answers(&RequestId::Number(3), &RequestId::Number(3)));
+/// assert!(echo_answers(&RequestId::Number(3), &RequestId::from("3")));
+/// assert!(!echo_answers(&RequestId::Number(3), &RequestId::from("03")));
+/// assert!(!echo_answers(&RequestId::from("3"), &RequestId::Number(3)));
+/// ```
 pub fn echo_answers(sent: &RequestId, echoed: &RequestId) -> bool {
     sent == echoed || matches!(sent, RequestId::Number(n) if canonical_integer(echoed) == Some(*n))
 }

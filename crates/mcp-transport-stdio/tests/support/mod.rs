@@ -61,9 +61,9 @@ pub fn fake_server() -> PathBuf {
 /// A config running the fake with `args`, a short grace period and a label.
 pub fn fake(args: &[&str]) -> StdioConfig {
     StdioConfig::new(fake_server().display().to_string())
-        .args(args.iter().copied())
-        .shutdown_grace(Duration::from_millis(500))
-        .label("fake")
+        .with_args(args.iter().copied())
+        .with_shutdown_grace(Duration::from_millis(500))
+        .with_label("fake")
 }
 
 /// A fresh path in the temp dir (not created).
