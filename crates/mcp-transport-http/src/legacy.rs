@@ -59,7 +59,7 @@ impl Shared {
         match classify(reply.response.headers()) {
             Media::EventStream => {}
             other => {
-                return Err(TransportError::Protocol(format!(
+                return Err(TransportError::protocol(format!(
                     "legacy HTTP+SSE: GET {} answered with {other:?}, not text/event-stream",
                     redact_url(&self.url.to_string())
                 )));
@@ -152,12 +152,12 @@ async fn read_legacy_stream(
                     continue;
                 };
                 let result = resolve(&shared.url, event.data.as_str())
-                    .map_err(|e| TransportError::Protocol(format!("legacy endpoint event: {e}")))
+                    .map_err(|e| TransportError::protocol(format!("legacy endpoint event: {e}")))
                     .and_then(|uri| {
                         if same_origin(&shared.url, &uri) {
                             Ok(uri)
                         } else {
-                            Err(TransportError::Protocol(format!(
+                            Err(TransportError::protocol(format!(
                                 "legacy endpoint {} is not on the SSE URL's origin",
                                 redact_url(&uri.to_string())
                             )))

@@ -16,7 +16,7 @@
 //!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
 //!   promptly with `Closed("No response received for request ID …")`. A
 //!   complete 2xx reply that holds no response (empty, `{}`) fails it with
-//!   `Protocol("… held no response …")`.
+//!   `Protocol` (naming the request; "… held no response …").
 //!   Any 2xx completes a notification or a response we POSTed.
 //! - **2026-07-28** (stateless; [`wire_rules`]): every POST carries
 //!   `MCP-Protocol-Version`, `Mcp-Method` and the request-metadata headers
@@ -92,7 +92,6 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
-mod backoff;
 mod config;
 mod connector;
 mod decode;
@@ -110,11 +109,11 @@ mod transport;
 mod url;
 pub mod wire_rules;
 
-pub use backoff::{Backoff, BackoffError};
 pub use config::{
     AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
     DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
     ProxySetting, RetryAfterPolicy,
 };
+pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{CallOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

@@ -128,12 +128,12 @@ impl Shared {
     /// Errors: `Protocol` for an invalid URL or header.
     pub fn new(config: HttpConfig, initial: ModeState) -> Result<Arc<Shared>, TransportError> {
         let url: Uri = config.url.parse().map_err(|e| {
-            TransportError::Protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
+            TransportError::protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
         })?;
         match url.scheme_str() {
             Some("http") | Some("https") if url.authority().is_some() => {}
             _ => {
-                return Err(TransportError::Protocol(format!(
+                return Err(TransportError::protocol(format!(
                     "URL {} is not an absolute http(s) URL",
                     redact_url(&config.url)
                 )));
@@ -142,10 +142,10 @@ impl Shared {
         let mut static_headers = HeaderMap::new();
         for (name, value) in &config.headers {
             let name = HeaderName::try_from(name.as_str())
-                .map_err(|_| TransportError::Protocol(format!("invalid header name {name:?}")))?;
+                .map_err(|_| TransportError::protocol(format!("invalid header name {name:?}")))?;
             let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| {
                 // Never echo the value: it may be a secret.
-                TransportError::Protocol(format!("invalid value for header {name}"))
+                TransportError::protocol(format!("invalid value for header {name}"))
             })?;
             if name == AUTHORIZATION
                 || name.as_str().contains("key")
@@ -332,7 +332,7 @@ impl Shared {
             .method(method.clone())
             .uri(url.clone())
             .body(Full::new(body.clone()))
-            .map_err(|e| TransportError::Protocol(format!("cannot build the HTTP request: {e}")))?;
+            .map_err(|e| TransportError::protocol(format!("cannot build the HTTP request: {e}")))?;
         *request.headers_mut() = headers;
         Ok((
             request,
@@ -478,7 +478,7 @@ impl Shared {
                     let follow = matches!(code, 307 | 308)
                         || (method == Method::GET && matches!(code, 301..=303));
                     if matches!(code, 301..=303) && !follow {
-                        return Err(TransportError::Protocol(format!(
+                        return Err(TransportError::protocol(format!(
                             "the server answered {method} {} with a {code} redirect to {}; \
                              an MCP {method} is never re-sent as a GET: configure the new URL \
                              (or have the server use 307/308)",
@@ -491,19 +491,19 @@ impl Shared {
                     }
                     if follow {
                         let Some(location) = location else {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "HTTP {code} redirect without a Location header"
                             )));
                         };
                         hops += 1;
                         if hops > self.config.max_redirects {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "more than {} redirects",
                                 self.config.max_redirects
                             )));
                         }
                         let next = resolve(&target, &location).map_err(|e| {
-                            TransportError::Protocol(format!("bad redirect Location: {e}"))
+                            TransportError::protocol(format!("bad redirect Location: {e}"))
                         })?;
                         if !same_origin(&url, &next) {
                             cross_origin = true;
@@ -540,13 +540,13 @@ impl Shared {
                         continue 'auth;
                     }
                     // The provider gave up: report the refusal as it was.
-                    return Err(TransportError::Http {
-                        status: challenge.status,
-                        body: String::new(),
-                        www_authenticate: challenge.www_authenticate,
-                        auth_server: challenge.auth_server,
-                        hint: None,
-                    });
+                    return Err(TransportError::http(
+                        challenge.status,
+                        String::new(),
+                        challenge.www_authenticate,
+                        challenge.auth_server,
+                        None,
+                    ));
                 }
                 return Ok(Reply {
                     response: decode::decode(response, self.label()),
@@ -573,10 +573,7 @@ impl Shared {
             source = s.source();
         }
         if e.is_connect() && (timed_out || chain.contains("timed out")) {
-            return TransportError::Timeout {
-                ms: self.config.timeouts.connect.as_millis() as u64,
-                phase: TimeoutPhase::Connect,
-            };
+            return TransportError::timeout(self.config.timeouts.connect, TimeoutPhase::Connect);
         }
         let kind = if e.is_connect() {
             std::io::ErrorKind::ConnectionRefused
@@ -629,26 +626,26 @@ impl Shared {
         {
             self.drop_session(sent);
             tracing::debug!(connection = %self.label(), status, "session expired; Mcp-Session-Id dropped");
-            return TransportError::SessionExpired(format!("HTTP {status}: {}", body.trim()));
+            return TransportError::session_expired(status, body.trim());
         }
         if let Some(id) = request
             && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
                 id: Some(rid),
                 outcome: Err(e),
             })) = JsonRpcMessage::decode(&bytes)
-            && mcp_transport::pending::echo_answers(id, &rid)
+            && mcp_transport::echo_answers(id, &rid)
         {
             return TransportError::JsonRpc(e);
         }
         let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
             .map(String::into_boxed_str);
-        TransportError::Http {
+        TransportError::http(
             status,
             body,
-            www_authenticate: header_text(&headers, WWW_AUTHENTICATE.as_str()),
-            auth_server: header_text(&headers, MCP_AUTH_SERVER),
+            header_text(&headers, WWW_AUTHENTICATE.as_str()),
+            header_text(&headers, MCP_AUTH_SERVER),
             hint,
-        }
+        )
     }
 
     /// The `Mcp-Session-Id` a response assigned, when valid (visible ASCII).
@@ -691,11 +688,11 @@ fn insert_metadata(
     }
     for (name, value) in metadata {
         let header = HeaderName::try_from(name.as_str()).map_err(|_| {
-            TransportError::Protocol(format!("invalid request-metadata header name {name:?}"))
+            TransportError::protocol(format!("invalid request-metadata header name {name:?}"))
         })?;
         let encoded = header_value::encode(value);
         let value = HeaderValue::try_from(encoded.as_str()).map_err(|_| {
-            TransportError::Protocol(format!("cannot encode the value of header {name}"))
+            TransportError::protocol(format!("cannot encode the value of header {name}"))
         })?;
         headers.append(header, value);
     }
@@ -821,7 +818,7 @@ pub(crate) async fn read_bounded(
         };
         total += data.len();
         if total > limit {
-            return Err(TransportError::MessageTooLarge { limit });
+            return Err(TransportError::message_too_large(limit));
         }
         match first.take() {
             None if out.is_empty() => first = Some(data),
@@ -864,10 +861,7 @@ pub(crate) fn no_response(id: &RequestId, detail: Option<&str>) -> TransportErro
 
 /// A timeout error of `phase` after `d`.
 pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
-    TransportError::Timeout {
-        ms: d.as_millis() as u64,
-        phase,
-    }
+    TransportError::timeout(d, phase)
 }
 
 /// `true` for what may reach the server twice without a second effect: a
