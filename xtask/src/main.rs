@@ -74,6 +74,23 @@ fn test(args: &[String]) -> Result<(), String> {
                 ),
             "cargo doc (rustdoc -D warnings, broken intra-doc links)",
         )?;
+        // The bench workspace builds with --locked; its lock file goes stale
+        // whenever a workspace crate gains a dependency, and nothing else
+        // builds it, so check it here rather than at the next `xtask bench`.
+        let mut lock = util::cargo(&root);
+        lock.args([
+            "metadata",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(root.join("bench/Cargo.toml"))
+        .stdout(std::process::Stdio::null());
+        util::run(
+            &mut lock,
+            "bench/Cargo.lock is up to date (else: cargo update --workspace --manifest-path bench/Cargo.toml)",
+        )?;
     }
     util::run(
         util::cargo(&root).args(["test", "--workspace", "--locked"]),

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 /// `true` when `word` looks like arguments rather than a name: `k=v` or a
 /// JSON object.
-pub fn is_argument(word: &str) -> bool {
+pub(crate) fn is_argument(word: &str) -> bool {
     word.contains('=') || word.trim_start().starts_with('{')
 }
 
@@ -45,7 +45,7 @@ fn string_only(schema: Option<&Value>, key: &str) -> bool {
 /// The JSON types property `key` of `schema` admits, unions and local `$ref`s
 /// resolved (see [`string_only`]), `null` last; `None` when they cannot be
 /// told. For showing a tool's parameters.
-pub fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static str>> {
+pub(crate) fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static str>> {
     let prop = schema.get("properties")?.get(key)?;
     let types = allowed_types(prop, schema, 0)?;
     let (null, mut rest): (Vec<&str>, Vec<&str>) = types.into_iter().partition(|t| *t == "null");
@@ -182,7 +182,7 @@ fn typed_value(raw: &str, only_string: bool) -> Value {
 ///
 /// Errors: a message for a JSON that is not an object, a word that is not
 /// `key=value`, an empty key, or a key given twice.
-pub fn tool_arguments(
+pub(crate) fn tool_arguments(
     words: &[String],
     schema: Option<&Value>,
 ) -> Result<Map<String, Value>, String> {
@@ -209,7 +209,7 @@ pub fn tool_arguments(
 /// Builds the string arguments of `prompts/get` (or a completion context).
 ///
 /// Errors: as [`tool_arguments`] for a malformed or repeated pair.
-pub fn string_arguments(words: &[String]) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn string_arguments(words: &[String]) -> Result<BTreeMap<String, String>, String> {
     let mut map = BTreeMap::new();
     for word in words {
         let (key, raw) = split_pair(word)?;

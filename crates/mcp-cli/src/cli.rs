@@ -38,7 +38,7 @@ Examples:
 /// `mcp`: talk to Model Context Protocol servers from a terminal.
 #[derive(Debug, Parser)]
 #[command(name = "mcp", version, about, after_help = AFTER_HELP)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// An mcpServers configuration file (default: ./.mcp.json when it exists).
     #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["stdio", "url"])]
     pub config: Option<PathBuf>,
@@ -107,7 +107,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Each server: status, protocol revision, counts of tools/resources/prompts.
     Servers,
     /// List the tools (of SERVER, or of every server).

@@ -4,38 +4,38 @@ use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Success.
-pub const SUCCESS: u8 = 0;
+pub(crate) const SUCCESS: u8 = 0;
 /// The tool ran and returned `isError: true`.
-pub const TOOL_ERROR: u8 = 1;
+pub(crate) const TOOL_ERROR: u8 = 1;
 /// Usage, configuration, connection or protocol failure.
-pub const FAILURE: u8 = 2;
+pub(crate) const FAILURE: u8 = 2;
 /// Interrupted by Ctrl-C (128 + SIGINT).
-pub const INTERRUPTED: u8 = 130;
+pub(crate) const INTERRUPTED: u8 = 130;
 
 /// SIGINT, SIGTERM and SIGHUP: the signals handled like Ctrl-C.
-pub const SIGINT: u8 = 2;
+pub(crate) const SIGINT: u8 = 2;
 /// See [`SIGINT`].
-pub const SIGTERM: u8 = 15;
+pub(crate) const SIGTERM: u8 = 15;
 /// See [`SIGINT`].
-pub const SIGHUP: u8 = 1;
+pub(crate) const SIGHUP: u8 = 1;
 
 /// The signal that interrupted this process (0: none yet).
 static SIGNAL: AtomicU8 = AtomicU8::new(0);
 
 /// Records the signal that interrupts the command (the first one wins); the
 /// exit code becomes 128 + `signal`.
-pub fn record_signal(signal: u8) {
+pub(crate) fn record_signal(signal: u8) {
     let _ = SIGNAL.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
 }
 
 /// `true` when `code` is an exit code of an interruption (128 + a handled signal).
-pub fn is_interrupted(code: u8) -> bool {
+pub(crate) fn is_interrupted(code: u8) -> bool {
     [SIGINT, SIGTERM, SIGHUP].iter().any(|s| 128 + s == code)
 }
 
 /// Why a command did not succeed, with the exit code to use.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// The process exit code.
     pub code: u8,
     /// What to print on stderr (`mcp: <message>`); empty prints nothing.
@@ -44,7 +44,7 @@ pub struct Failure {
 
 impl Failure {
     /// A failure with exit code [`FAILURE`].
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Failure {
             code: FAILURE,
             message: message.into(),
@@ -53,7 +53,7 @@ impl Failure {
 
     /// The command was interrupted by a signal: exit code 128 + the signal
     /// recorded by [`record_signal`] ([`INTERRUPTED`] when none was).
-    pub fn interrupted() -> Self {
+    pub(crate) fn interrupted() -> Self {
         let (code, what) = match SIGNAL.load(Ordering::Acquire) {
             SIGTERM => (128 + SIGTERM, "terminated (SIGTERM)"),
             SIGHUP => (128 + SIGHUP, "hung up (SIGHUP)"),
@@ -82,7 +82,7 @@ impl From<mcp_client::ClientError> for Failure {
 }
 
 /// `error: cause: cause…`, from an error and its sources.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -97,14 +97,14 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 /// How much of an HTTP error body a message shows: 200 characters.
-pub const HTTP_BODY_PREVIEW: usize = 200;
+pub(crate) const HTTP_BODY_PREVIEW: usize = 200;
 
 /// A message made fit for one stderr line: a server message that repeats
 /// our own `MCP error <code>: ` prefix (some SDKs put it in the message
 /// itself) is printed once, and the body after `HTTP <status>: ` (a whole
 /// HTML error page, say) is cut to [`HTTP_BODY_PREVIEW`] characters on one
 /// line.
-pub fn tidy(message: &str) -> String {
+pub(crate) fn tidy(message: &str) -> String {
     let mut text = dedupe_mcp_prefix(message);
     if let Some(at) = http_status_at(&text) {
         let body_start = at + "HTTP 000: ".len();

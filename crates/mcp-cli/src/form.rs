@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 use crate::output::visible;
 
 /// Wrong answers allowed per field before the form is cancelled.
-pub const MAX_ATTEMPTS: usize = 5;
+pub(crate) const MAX_ATTEMPTS: usize = 5;
 
 /// One line of input; `None` at end of input.
 fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
@@ -24,7 +24,7 @@ fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
 }
 
 /// Parses one answer for a property schema; `Err` says why it is invalid.
-pub fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
+pub(crate) fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
     let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
     let choices: Option<Vec<&str>> = prop
         .get("enum")
@@ -147,7 +147,7 @@ fn default_text(v: &Value) -> String {
 /// input cancels.
 ///
 /// Errors: I/O errors on `input`/`out`.
-pub fn fill(
+pub(crate) fn fill(
     server: &str,
     message: &str,
     schema: &Value,

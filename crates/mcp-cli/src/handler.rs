@@ -15,7 +15,7 @@ use crate::ui::Ui;
 
 /// One server's handler.
 #[derive(Debug)]
-pub struct CliHandler {
+pub(crate) struct CliHandler {
     server: String,
     ui: Arc<Ui>,
     interactive: bool,
@@ -26,7 +26,7 @@ pub struct CliHandler {
 impl CliHandler {
     /// A handler for `server`. `allow_input`: false with `--no-input`;
     /// forms are shown only when stdin and stderr are terminals as well.
-    pub fn new(
+    pub(crate) fn new(
         server: &str,
         ui: Arc<Ui>,
         allow_input: bool,
@@ -44,7 +44,7 @@ impl CliHandler {
 }
 
 /// How a log message's `data` is shown: a string as is, anything else as JSON.
-pub fn log_text(data: &Value) -> String {
+pub(crate) fn log_text(data: &Value) -> String {
     match data {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -13,10 +13,10 @@ use std::io::{self, IsTerminal, Write};
 use crate::exit::Failure;
 
 /// Exit code when stdout was closed by the reader: 141 (128 + SIGPIPE).
-pub const BROKEN_PIPE: u8 = 141;
+pub(crate) const BROKEN_PIPE: u8 = 141;
 
 /// The failure for a write error on stdout.
-pub fn write_failure(e: &io::Error) -> Failure {
+pub(crate) fn write_failure(e: &io::Error) -> Failure {
     if e.kind() == io::ErrorKind::BrokenPipe {
         Failure {
             code: BROKEN_PIPE,
@@ -31,7 +31,7 @@ pub fn write_failure(e: &io::Error) -> Failure {
 /// control characters are shown escaped ([`visible`]).
 ///
 /// Errors: see the module docs.
-pub fn line(text: &str) -> Result<(), Failure> {
+pub(crate) fn line(text: &str) -> Result<(), Failure> {
     let stdout = io::stdout();
     let text = if stdout.is_terminal() {
         visible(text)
@@ -45,7 +45,7 @@ pub fn line(text: &str) -> Result<(), Failure> {
 /// file, with control characters escaped ([`visible`]) on a terminal.
 ///
 /// Errors: see the module docs.
-pub fn text(text: &str) -> Result<(), Failure> {
+pub(crate) fn text(text: &str) -> Result<(), Failure> {
     let stdout = io::stdout();
     let text = if stdout.is_terminal() {
         visible(text)
@@ -59,7 +59,7 @@ pub fn text(text: &str) -> Result<(), Failure> {
 /// row (`mcp servers`): a server's name or error with a line feed in it
 /// could otherwise print a forged row. Pass the result through the line
 /// printer, which escapes the rest ([`visible`]).
-pub fn one_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
     if !text.contains('\n') {
         return Cow::Borrowed(text);
     }
@@ -73,7 +73,7 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 /// so it cannot move the cursor, retitle the window, write the clipboard
 /// (OSC 52) or reorder what is shown. See [`one_line`] for a row that must
 /// stay one line.
-pub fn visible(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     let acts = |c: char| {
         (c.is_control() && c != '\n' && c != '\t')
             || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
@@ -108,7 +108,7 @@ fn write_to(out: &mut dyn Write, text: &str, newline: bool) -> Result<(), Failur
 
 /// Writes one line to stderr, ignoring errors (a closed terminal after
 /// SIGHUP must not turn into a panic).
-pub fn err_line(text: &str) {
+pub(crate) fn err_line(text: &str) {
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{}", visible(text));
 }

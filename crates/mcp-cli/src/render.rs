@@ -9,7 +9,7 @@ use mcp_types::tools::{CallToolResult, Tool};
 use serde_json::Value;
 
 /// `name(a: number, [b: string])  description` — `[]` marks optional.
-pub fn tool_line(tool: &Tool) -> String {
+pub(crate) fn tool_line(tool: &Tool) -> String {
     let required: Vec<&str> = tool
         .input_schema
         .get("required")
@@ -54,7 +54,7 @@ pub fn tool_line(tool: &Tool) -> String {
 }
 
 /// One content block as text.
-pub fn content_block(block: &ContentBlock) -> String {
+pub(crate) fn content_block(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text.clone(),
         ContentBlock::Image(i) => {
@@ -70,7 +70,7 @@ pub fn content_block(block: &ContentBlock) -> String {
 }
 
 /// Resource contents as text; binary shown as a summary.
-pub fn resource_contents(c: &ResourceContents) -> String {
+pub(crate) fn resource_contents(c: &ResourceContents) -> String {
     match c {
         ResourceContents::Text(t) => t.text.clone(),
         ResourceContents::Blob(b) => format!(
@@ -87,7 +87,7 @@ pub fn resource_contents(c: &ResourceContents) -> String {
 
 /// A tool result: its content blocks, one after another; the structured
 /// content (pretty JSON) when there is no content.
-pub fn call_result(result: &CallToolResult) -> String {
+pub(crate) fn call_result(result: &CallToolResult) -> String {
     let mut parts: Vec<String> = result.content.iter().map(content_block).collect();
     if parts.is_empty()
         && let Some(s) = &result.structured_content
@@ -98,7 +98,7 @@ pub fn call_result(result: &CallToolResult) -> String {
 }
 
 /// `uri  name — description (mime)`.
-pub fn resource_line(r: &Resource) -> String {
+pub(crate) fn resource_line(r: &Resource) -> String {
     let mut line = format!("{}  {}", r.uri, r.title.as_deref().unwrap_or(&r.name));
     if let Some(d) = &r.description {
         let _ = write!(line, " — {d}");
@@ -110,7 +110,7 @@ pub fn resource_line(r: &Resource) -> String {
 }
 
 /// `template  name — description`.
-pub fn template_line(t: &ResourceTemplate) -> String {
+pub(crate) fn template_line(t: &ResourceTemplate) -> String {
     let mut line = format!(
         "{}  {}",
         t.uri_template,
@@ -123,7 +123,7 @@ pub fn template_line(t: &ResourceTemplate) -> String {
 }
 
 /// `name(arg, [optional])  description`.
-pub fn prompt_line(p: &Prompt) -> String {
+pub(crate) fn prompt_line(p: &Prompt) -> String {
     let args: Vec<String> = p
         .arguments
         .iter()
@@ -144,7 +144,7 @@ pub fn prompt_line(p: &Prompt) -> String {
 }
 
 /// A prompt's messages: `[role] text`.
-pub fn prompt_result(r: &GetPromptResult) -> String {
+pub(crate) fn prompt_result(r: &GetPromptResult) -> String {
     r.messages
         .iter()
         .map(|m| {

@@ -17,7 +17,7 @@ use crate::wiretap::Wiretap;
 
 /// Settings shared by every connection.
 #[derive(Debug, Clone)]
-pub struct ConnectSettings {
+pub(crate) struct ConnectSettings {
     /// Per-request timeout; also the startup timeout of servers without
     /// their own `startupTimeout`.
     pub timeout: Duration,
@@ -35,7 +35,7 @@ const START_SLACK: Duration = Duration::from_millis(5_000);
 
 /// One configured server, as the manager left it after startup.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     /// Its name (config key, `demo`, or derived from the command/URL).
     pub name: String,
     /// Its status: `Connected` (with revision and counts), `Failed` (why),
@@ -51,7 +51,7 @@ pub struct Server {
 impl Server {
     /// The client, or why there is none (`None` for a disabled server:
     /// skipped without a word).
-    pub fn reach(&self) -> Result<&Client, Option<String>> {
+    pub(crate) fn reach(&self) -> Result<&Client, Option<String>> {
         match (&self.client, &self.status) {
             (Some(c), _) => Ok(c),
             (None, ServerStatus::Disabled) => Err(None),
@@ -67,7 +67,7 @@ impl Server {
 /// process lists afresh), the manager's era memory (a handshake server gets
 /// `initialize` at once on the next run), no reconnection (a server lost
 /// mid-command fails that command).
-pub fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
+pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
     let client = ClientOptions::new("mcp-cli", env!("CARGO_PKG_VERSION"))
         .with_title("mcp command line")
         .with_elicitation(true, false)
@@ -110,7 +110,7 @@ pub fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptio
 
 /// How long to wait for every server of `config` to settle: the longest
 /// startup timeout plus [`START_SLACK`].
-pub fn start_bound(config: &McpConfig, settings: &ConnectSettings) -> Duration {
+pub(crate) fn start_bound(config: &McpConfig, settings: &ConnectSettings) -> Duration {
     config
         .servers
         .values()
@@ -122,7 +122,7 @@ pub fn start_bound(config: &McpConfig, settings: &ConnectSettings) -> Duration {
 }
 
 /// Every configured server with its status and client, by name.
-pub fn snapshot(manager: &Manager) -> Vec<Server> {
+pub(crate) fn snapshot(manager: &Manager) -> Vec<Server> {
     manager
         .status()
         .into_iter()
@@ -140,6 +140,6 @@ pub fn snapshot(manager: &Manager) -> Vec<Server> {
 }
 
 /// `true` when `config` has at least one server that will be started.
-pub fn any_enabled(config: &McpConfig) -> bool {
+pub(crate) fn any_enabled(config: &McpConfig) -> bool {
     config.servers.values().any(|s| !s.disabled)
 }

@@ -13,10 +13,10 @@ use crate::cli::Cli;
 use crate::exit::{Failure, error_chain};
 
 /// The config file used when no target is given and it exists.
-pub const DEFAULT_CONFIG: &str = ".mcp.json";
+pub(crate) const DEFAULT_CONFIG: &str = ".mcp.json";
 
 /// The name of the built-in demo server.
-pub const DEMO_NAME: &str = "demo";
+pub(crate) const DEMO_NAME: &str = "demo";
 
 /// Resolves the command line's target into a configuration. Bad entries of
 /// a config file are in [`McpConfig::errors`] (the caller warns about them);
@@ -25,7 +25,7 @@ pub const DEMO_NAME: &str = "demo";
 /// Errors: a config file that cannot be read or is not an `mcpServers`
 /// document as a whole, a `--stdio` line that does not split, a malformed
 /// `--header`, no path to this binary (demo).
-pub fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
+pub(crate) fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
     if let Some(line) = &cli.stdio {
         let words = shell_words::split(line)
             .map_err(|e| Failure::new(format!("--stdio: cannot split {line:?}: {e}")))?;
@@ -108,7 +108,7 @@ fn stdio_name(command: &str, args: &[String]) -> String {
 /// The demo server: this very binary, `mcp serve-demo`.
 ///
 /// Errors: the path of the running binary is unknown.
-pub fn demo() -> Result<ServerConfig, Failure> {
+pub(crate) fn demo() -> Result<ServerConfig, Failure> {
     let exe = std::env::current_exe().map_err(|e| {
         Failure::new(format!(
             "cannot locate the mcp binary for the demo server: {e}"

@@ -10,7 +10,7 @@ use mcp_client::Progress;
 
 /// Shared stderr output.
 #[derive(Debug)]
-pub struct Ui {
+pub(crate) struct Ui {
     bar: Mutex<Option<ProgressBar>>,
     tty: bool,
 }
@@ -20,7 +20,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A plain progress line: `progress: 2/5 (40%) step 2 of 5`.
-pub fn progress_line(p: &Progress) -> String {
+pub(crate) fn progress_line(p: &Progress) -> String {
     let mut line = match p.total {
         Some(total) if total > 0.0 => format!(
             "progress: {}/{} ({:.0}%)",
@@ -40,7 +40,7 @@ pub fn progress_line(p: &Progress) -> String {
 
 impl Ui {
     /// Output to this process's stderr; a bar only when stderr is a terminal.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Ui {
             bar: Mutex::new(None),
             tty: std::io::stderr().is_terminal(),
@@ -48,7 +48,7 @@ impl Ui {
     }
 
     /// Shows one progress update.
-    pub fn progress(&self, p: &Progress) {
+    pub(crate) fn progress(&self, p: &Progress) {
         if !self.tty {
             crate::output::err_line(&progress_line(p));
             return;
@@ -89,14 +89,14 @@ impl Ui {
     }
 
     /// Removes the bar, if any.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = lock(&self.bar).take() {
             bar.finish_and_clear();
         }
     }
 
     /// Prints a line on stderr (above the bar, when one is shown).
-    pub fn line(&self, text: &str) {
+    pub(crate) fn line(&self, text: &str) {
         let slot = lock(&self.bar);
         match slot.as_ref() {
             Some(bar) => bar.suspend(|| crate::output::err_line(text)),
@@ -105,7 +105,7 @@ impl Ui {
     }
 
     /// Runs `f` with the bar hidden (for an interactive prompt).
-    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
         let slot = lock(&self.bar);
         match slot.as_ref() {
             Some(bar) => bar.suspend(f),

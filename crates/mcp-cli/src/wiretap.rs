@@ -12,14 +12,14 @@ use tokio::sync::mpsc;
 
 /// Logs what passes through `inner`.
 #[derive(Debug)]
-pub struct Wiretap {
+pub(crate) struct Wiretap {
     inner: Arc<dyn Transport>,
     label: String,
 }
 
 impl Wiretap {
     /// Wraps `inner`; `label` names the server in each line.
-    pub fn new(inner: Arc<dyn Transport>, label: &str) -> Self {
+    pub(crate) fn new(inner: Arc<dyn Transport>, label: &str) -> Self {
         Wiretap {
             inner,
             label: label.to_owned(),

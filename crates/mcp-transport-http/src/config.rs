@@ -4,9 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use http::HeaderMap;
-
+use crate::auth::AuthProvider;
 use crate::redact::redact_url;
 use mcp_transport::Backoff;
 
@@ -65,7 +63,17 @@ pub enum ProxySetting {
 
 /// Timeouts of the HTTP transport. The per-request timeout is a
 /// [`RequestOptions`](mcp_transport::RequestOptions) matter, not a config one.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_transport_http::HttpTimeouts;
+/// let timeouts = HttpTimeouts::default()
+///     .with_connect(Duration::from_secs(3))
+///     .with_sse_idle(Some(Duration::from_secs(60)));
+/// assert_eq!(timeouts.notify, Duration::from_secs(30));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpTimeouts {
     /// TCP connect (and, for legacy HTTP+SSE, the wait for the `endpoint`
     /// event). Default 10 000 ms. Phase: `connect`.
@@ -96,6 +104,40 @@ impl Default for HttpTimeouts {
             close: Duration::from_millis(5_000),
             listen: Duration::from_millis(5_000),
         }
+    }
+}
+
+impl HttpTimeouts {
+    /// Sets the TCP connect timeout (also the legacy `endpoint` wait).
+    pub fn with_connect(mut self, timeout: Duration) -> Self {
+        self.connect = timeout;
+        self
+    }
+
+    /// Sets the timeout of delivering a notification or a response.
+    pub fn with_notify(mut self, timeout: Duration) -> Self {
+        self.notify = timeout;
+        self
+    }
+
+    /// Sets the longest silence allowed on an SSE response (`None`: no
+    /// bound but the request's own timeout).
+    pub fn with_sse_idle(mut self, timeout: Option<Duration>) -> Self {
+        self.sse_idle = timeout;
+        self
+    }
+
+    /// Sets the timeout of the session `DELETE` on close.
+    pub fn with_close(mut self, timeout: Duration) -> Self {
+        self.close = timeout;
+        self
+    }
+
+    /// Sets how long the delivery of `notifications/initialized` waits for
+    /// the GET stream to be answered.
+    pub fn with_listen(mut self, timeout: Duration) -> Self {
+        self.listen = timeout;
+        self
     }
 }
 
@@ -136,34 +178,18 @@ impl RetryAfterPolicy {
             max_wait,
         }
     }
-}
 
-/// What the server said when it refused a request with 401 or 403.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct AuthChallenge {
-    /// 401 or 403.
-    pub status: u16,
-    /// The `WWW-Authenticate` header, when present.
-    pub www_authenticate: Option<String>,
-    /// The `Mcp-Auth-Server` header, when present.
-    pub auth_server: Option<String>,
-    /// The URL that was refused, credentials removed.
-    pub url: String,
-}
+    /// Sets the number of retries of one request (0 turns retrying off).
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
 
-/// A hook called when the server answers 401 or 403 (spec:
-/// `basic/authorization`); the seam where OAuth plugs in.
-///
-/// When it returns headers (e.g. a fresh `Authorization: Bearer …`), they
-/// are kept for every later request of this connection (replacing static
-/// headers of the same name) and the refused request is sent again once.
-/// When it returns `None`, the request fails with
-/// [`TransportError::Http`](mcp_transport::TransportError::Http).
-#[async_trait]
-pub trait AuthProvider: Send + Sync + fmt::Debug + 'static {
-    /// Headers to retry with, or `None` to give up.
-    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> Option<HeaderMap>;
+    /// Sets the longest single wait honoured.
+    pub fn with_max_wait(mut self, wait: Duration) -> Self {
+        self.max_wait = wait;
+        self
+    }
 }
 
 /// The configuration of one HTTP connection.
@@ -304,8 +330,14 @@ impl HttpConfig {
     }
 
     /// Whether to open the GET stream after `notifications/initialized`.
-    pub fn listen_after_initialized(mut self, yes: bool) -> Self {
+    pub fn with_listen_after_initialized(mut self, yes: bool) -> Self {
         self.listen_after_initialized = yes;
+        self
+    }
+
+    /// Sets how many redirect hops (307/308) are followed.
+    pub fn with_max_redirects(mut self, hops: usize) -> Self {
+        self.max_redirects = hops;
         self
     }
 

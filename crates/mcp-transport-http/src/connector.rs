@@ -152,8 +152,9 @@ impl Connector {
                 })
             })
         } else {
-            // Never speak HTTP to something else (the TCP connector accepts
-            // any scheme): refused before connecting, as hyper-rustls did.
+            // Never speak HTTP to something else: the TCP connector accepts
+            // any scheme, and a proxy variable may name a `socks5://` proxy,
+            // which must get an error, not an HTTP request.
             let message = match dst.scheme() {
                 Some(scheme) => format!("unsupported scheme {scheme}"),
                 None => "missing scheme".to_owned(),
@@ -400,10 +401,9 @@ mod tests {
         assert!(!u.reused_and_unanswered(), "one byte of the reply arrived");
     }
 
-    /// Regression: with the TLS connector gone from the plain path, any
-    /// scheme but `https` was connected to as plain HTTP: a `socks5://`
-    /// proxy (which `HTTP_PROXY` / `ALL_PROXY` may name) was sent an HTTP
-    /// request instead of the error hyper-rustls gave before.
+    /// Only `http` and `https` are connected to: the TCP connector itself
+    /// accepts any scheme, so without the check a `socks5://` proxy (which
+    /// `HTTP_PROXY` / `ALL_PROXY` may name) would be sent an HTTP request.
     #[tokio::test]
     async fn only_http_and_https_are_connected_to() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -34,7 +34,7 @@ pub(crate) struct EventStream {
 
 impl EventStream {
     /// Reads `body` with events bounded to `limit` bytes.
-    pub fn new(body: ReplyBody, limit: usize, idle: Option<Duration>) -> EventStream {
+    pub(crate) fn new(body: ReplyBody, limit: usize, idle: Option<Duration>) -> EventStream {
         EventStream {
             body,
             parser: SseParser::new(SseLimits::default().with_max_event_size(limit)),
@@ -46,17 +46,17 @@ impl EventStream {
     }
 
     /// The last event ID so far (`None` when none was set).
-    pub fn last_event_id(&self) -> Option<String> {
+    pub(crate) fn last_event_id(&self) -> Option<String> {
         self.parser.last_event_id().map(str::to_owned)
     }
 
     /// The reconnection time the server set with `retry:`.
-    pub fn retry(&self) -> Option<Duration> {
+    pub(crate) fn retry(&self) -> Option<Duration> {
         self.parser.retry()
     }
 
     /// The next event, or how the stream stopped.
-    pub async fn next(&mut self) -> Next {
+    pub(crate) async fn next(&mut self) -> Next {
         loop {
             if let Some(item) = self.queue.pop_front() {
                 return match item {

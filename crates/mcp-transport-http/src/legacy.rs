@@ -14,21 +14,17 @@ use mcp_transport::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::connection::{Connection, lock};
 use crate::decode::ReplyBody;
+use crate::errors::timeout;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
+use crate::mode::LegacyLink;
 use crate::redact::redact_url;
-use crate::shared::{Kind, Shared, timeout};
+use crate::request::RequestKind;
 use crate::url::{resolve, same_origin};
 
-/// An open legacy connection: where to POST.
-#[derive(Debug)]
-pub(crate) struct LegacyLink {
-    /// The `endpoint` URL, resolved against the SSE URL.
-    pub endpoint: Uri,
-}
-
-impl Shared {
+impl Connection {
     /// Opens the SSE stream and waits (up to the connect timeout) for the
     /// `endpoint` event. The stream is then read by a background task until
     /// it ends, which closes the connection.
@@ -45,7 +41,7 @@ impl Shared {
             Method::GET,
             self.url.clone(),
             Bytes::new(),
-            Kind::Get {
+            RequestKind::Get {
                 last_event_id: None,
             },
             Some(deadline),
@@ -72,7 +68,7 @@ impl Shared {
             reply.response.into_body(),
             tx,
         ));
-        *self.legacy_reader.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+        *lock(&self.legacy_reader) = Some(task.abort_handle());
         match tokio::time::timeout(limit, rx).await {
             Ok(Ok(Ok(endpoint))) => {
                 tracing::debug!(connection = %self.label(), endpoint = %redact_url(&endpoint.to_string()), "legacy HTTP+SSE endpoint received");
@@ -99,7 +95,7 @@ impl Shared {
         link: &LegacyLink,
         message: Outgoing,
     ) -> Result<(), TransportError> {
-        let kind = Kind::Post {
+        let kind = RequestKind::Post {
             method: message.method.clone(),
             with_session: false,
             metadata: Vec::new(),
@@ -136,14 +132,14 @@ impl Shared {
 }
 
 async fn read_legacy_stream(
-    shared: Arc<Shared>,
+    connection: Arc<Connection>,
     dispatcher: Arc<Dispatcher>,
     body: ReplyBody,
     endpoint: oneshot::Sender<Result<Uri, TransportError>>,
 ) {
     let mut endpoint = Some(endpoint);
-    let mut stream = EventStream::new(body, shared.config.max_event_bytes, None);
-    let label = shared.label().to_owned();
+    let mut stream = EventStream::new(body, connection.config.max_event_bytes, None);
+    let label = connection.label().to_owned();
     loop {
         match stream.next().await {
             Next::Event(event) if event.event_type == "endpoint" => {
@@ -151,10 +147,10 @@ async fn read_legacy_stream(
                     tracing::debug!(connection = %label, "second endpoint event ignored");
                     continue;
                 };
-                let result = resolve(&shared.url, event.data.as_str())
+                let result = resolve(&connection.url, event.data.as_str())
                     .map_err(|e| TransportError::protocol(format!("legacy endpoint event: {e}")))
                     .and_then(|uri| {
-                        if same_origin(&shared.url, &uri) {
+                        if same_origin(&connection.url, &uri) {
                             Ok(uri)
                         } else {
                             Err(TransportError::protocol(format!(

@@ -1,8 +1,58 @@
 //! # mcp-transport-http
 //!
-//! The MCP client's HTTP transports on hyper 1.x (pooled hyper-util client,
+//! The HTTP side of an MCP client: [`HttpTransport`] connects to a remote MCP
+//! server over Streamable HTTP (spec `basic/transports`, 2025-03-26 on),
+//! the legacy HTTP+SSE transport (2024-11-05), or whichever the server
+//! speaks ([`HttpMode::Auto`]), and implements
+//! [`Transport`](mcp_transport::Transport): `mcp-client` runs the protocol
+//! on top of it. It is built on hyper 1.x (pooled hyper-util client,
 //! HTTP/1.1 and HTTP/2), rustls (web PKI roots plus the platform's native
-//! roots) and `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`:
+//! roots) and `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`. Its event-stream
+//! parser is public as [`sse`].
+//!
+//! # Example
+//!
+//! Connect, run the handshake by hand (`mcp-client` does this for you) and
+//! list the tools. The example runs against a stand-in server on 127.0.0.1
+//! (this repository's test server, in the hidden lines).
+//!
+//! ```
+//! # use fault_http::{FaultServer, Reply, init_result, tools_result};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_transport::TransportError> {
+//! # let server = FaultServer::start(|req| {
+//! #     let id = req.rpc_id().unwrap_or_default();
+//! #     match req.rpc_method().as_deref() {
+//! #         Some("initialize") => Reply::json(init_result(&id, "2025-06-18")),
+//! #         Some("tools/list") => Reply::json(tools_result(&id)),
+//! #         _ => Reply::status(202),
+//! #     }
+//! # })
+//! # .await
+//! # .expect("a port on 127.0.0.1");
+//! # let url = server.url("/mcp");
+//! use mcp_transport::{RequestOptions, Transport};
+//! use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+//! use mcp_types::ProtocolVersion;
+//! use serde_json::json;
+//!
+//! // `url` is the server's MCP endpoint, e.g. "https://example.com/mcp".
+//! let config = HttpConfig::new(url).with_header("Authorization", "Bearer token");
+//! let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
+//!
+//! let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+//!     "clientInfo": {"name": "example", "version": "0.1.0"}});
+//! transport.request("initialize", Some(&init), RequestOptions::default()).await?;
+//! transport.set_protocol_version(ProtocolVersion::V2025_06_18);
+//! transport.notify("notifications/initialized", None).await?;
+//!
+//! let tools = transport.request("tools/list", None, RequestOptions::default()).await?;
+//! assert_eq!(tools, json!({"tools": []}));
+//! transport.close().await
+//! # }
+//! ```
+//!
+//! # On the wire
 //!
 //! - **Streamable HTTP** (spec `basic/transports`, 2025-03-26 … 2025-11-25):
 //!   every message is POSTed with `Content-Type: application/json` and
@@ -73,47 +123,39 @@
 //! `notifications/cancelled` for it (never for `initialize`). Under
 //! 2026-07-28 the dropped stream is the cancellation. See
 //! [`Transport`](mcp_transport::Transport).
-//!
-//! # Example
-//! ```no_run
-//! # async fn run() -> Result<(), mcp_transport::TransportError> {
-//! use mcp_transport::{RequestOptions, Transport};
-//! use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
-//! let config = HttpConfig::new("http://127.0.0.1:8931/mcp").with_header("Authorization", "Bearer t");
-//! let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
-//! let init = serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
-//!     "clientInfo": {"name": "example", "version": "0"}});
-//! let result = transport.request("initialize", Some(&init), RequestOptions::default()).await?;
-//! transport.set_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
-//! transport.notify("notifications/initialized", None).await?;
-//! # let _ = result; transport.close().await }
-//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod auth;
+mod body;
 mod config;
+mod connection;
 mod connector;
 mod decode;
+mod errors;
 mod event_stream;
+mod exchange;
 pub mod header_value;
 mod legacy;
 mod listener;
 mod media;
+mod mode;
 mod oneshot;
 mod redact;
-mod shared;
+mod request;
+mod retry_after;
 pub mod sse;
 mod streamable;
 mod transport;
 mod url;
 pub mod wire_rules;
 
+pub use auth::{AuthChallenge, AuthProvider};
 pub use config::{
-    AuthChallenge, AuthProvider, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS,
-    DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT, ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts,
-    ProxySetting, RetryAfterPolicy,
+    DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
+    ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
 pub use mcp_transport::{Backoff, BackoffError};
-pub use oneshot::{CallOptions, call};
+pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

@@ -24,11 +24,13 @@ use http::Method;
 use mcp_transport::Dispatcher;
 use tokio::sync::oneshot;
 
+use crate::connection::{Connection, lock};
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
-use crate::shared::{Kind, ModeState, Shared};
+use crate::mode::ModeState;
+use crate::request::RequestKind;
 
-impl Shared {
+impl Connection {
     /// Starts the GET listener once (later calls do nothing; never in legacy mode).
     ///
     /// Returns, when this call started it, a receiver that completes (value
@@ -46,42 +48,48 @@ impl Shared {
         }
         let (ready, answered) = oneshot::channel();
         let task = tokio::spawn(run_listener(self.clone(), dispatcher.clone(), ready));
-        *self.listener.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+        *lock(&self.listener) = Some(task.abort_handle());
         Some(answered)
     }
 }
 
 async fn run_listener(
-    shared: Arc<Shared>,
+    connection: Arc<Connection>,
     dispatcher: Arc<Dispatcher>,
     ready: oneshot::Sender<()>,
 ) {
     // Completed after the first exchange, whatever its outcome; dropped
     // (which also wakes the waiter) if the task ends or is aborted first.
     let mut ready = Some(ready);
-    let backoff = shared.config.reconnect;
+    let backoff = connection.config.reconnect;
     let mut attempt = 0u32;
     let mut last_event_id: Option<String> = None;
     let mut retry = None;
-    let label = shared.label().to_owned();
+    let label = connection.label().to_owned();
     // The stream belongs to the session it was opened in: once that session
     // is gone (expired, or replaced by re-initialization), a reconnection
     // would go out with no id or another session's, so the listener stops
     // and the next session opens its own.
-    let session = shared.session();
+    let session = connection.session();
     loop {
         if !dispatcher.is_open() {
             return;
         }
-        if session.is_some() && shared.session() != session {
+        if session.is_some() && connection.session() != session {
             tracing::debug!(connection = %label, "GET stream: its session ended; not reconnecting");
             return;
         }
-        let kind = Kind::Get {
+        let kind = RequestKind::Get {
             last_event_id: last_event_id.clone(),
         };
-        let answer = shared
-            .exchange(Method::GET, shared.url.clone(), Bytes::new(), kind, None)
+        let answer = connection
+            .exchange(
+                Method::GET,
+                connection.url.clone(),
+                Bytes::new(),
+                kind,
+                None,
+            )
             .await;
         if let Some(ready) = ready.take() {
             let _ = ready.send(());
@@ -104,7 +112,7 @@ async fn run_listener(
                 } else {
                     let mut stream = EventStream::new(
                         reply.response.into_body(),
-                        shared.config.max_event_bytes,
+                        connection.config.max_event_bytes,
                         None,
                     );
                     loop {

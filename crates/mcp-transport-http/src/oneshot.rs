@@ -8,10 +8,11 @@ use serde_json::Value;
 use crate::config::{HttpConfig, HttpMode};
 use crate::transport::HttpTransport;
 
-/// Options of [`call`].
+/// Options of the one-shot [`call`]: what its single POST carries besides
+/// the message.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
-pub struct CallOptions {
+pub struct OneShotOptions {
     /// Extra headers (e.g. `Authorization`).
     pub headers: Vec<(String, String)>,
     /// Timeout, cancellation and progress of the call.
@@ -22,7 +23,7 @@ pub struct CallOptions {
     pub session_id: Option<String>,
 }
 
-impl CallOptions {
+impl OneShotOptions {
     /// Adds a header.
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
@@ -40,6 +41,13 @@ impl CallOptions {
         self.protocol_version = Some(v);
         self
     }
+
+    /// Sends `session` as the `Mcp-Session-Id` (a call inside a session the
+    /// caller already has).
+    pub fn with_session_id(mut self, session: impl Into<String>) -> Self {
+        self.session_id = Some(session.into());
+        self
+    }
 }
 
 /// POSTs one JSON-RPC request `method` with `params` to `url` and returns
@@ -53,9 +61,9 @@ pub async fn call(
     url: &str,
     method: &str,
     params: Option<&Value>,
-    options: CallOptions,
+    options: OneShotOptions,
 ) -> Result<RawResult, TransportError> {
-    let mut config = HttpConfig::new(url).listen_after_initialized(false);
+    let mut config = HttpConfig::new(url).with_listen_after_initialized(false);
     config.headers = options.headers;
     let transport = HttpTransport::connect(config, HttpMode::Streamable).await?;
     if let Some(v) = options.protocol_version {

@@ -12,13 +12,17 @@ use mcp_transport::{Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, 
 use mcp_types::RequestId;
 use tokio::time::Instant;
 
+use crate::body::read_bounded;
+use crate::connection::Connection;
 use crate::decode::ReplyBody;
+use crate::errors::{no_response, timeout};
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::media::{Media, classify};
-use crate::shared::{Kind, ModeState, Shared, no_response, read_bounded, timeout};
+use crate::mode::ModeState;
+use crate::request::RequestKind;
 
 #[async_trait]
-impl Outbound for Shared {
+impl Outbound for Connection {
     async fn send(
         &self,
         message: Outgoing,
@@ -39,7 +43,7 @@ impl Outbound for Shared {
     }
 }
 
-impl Shared {
+impl Connection {
     /// POSTs one message. For a notification or a response, the reply status
     /// is all that matters (any 2xx = delivered, within the notify timeout).
     /// For a request, the reply is read until its response arrived (the
@@ -61,7 +65,7 @@ impl Shared {
             tracing::debug!(connection = %self.label(), "notifications/cancelled not POSTed: the dropped reply stream cancels the request");
             return Ok(());
         }
-        let kind = Kind::Post {
+        let kind = RequestKind::Post {
             method: message.method.clone(),
             with_session: !is_initialize,
             metadata: message.metadata_headers.clone(),
@@ -232,7 +236,7 @@ impl Shared {
                 tokio::time::sleep(backoff.delay(attempt + 1, retry)).await;
                 attempt += 1;
                 tracing::debug!(connection = %self.label(), %id, last_event_id = %resume_from, attempt, "resuming the SSE reply");
-                let kind = Kind::Get {
+                let kind = RequestKind::Get {
                     last_event_id: Some(resume_from.clone()),
                 };
                 match self

@@ -13,7 +13,9 @@ use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
-use crate::shared::{Kind, ModeState, Shared};
+use crate::connection::{Connection, lock};
+use crate::mode::ModeState;
+use crate::request::RequestKind;
 
 /// Which transport a connection ended up speaking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +32,7 @@ pub enum ActiveMode {
 /// A connection to one remote MCP server over HTTP.
 ///
 /// Requests, notifications, timeouts, cancellation and progress go through
-/// the shared [`Dispatcher`]; this type only moves bytes (see the crate docs
+/// the connection [`Dispatcher`]; this type only moves bytes (see the crate docs
 /// for the wire behaviour).
 ///
 /// # Cancel safety
@@ -39,14 +41,14 @@ pub enum ActiveMode {
 /// `initialize`); under 2026-07-28 the dropped stream is the cancellation. Dropping the transport without [`close`](Transport::close) stops
 /// its background readers but cannot send the session `DELETE`.
 pub struct HttpTransport {
-    shared: Arc<Shared>,
+    connection: Arc<Connection>,
     dispatcher: Arc<Dispatcher>,
 }
 
 impl std::fmt::Debug for HttpTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpTransport")
-            .field("label", &self.shared.label())
+            .field("label", &self.connection.label())
             .field("mode", &self.mode())
             .field("connected", &self.dispatcher.is_open())
             .finish()
@@ -71,13 +73,16 @@ impl HttpTransport {
             _ => ModeState::Streamable,
         };
         let label = config.label.clone();
-        let shared = Shared::new(config, initial)?;
-        let dispatcher = Dispatcher::new(shared.clone(), label);
+        let connection = Connection::new(config, initial)?;
+        let dispatcher = Dispatcher::new(connection.clone(), label);
         if mode == HttpMode::Legacy {
-            let link = shared.open_legacy(&dispatcher).await?;
-            shared.set_mode(ModeState::Legacy(link));
+            let link = connection.open_legacy(&dispatcher).await?;
+            connection.set_mode(ModeState::Legacy(link));
         }
-        Ok(HttpTransport { shared, dispatcher })
+        Ok(HttpTransport {
+            connection,
+            dispatcher,
+        })
     }
 
     /// [`connect`](Self::connect) in [`HttpMode::Auto`]: Streamable HTTP,
@@ -96,32 +101,27 @@ impl HttpTransport {
     ///
     /// Returns at once; the GET is sent on a background task.
     pub fn start_listening(&self) {
-        let _ = self.shared.start_listening(&self.dispatcher);
+        let _ = self.connection.start_listening(&self.dispatcher);
     }
 
     /// Which transport is in use.
     pub fn mode(&self) -> ActiveMode {
-        match self.shared.mode() {
+        match self.connection.mode() {
             ModeState::Probing => ActiveMode::Undecided,
             ModeState::Streamable => ActiveMode::Streamable,
             ModeState::Legacy(_) => ActiveMode::Legacy,
         }
     }
 
-    /// The shared dispatcher (for diagnostics, e.g. pending count).
-    pub fn dispatcher(&self) -> &Arc<Dispatcher> {
-        &self.dispatcher
-    }
-
     /// Uses `session` as the `Mcp-Session-Id` (e.g. a one-shot call inside
     /// a session the caller already has).
     pub fn set_session_id(&self, session: Option<String>) {
-        self.shared.set_session(session);
+        self.connection.set_session(session);
     }
 
     fn stop_tasks(&self) {
-        for slot in [&self.shared.listener, &self.shared.legacy_reader] {
-            if let Some(task) = slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        for slot in [&self.connection.listener, &self.connection.legacy_reader] {
+            if let Some(task) = lock(slot).take() {
                 task.abort();
             }
         }
@@ -161,32 +161,32 @@ impl Transport for HttpTransport {
     /// then fails pending requests with `Closed`.
     async fn close(&self) -> Result<(), TransportError> {
         self.stop_tasks();
-        let streamable = !matches!(self.shared.mode(), ModeState::Legacy(_));
+        let streamable = !matches!(self.connection.mode(), ModeState::Legacy(_));
         if self.dispatcher.is_open()
             && streamable
-            && let Some(session) = self.shared.session()
+            && let Some(session) = self.connection.session()
         {
-            let limit = self.shared.config.timeouts.close;
-            let delete = self.shared.exchange(
+            let limit = self.connection.config.timeouts.close;
+            let delete = self.connection.exchange(
                 Method::DELETE,
-                self.shared.url.clone(),
+                self.connection.url.clone(),
                 Bytes::new(),
-                Kind::Delete,
+                RequestKind::Delete,
                 Some(tokio::time::Instant::now() + limit),
             );
             match tokio::time::timeout(limit, delete).await {
                 Ok(Ok(reply)) => {
-                    tracing::debug!(connection = %self.shared.label(), status = reply.response.status().as_u16(), "session DELETE answered")
+                    tracing::debug!(connection = %self.connection.label(), status = reply.response.status().as_u16(), "session DELETE answered")
                 }
                 Ok(Err(e)) => {
-                    tracing::debug!(connection = %self.shared.label(), error = %e, "session DELETE failed")
+                    tracing::debug!(connection = %self.connection.label(), error = %e, "session DELETE failed")
                 }
                 Err(_) => {
-                    tracing::debug!(connection = %self.shared.label(), "session DELETE timed out")
+                    tracing::debug!(connection = %self.connection.label(), "session DELETE timed out")
                 }
             }
             let _ = session;
-            self.shared.take_session();
+            self.connection.take_session();
         }
         self.dispatcher
             .close(CloseReason::new("closed by the client"));
@@ -202,16 +202,17 @@ impl Transport for HttpTransport {
     }
 
     fn set_protocol_version(&self, version: ProtocolVersion) {
-        self.shared.set_version(version);
+        self.connection.set_version(version);
         self.dispatcher.set_protocol_version(version);
     }
 
     fn session_id(&self) -> Option<String> {
-        self.shared.session()
+        self.connection.session()
     }
 
     /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).
     fn sends_metadata_headers(&self) -> bool {
-        self.shared.rules().method_header && !matches!(self.shared.mode(), ModeState::Legacy(_))
+        self.connection.rules().method_header
+            && !matches!(self.connection.mode(), ModeState::Legacy(_))
     }
 }

@@ -41,6 +41,7 @@ pub const ACCEPT_SSE: &str = "text/event-stream";
 
 /// What the wire looks like under one revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WireRules {
     /// Send `MCP-Protocol-Version: <revision>` on every request (POST, GET, DELETE).
     pub version_header: bool,

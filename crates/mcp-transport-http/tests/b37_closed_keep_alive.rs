@@ -51,7 +51,7 @@ fn closes_after_each_response(r: &Recorded) -> Reply {
 
 async fn transport(url: &str) -> HttpTransport {
     HttpTransport::connect(
-        config(url).listen_after_initialized(false),
+        config(url).with_listen_after_initialized(false),
         HttpMode::Streamable,
     )
     .await

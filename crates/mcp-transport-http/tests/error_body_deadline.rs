@@ -20,11 +20,9 @@ fn endless_500() -> Reply {
 }
 
 fn short_timeouts() -> HttpTimeouts {
-    HttpTimeouts {
-        notify: Duration::from_millis(300),
-        connect: Duration::from_millis(300),
-        ..HttpTimeouts::default()
-    }
+    HttpTimeouts::default()
+        .with_notify(Duration::from_millis(300))
+        .with_connect(Duration::from_millis(300))
 }
 
 #[tokio::test]

@@ -115,10 +115,7 @@ async fn silent_get_server() -> (String, tokio::task::JoinHandle<()>) {
 #[tokio::test]
 async fn an_unanswered_get_delays_initialized_only_up_to_the_listen_bound() {
     let (url, server) = silent_get_server().await;
-    let timeouts = HttpTimeouts {
-        listen: Duration::from_millis(300),
-        ..HttpTimeouts::default()
-    };
+    let timeouts = HttpTimeouts::default().with_listen(Duration::from_millis(300));
     let t = HttpTransport::connect(config(&url).with_timeouts(timeouts), HttpMode::Streamable)
         .await
         .unwrap();

@@ -32,7 +32,7 @@ async fn slow_server() -> FaultServer {
 async fn burst(max_idle: usize, n: usize) -> (usize, usize) {
     let server = slow_server().await;
     let config = config(&server.url("/mcp"))
-        .listen_after_initialized(false)
+        .with_listen_after_initialized(false)
         .with_max_idle_connections(max_idle);
     let t = std::sync::Arc::new(
         HttpTransport::connect(config, HttpMode::Streamable)

@@ -12,7 +12,7 @@ use fault_http::{FaultServer, Part, Reply, init_result, sse_data, tools_result};
 use http::{HeaderMap, HeaderValue, Method};
 use mcp_transport::Transport;
 use mcp_transport_http::{
-    ActiveMode, AuthChallenge, AuthProvider, CallOptions, HttpMode, HttpTransport, call,
+    ActiveMode, AuthChallenge, AuthProvider, HttpMode, HttpTransport, OneShotOptions, call,
 };
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
@@ -213,7 +213,7 @@ async fn one_shot_call_uses_the_same_path() {
     })
     .await
     .unwrap();
-    let options = CallOptions::default()
+    let options = OneShotOptions::default()
         .with_header("X-Key", "k")
         .with_protocol_version(mcp_types::ProtocolVersion::V2025_06_18);
     let result = call(&server.url("/mcp"), "tools/list", None, options.clone())

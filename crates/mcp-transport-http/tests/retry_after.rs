@@ -162,7 +162,7 @@ async fn every_request_kind_is_retried() {
             .await
             .unwrap();
         let t = HttpTransport::connect(
-            config(&server.url("/mcp")).listen_after_initialized(false),
+            config(&server.url("/mcp")).with_listen_after_initialized(false),
             mode,
         )
         .await
@@ -194,14 +194,11 @@ async fn a_wait_never_outlasts_the_send() {
     ))
     .await
     .unwrap();
-    let timeouts = HttpTimeouts {
-        notify: Duration::from_millis(1_000),
-        ..HttpTimeouts::default()
-    };
+    let timeouts = HttpTimeouts::default().with_notify(Duration::from_millis(1_000));
     let t = HttpTransport::connect(
         config(&server.url("/mcp"))
             .with_timeouts(timeouts)
-            .listen_after_initialized(false),
+            .with_listen_after_initialized(false),
         HttpMode::Streamable,
     )
     .await
@@ -222,7 +219,7 @@ async fn a_wait_never_outlasts_the_send() {
     .await
     .unwrap();
     let h = HttpTransport::connect(
-        config(&huge.url("/mcp")).listen_after_initialized(false),
+        config(&huge.url("/mcp")).with_listen_after_initialized(false),
         HttpMode::Streamable,
     )
     .await

@@ -96,10 +96,7 @@ async fn sse_idle_timeout_names_its_phase() {
     })
     .await
     .unwrap();
-    let timeouts = HttpTimeouts {
-        sse_idle: Some(Duration::from_millis(200)),
-        ..HttpTimeouts::default()
-    };
+    let timeouts = HttpTimeouts::default().with_sse_idle(Some(Duration::from_millis(200)));
     let t = HttpTransport::connect(
         config(&server.url("/mcp")).with_timeouts(timeouts),
         HttpMode::Streamable,
@@ -154,10 +151,7 @@ async fn request_timeout_and_notify_timeout_name_their_phase() {
             held.push(s);
         }
     });
-    let timeouts = HttpTimeouts {
-        notify: Duration::from_millis(200),
-        ..HttpTimeouts::default()
-    };
+    let timeouts = HttpTimeouts::default().with_notify(Duration::from_millis(200));
     let t = HttpTransport::connect(config(&url).with_timeouts(timeouts), HttpMode::Streamable)
         .await
         .unwrap();

@@ -1,14 +1,68 @@
 //! # mcp-types
 //!
-//! JSON-RPC 2.0 envelopes and every Model Context Protocol schema type, for
-//! all revisions this stack speaks: 2024-11-05, 2025-03-26, 2025-06-18,
-//! 2025-11-25 and 2026-07-28. One set of Rust types covers them all: a field
-//! a later revision added is optional.
+//! The messages of the Model Context Protocol as Rust types: JSON-RPC 2.0
+//! envelopes, and every MCP schema type of every revision this stack
+//! speaks (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28).
+//! One set of types covers them all: a field a later revision added is
+//! optional. A transport uses it to frame and classify what it reads, a
+//! client to build requests and read results by the method it sent.
 //!
 //! Pure data: serde and serde_json only, no I/O, no async runtime.
 //!
+//! ```
+//! use bytes::Bytes;
+//! use mcp_types::content::ContentBlock;
+//! use mcp_types::tools::{CallTool, CallToolRequestParams, CallToolResult};
+//! use mcp_types::{
+//!     DecodeOptions, Decoded, JsonRpcMessage, JsonRpcRequest, ProtocolVersion, RequestId,
+//!     Request, decode_frame,
+//! };
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A request: the method's params type, in a JSON-RPC envelope.
+//! let arguments = serde_json::json!({"a": 2, "b": 3}).as_object().cloned();
+//! let params = CallToolRequestParams::new("add", arguments);
+//! let request = JsonRpcMessage::Request(JsonRpcRequest {
+//!     id: RequestId::Number(1),
+//!     method: CallTool::METHOD.into(),
+//!     params: Some(serde_json::to_value(&params)?),
+//! });
+//! assert_eq!(
+//!     String::from_utf8(request.to_vec())?,
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":2,"b":3},"name":"add"}}"#
+//! );
+//!
+//! // The answer, as a transport reads it: a response keeps its `result`
+//! // as raw bytes until the caller parses it as the method's result type.
+//! let options = DecodeOptions {
+//!     allow_batch: ProtocolVersion::V2025_11_25.allows_batch(),
+//! };
+//! let frame = Bytes::from_static(
+//!     br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"5"}]}}"#,
+//! );
+//! let Decoded::Response { id, outcome } = decode_frame(&frame, options)? else {
+//!     panic!("not a response");
+//! };
+//! assert_eq!(id, RequestId::Number(1));
+//! let result: <CallTool as Request>::Result = outcome?.parse()?;
+//! let CallToolResult { content, .. } = result;
+//! assert!(matches!(&content[..], [ContentBlock::Text(t)] if t.text == "5"));
+//!
+//! // Anything else is classified by its members, never by trial.
+//! let message = JsonRpcMessage::decode(
+//!     br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}"#,
+//! )?;
+//! assert_eq!(message.method(), Some("notifications/progress"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Modules
+//!
 //! - [`jsonrpc`]: [`RequestId`], the envelopes and [`JsonRpcMessage::decode`],
 //!   which classifies a message by its members, never by trial.
+//! - [`raw`]: [`decode_frame`] and [`RawResult`], a response whose `result`
+//!   stays as the bytes it arrived in until it is parsed once, straight
+//!   into the type the caller expects.
 //! - [`version`]: [`ProtocolVersion`] and its per-revision rules.
 //! - [`method`]: the [`Request`] / [`Notification`] traits tying a method name
 //!   to its params and result types.
@@ -20,12 +74,16 @@
 //!   results), [`subscriptions`] (`subscriptions/listen`) and [`errors`]
 //!   (typed `data` of the new error codes).
 //!
-//! Tolerance: [`lenient`] lists what is forgiven in what servers send
-//! (lone surrogate escapes, members with an obvious empty default, one bad
-//! entry of a listing) and how.
+//! # Tolerance
 //!
-//! Forward compatibility: types that carry `_meta` keep unknown members
-//! through a decode/encode round trip; an unknown content block decodes to
+//! [`lenient`] lists what is forgiven in what servers send (lone surrogate
+//! escapes, members with an obvious empty default, one bad entry of a
+//! listing) and how.
+//!
+//! # Forward compatibility
+//!
+//! Types that carry `_meta` keep unknown members through a decode/encode
+//! round trip; an unknown content block decodes to
 //! [`content::ContentBlock::Unknown`]; `inputSchema`, `outputSchema` and
 //! `structuredContent` are raw JSON.
 #![deny(missing_docs)]
@@ -40,6 +98,7 @@ pub mod discovery;
 pub mod elicitation;
 pub mod errors;
 pub mod input;
+mod json_write;
 pub mod jsonrpc;
 pub mod lenient;
 pub mod lifecycle;

@@ -1,8 +1,8 @@
 //! Responses decoded without building a `serde_json::Value`: the `result`
 //! member stays as the bytes it arrived in ([`RawResult`]) until the caller
 //! parses it straight into the type it expects, so a response is parsed
-//! once. Measured (benchmarks): a 1 000-tool `tools/list` went from two
-//! passes over a `Value` tree to one typed parse.
+//! once: a 1 000-tool `tools/list` is one typed parse, not a `Value` tree
+//! built and then walked a second time.
 //!
 //! [`decode_frame`] finds the members of a message with a structural scan
 //! that jumps over strings with `memchr`: it looks at each member's bounds,
@@ -45,7 +45,7 @@ impl RawResult {
     /// Serializes `value` (compact JSON).
     pub fn from_value(value: &Value) -> Self {
         let mut out = Vec::new();
-        crate::jsonrpc::write_value(&mut out, value);
+        crate::json_write::value(&mut out, value);
         RawResult(Bytes::from(out))
     }
 
@@ -625,10 +625,10 @@ mod tests {
         }
     }
 
-    /// Regression: a member name with escapes is the decoded name to the
-    /// full decoder (`"m\u0065thod"` is `method`), so the scan must not
-    /// read past it: this request was taken for a response to 1, and a
-    /// second, escaped `result` was ignored instead of refused.
+    /// A member name with escapes is the decoded name to the full decoder
+    /// (`"m\u0065thod"` is `method`), so the scan must not read past it:
+    /// otherwise this request would be taken for a response to 1, and a
+    /// second, escaped `result` ignored instead of refused.
     #[test]
     fn escaped_member_names_take_the_full_decoder() {
         assert!(matches!(
@@ -645,10 +645,10 @@ mod tests {
         ));
     }
 
-    /// Regression: a member the full decoder refuses (bad JSON in its
-    /// value, a name that is not UTF-8 or holds a control character, a
-    /// `params` that is not valid JSON text) made the whole message
-    /// unreadable to an earlier scan, which took it as a plain response.
+    /// A member the full decoder refuses (bad JSON in its value, a name
+    /// that is not UTF-8 or holds a control character, a `params` that is
+    /// not valid JSON text) makes the whole message unreadable: the scan
+    /// must not take such a message for a plain response.
     #[test]
     fn members_the_full_decoder_refuses_are_refused() {
         for text in [
@@ -669,9 +669,9 @@ mod tests {
         ));
     }
 
-    /// Regression: `member` compared raw names, so an escaped
-    /// `"result\u0054ype"` (which a parse reads as `resultType`) was not
-    /// found; a repeated name gave the first of two values.
+    /// `member` compares decoded names, so an escaped `"result\u0054ype"`
+    /// (which a parse reads as `resultType`) is found, and refuses a
+    /// repeated name rather than give the first of two values.
     #[test]
     fn member_decodes_names_and_refuses_repeats() {
         let raw = RawResult::new(Bytes::from_static(

@@ -247,8 +247,8 @@ fn repeated_members_are_treated_alike_in_every_order() {
     }
 }
 
-/// The codec as it was before streaming (a `Value` first, then the
-/// variant from it): the oracle for texts without repeated members.
+/// The plain codec, without streaming (a `Value` first, then the variant
+/// from it): the oracle for texts without repeated members.
 fn through_a_value(text: &str) -> Result<ContentBlock, ()> {
     let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else {
         return Err(());

@@ -16,17 +16,17 @@ use serde_json::{Map, Value, json};
 use super::server::{parse_params, to_value};
 
 /// The URI of the demo's one resource.
-pub const README_URI: &str = "demo://readme";
+pub(super) const README_URI: &str = "demo://readme";
 
 /// The text of `demo://readme`.
-pub const README_TEXT: &str = "# mcp demo server\n\nBuilt into the `mcp` binary (`mcp serve-demo`). \
+pub(super) const README_TEXT: &str = "# mcp demo server\n\nBuilt into the `mcp` binary (`mcp serve-demo`). \
 Tools: echo, add, countdown, fail, ask_name. Prompt: greet. This text is the resource demo://readme.\n";
 
 /// Names that `completion/complete` offers for `greet`'s `name` argument.
-pub const NAMES: [&str; 6] = ["Ada", "Alan", "Barbara", "Edsger", "Grace", "Linus"];
+pub(super) const NAMES: [&str; 6] = ["Ada", "Alan", "Barbara", "Edsger", "Grace", "Linus"];
 
 /// The resources, as `resources/list` returns them.
-pub fn resources() -> Vec<Resource> {
+pub(super) fn resources() -> Vec<Resource> {
     vec![Resource {
         uri: README_URI.into(),
         name: "readme".into(),
@@ -38,7 +38,7 @@ pub fn resources() -> Vec<Resource> {
 }
 
 /// `resources/read`: `-32002` for an unknown URI.
-pub fn read_resource(params: Option<&Value>) -> Result<Value, JsonRpcError> {
+pub(super) fn read_resource(params: Option<&Value>) -> Result<Value, JsonRpcError> {
     let p: ResourceUriParams = parse_params(params)?;
     if p.uri != README_URI {
         return Err(JsonRpcError {
@@ -59,7 +59,7 @@ pub fn read_resource(params: Option<&Value>) -> Result<Value, JsonRpcError> {
 }
 
 /// The prompts, as `prompts/list` returns them.
-pub fn prompts() -> Vec<Prompt> {
+pub(super) fn prompts() -> Vec<Prompt> {
     vec![Prompt {
         name: "greet".into(),
         title: Some("Greet someone".into()),
@@ -75,7 +75,7 @@ pub fn prompts() -> Vec<Prompt> {
 }
 
 /// `prompts/get`: `-32602` for an unknown prompt or a missing argument.
-pub fn get_prompt(params: Option<&Value>) -> Result<Value, JsonRpcError> {
+pub(super) fn get_prompt(params: Option<&Value>) -> Result<Value, JsonRpcError> {
     let p: GetPromptRequestParams = parse_params(params)?;
     if p.name != "greet" {
         return Err(JsonRpcError::new(
@@ -107,7 +107,7 @@ pub fn get_prompt(params: Option<&Value>) -> Result<Value, JsonRpcError> {
 
 /// `completion/complete`: names for `greet`'s `name` starting with the
 /// typed value (case-insensitive); nothing for anything else.
-pub fn complete(params: Option<&Value>) -> Result<Value, JsonRpcError> {
+pub(super) fn complete(params: Option<&Value>) -> Result<Value, JsonRpcError> {
     let p: CompleteRequestParams = parse_params(params)?;
     let values: Vec<&str> = match &p.reference {
         CompletionReference::Prompt(r) if r.name == "greet" && p.argument.name == "name" => {

@@ -7,11 +7,11 @@
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// Default maximum length of one incoming line: 4 MiB (4 194 304 bytes).
-pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// One item read from the input.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Line {
+pub(super) enum Line {
     /// A complete line, without its `\n` (and without a trailing `\r`).
     Message(Vec<u8>),
     /// A line over the limit, discarded; carries the limit in bytes.
@@ -20,20 +20,20 @@ pub enum Line {
 
 /// Reads newline-delimited lines of at most `max` bytes each.
 #[derive(Debug)]
-pub struct LineReader<R> {
+pub(super) struct LineReader<R> {
     inner: R,
     max: usize,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// Wraps `inner`, with a per-line limit of `max` bytes.
-    pub fn new(inner: R, max: usize) -> Self {
+    pub(super) fn new(inner: R, max: usize) -> Self {
         LineReader { inner, max }
     }
 
     /// The next line; `Ok(None)` at end of input. A final line without a
     /// newline is still returned.
-    pub async fn next_line(&mut self) -> std::io::Result<Option<Line>> {
+    pub(super) async fn next_line(&mut self) -> std::io::Result<Option<Line>> {
         let mut buf = Vec::new();
         let mut overflow = false;
         loop {

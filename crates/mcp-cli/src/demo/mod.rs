@@ -22,7 +22,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
-pub use framing::DEFAULT_MAX_LINE_BYTES;
+pub(crate) use framing::DEFAULT_MAX_LINE_BYTES;
 use framing::{Line, LineReader};
 use server::DemoServer;
 
@@ -37,7 +37,7 @@ const DRAIN_GRACE: Duration = Duration::from_millis(2_000);
 /// Serves one client on stdin/stdout until stdin closes.
 ///
 /// Errors: an I/O error reading stdin or writing stdout.
-pub async fn run_stdio() -> std::io::Result<()> {
+pub(crate) async fn run_stdio() -> std::io::Result<()> {
     let (tx, mut rx) = mpsc::channel(OUT_CAPACITY);
     let server = DemoServer::new(tx);
     let writer = tokio::spawn(async move {

@@ -27,14 +27,14 @@ use super::{catalog, tools};
 
 /// At most this many client requests are handled at once; past it a request
 /// is answered with `-32603` at once.
-pub const MAX_IN_FLIGHT: usize = 64;
+pub(super) const MAX_IN_FLIGHT: usize = 64;
 
 /// How long the server waits for the client to answer one of its requests
 /// (`elicitation/create`: a person is typing): 600 000 ms.
-pub const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+pub(super) const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The server's name in `serverInfo`.
-pub const SERVER_NAME: &str = "mcp-demo";
+pub(super) const SERVER_NAME: &str = "mcp-demo";
 
 type Outcome = Result<Value, JsonRpcError>;
 
@@ -49,7 +49,7 @@ struct Session {
 
 /// One demo-server connection. Cheap to share: handlers hold an `Arc`.
 #[derive(Debug)]
-pub struct DemoServer {
+pub(super) struct DemoServer {
     out: Mutex<Option<mpsc::Sender<JsonRpcMessage>>>,
     session: Mutex<Session>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -89,7 +89,7 @@ impl Drop for OutgoingGuard<'_> {
 
 impl DemoServer {
     /// A server writing its messages to `out` (the stdout writer, or a test).
-    pub fn new(out: mpsc::Sender<JsonRpcMessage>) -> Arc<Self> {
+    pub(super) fn new(out: mpsc::Sender<JsonRpcMessage>) -> Arc<Self> {
         Arc::new(DemoServer {
             out: Mutex::new(Some(out)),
             session: Mutex::new(Session {
@@ -104,19 +104,19 @@ impl DemoServer {
     }
 
     /// The negotiated revision, once `initialize` succeeded.
-    pub fn version(&self) -> Option<ProtocolVersion> {
+    pub(super) fn version(&self) -> Option<ProtocolVersion> {
         lock(&self.session).version
     }
 
     /// Number of client requests being handled.
-    pub fn in_flight(&self) -> usize {
+    pub(super) fn in_flight(&self) -> usize {
         lock(&self.in_flight).len()
     }
 
     /// Handles one framed line: decodes it and routes it. Undecodable input
     /// is answered with `-32700`/`-32600` (id `null`) and logged; the
     /// connection goes on.
-    pub async fn handle_bytes(self: &Arc<Self>, bytes: &[u8]) {
+    pub(super) async fn handle_bytes(self: &Arc<Self>, bytes: &[u8]) {
         match JsonRpcMessage::decode(bytes) {
             Ok(message) => self.handle(message).await,
             Err(err) => {
@@ -137,7 +137,7 @@ impl DemoServer {
     }
 
     /// Routes one decoded message.
-    pub async fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
+    pub(super) async fn handle(self: &Arc<Self>, message: JsonRpcMessage) {
         match message {
             JsonRpcMessage::Request(request) => self.start_request(request).await,
             JsonRpcMessage::Notification(n) => self.on_notification(n),
@@ -319,7 +319,7 @@ impl DemoServer {
     }
 
     /// `true` when the client declared form-mode elicitation.
-    pub fn client_supports_form_elicitation(&self) -> bool {
+    pub(super) fn client_supports_form_elicitation(&self) -> bool {
         lock(&self.session)
             .client
             .elicitation
@@ -329,7 +329,7 @@ impl DemoServer {
 
     /// Sends `notifications/message` at `level` when the client's
     /// `logging/setLevel` lets it through.
-    pub async fn log(&self, level: LoggingLevel, data: Value) {
+    pub(super) async fn log(&self, level: LoggingLevel, data: Value) {
         let min = lock(&self.session).min_log_severity;
         if level.severity().unwrap_or(u8::MAX) < min {
             return;
@@ -342,7 +342,7 @@ impl DemoServer {
     }
 
     /// Sends a notification.
-    pub async fn notify(&self, method: &str, params: Value) {
+    pub(super) async fn notify(&self, method: &str, params: Value) {
         self.send(JsonRpcMessage::Notification(JsonRpcNotification {
             method: method.into(),
             params: Some(params),
@@ -355,7 +355,7 @@ impl DemoServer {
     ///
     /// Errors: the client's error response; `-32603` on timeout or when the
     /// connection closed.
-    pub async fn request(&self, method: &str, params: Value) -> Outcome {
+    pub(super) async fn request(&self, method: &str, params: Value) -> Outcome {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.outgoing).insert(id.clone(), tx);
@@ -399,19 +399,19 @@ impl DemoServer {
 
     /// The input ended: fail our outgoing requests (their tools finish with
     /// an error result).
-    pub fn input_closed(&self) {
+    pub(super) fn input_closed(&self) {
         lock(&self.outgoing).clear();
     }
 
     /// Cancels every request still in flight (shutdown).
-    pub fn cancel_all(&self) {
+    pub(super) fn cancel_all(&self) {
         for token in lock(&self.in_flight).values() {
             token.cancel();
         }
     }
 
     /// Drops the output sender so the writer ends once queued messages are out.
-    pub fn close_output(&self) {
+    pub(super) fn close_output(&self) {
         lock(&self.out).take();
     }
 }

@@ -14,13 +14,13 @@ use serde_json::{Map, Number, Value, json};
 use super::server::{DemoServer, parse_params, to_value};
 
 /// `countdown`: default number of steps.
-pub const DEFAULT_STEPS: u64 = 5;
+pub(super) const DEFAULT_STEPS: u64 = 5;
 /// `countdown`: maximum number of steps.
-pub const MAX_STEPS: u64 = 10_000;
+pub(super) const MAX_STEPS: u64 = 10_000;
 /// `countdown`: default pause between two steps, in ms.
-pub const DEFAULT_INTERVAL_MS: u64 = 200;
+pub(super) const DEFAULT_INTERVAL_MS: u64 = 200;
 /// `countdown`: maximum pause between two steps, in ms.
-pub const MAX_INTERVAL_MS: u64 = 60_000;
+pub(super) const MAX_INTERVAL_MS: u64 = 60_000;
 
 fn tool(name: &str, title: &str, description: &str, input_schema: Value) -> Tool {
     Tool {
@@ -33,7 +33,7 @@ fn tool(name: &str, title: &str, description: &str, input_schema: Value) -> Tool
 }
 
 /// The tools, as `tools/list` returns them.
-pub fn list() -> Vec<Tool> {
+pub(super) fn list() -> Vec<Tool> {
     vec![
         tool(
             "echo",
@@ -139,7 +139,7 @@ fn bounded_int(
 }
 
 /// `a + b`, kept an integer when both are integers and the sum fits.
-pub fn add_numbers(a: &Number, b: &Number) -> Option<Number> {
+pub(super) fn add_numbers(a: &Number, b: &Number) -> Option<Number> {
     if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64())
         && let Some(sum) = x.checked_add(y)
     {
@@ -150,7 +150,10 @@ pub fn add_numbers(a: &Number, b: &Number) -> Option<Number> {
 
 /// Handles `tools/call`. An unknown tool or bad arguments are protocol
 /// errors (`-32602`); a tool that fails returns `isError: true`.
-pub async fn call(server: &Arc<DemoServer>, params: Option<&Value>) -> Result<Value, JsonRpcError> {
+pub(super) async fn call(
+    server: &Arc<DemoServer>,
+    params: Option<&Value>,
+) -> Result<Value, JsonRpcError> {
     let p: CallToolRequestParams = parse_params(params)?;
     let args = p.arguments.unwrap_or_default();
     let progress_token = p

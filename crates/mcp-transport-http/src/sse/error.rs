@@ -13,6 +13,7 @@ pub enum SseError {
     /// bytes. Yielded once per such event; the event is discarded and the
     /// parser skips to the next blank line (the next event boundary).
     #[error("event-stream event exceeds the limit of {limit} bytes")]
+    #[non_exhaustive]
     EventTooLarge {
         /// The limit in bytes that was exceeded.
         limit: usize,

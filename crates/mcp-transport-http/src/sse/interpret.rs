@@ -16,9 +16,9 @@ use super::{SseError, SseEvent, Utf8Bytes};
 
 /// The longest `id` field kept, in bytes; a longer one is ignored (the last
 /// event id stays as it was), so the id echoed in `Last-Event-ID` stays small.
-pub const MAX_EVENT_ID_BYTES: usize = 1024;
+pub(crate) const MAX_EVENT_ID_BYTES: usize = 1024;
 /// The longest `event` field kept, in bytes.
-pub const MAX_EVENT_TYPE_BYTES: usize = 256;
+pub(crate) const MAX_EVENT_TYPE_BYTES: usize = 256;
 /// The type given to an event whose `event` field exceeded
 /// [`MAX_EVENT_TYPE_BYTES`] (never `message`, so never parsed as JSON-RPC).
 const OVERLONG_EVENT_TYPE: &str = "overlong-event-type";
@@ -32,9 +32,9 @@ const DEFAULT_EVENT_TYPE: &str = "message";
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Line<'a> {
     /// The line's bytes; a sub-slice of `chunk` when that is `Some`.
-    pub bytes: &'a [u8],
+    pub(super) bytes: &'a [u8],
     /// The shared buffer holding `bytes`, if any.
-    pub chunk: Option<&'a Bytes>,
+    pub(super) chunk: Option<&'a Bytes>,
 }
 
 /// WHATWG "data buffer", shaped for the usual single `data` line.

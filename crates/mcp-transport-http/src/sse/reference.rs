@@ -12,23 +12,23 @@
 use std::time::Duration;
 
 /// Mirrors `interpret::MAX_EVENT_ID_BYTES` (a unit test holds them equal).
-pub const ID_CAP: usize = 1024;
+pub(crate) const ID_CAP: usize = 1024;
 /// Mirrors `interpret::MAX_EVENT_TYPE_BYTES`.
-pub const TYPE_CAP: usize = 256;
+pub(crate) const TYPE_CAP: usize = 256;
 /// The type of an event whose `event` field was longer than [`TYPE_CAP`].
-pub const OVERLONG_TYPE: &str = "overlong-event-type";
+pub(crate) const OVERLONG_TYPE: &str = "overlong-event-type";
 
 /// A dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefEvent {
+pub(crate) struct RefEvent {
     /// The event type (`"message"` when none was given).
-    pub event_type: String,
+    pub(crate) event_type: String,
     /// The data lines joined with `\n`.
-    pub data: String,
+    pub(crate) data: String,
     /// The last event ID at dispatch.
-    pub last_event_id: String,
+    pub(crate) last_event_id: String,
     /// A valid `retry` among the event's own lines.
-    pub retry: Option<Duration>,
+    pub(crate) retry: Option<Duration>,
 }
 
 /// Runs the algorithm on `stream`; returns the events, the last event ID
@@ -38,7 +38,7 @@ pub struct RefEvent {
 /// the same text as decoding the whole stream first (a line end is ASCII,
 /// so it ends any invalid sequence before it), while the caps can count
 /// bytes as they came.
-pub fn reference(stream: &[u8]) -> (Vec<RefEvent>, String, Option<Duration>) {
+pub(crate) fn reference(stream: &[u8]) -> (Vec<RefEvent>, String, Option<Duration>) {
     let stream = stream.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(stream);
     let mut lines: Vec<&[u8]> = Vec::new();
     let mut start = 0;

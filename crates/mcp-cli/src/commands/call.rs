@@ -1,0 +1,167 @@
+//! `mcp call`: calls a tool, as a task when the tool requires one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::{CallOptions, Client, RequestOptions, TaskOptions};
+use mcp_types::tools::{CallToolResult, TaskSupport};
+use serde_json::Map;
+
+use super::{Session, capped_list, prefixed, print_json};
+use crate::arguments::{is_argument, tool_arguments};
+use crate::exit::{Failure, SUCCESS, TOOL_ERROR};
+use crate::output;
+use crate::render;
+
+/// The longest a tool call may run while it keeps sending progress: one hour.
+const MAX_CALL_TIME: Duration = Duration::from_secs(3600);
+
+impl Session {
+    pub(super) async fn call(&self, words: &[String]) -> Result<u8, Failure> {
+        let (server, rest) = self.split_server(words);
+        let Some((tool_name, arg_words)) = rest.split_first() else {
+            return Err(Failure::new(
+                "usage: mcp call [SERVER] TOOL [JSON | key=value ...]",
+            ));
+        };
+        if is_argument(tool_name) {
+            return Err(Failure::new(format!(
+                "expected a tool name before the arguments, got {tool_name:?}"
+            )));
+        }
+        if server.is_none() && rest.len() == words.len() {
+            // `call broken ...` where `broken` is a server that did not start.
+            if let Some(f) = self.not_started(tool_name) {
+                return Err(f);
+            }
+        }
+        let (name, client, tool) = self.find_tool(server, tool_name).await?;
+        let arguments =
+            tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
+        let ui = Arc::clone(&self.ui);
+        let options = CallOptions::default()
+            // `--timeout`, or the entry's own `timeout` (the manager set it).
+            .with_timeout(client.options().request_timeout)
+            .reset_timeout_on_progress(MAX_CALL_TIME)
+            .with_cancel(self.cancel.clone())
+            .with_progress(move |p| ui.progress(&p));
+        let must_be_task = tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support.as_ref())
+            == Some(&TaskSupport::Required);
+        let result = if must_be_task {
+            self.call_as_task(name, client, tool_name, arguments, options.request)
+                .await?
+        } else {
+            client
+                .call_tool(tool_name, Some(arguments), options)
+                .await
+                .map_err(|e| prefixed(name, e))?
+        };
+        self.ui.finish();
+        let is_error = result.is_error == Some(true);
+        if self.json {
+            print_json(&result)?;
+        } else {
+            let text = render::call_result(&result);
+            if !text.is_empty() {
+                output::line(&text)?;
+            }
+        }
+        if is_error {
+            self.ui.line(&format!(
+                "mcp: tool {tool_name:?} reported an error (isError)"
+            ));
+            return Ok(TOOL_ERROR);
+        }
+        Ok(SUCCESS)
+    }
+
+    /// A tool whose `execution.taskSupport` is `"required"` (2025-11-25
+    /// `basic/utilities/tasks`): `tools/call` creates a task, `tasks/result`
+    /// waits for its outcome (up to [`MAX_CALL_TIME`]); Ctrl-C sends
+    /// `tasks/cancel`.
+    pub(super) async fn call_as_task(
+        &self,
+        name: &str,
+        client: &Client,
+        tool_name: &str,
+        arguments: Map<String, serde_json::Value>,
+        request: RequestOptions,
+    ) -> Result<CallToolResult, Failure> {
+        let created = client
+            .call_tool_as_task(
+                tool_name,
+                Some(arguments),
+                TaskOptions {
+                    request: Some(request),
+                    ..TaskOptions::default()
+                },
+            )
+            .await
+            .map_err(|e| prefixed(name, e))?;
+        let task_id = created.task.task_id;
+        self.ui
+            .line(&format!("mcp: {tool_name} runs as task {task_id}"));
+        let wait = RequestOptions::default()
+            .with_timeout(MAX_CALL_TIME)
+            .with_cancel(self.cancel.clone());
+        match client.tool_task_result(task_id.clone(), Some(wait)).await {
+            Ok(result) => Ok(result),
+            Err(e) => {
+                if e.is_cancelled() {
+                    // Best effort, bounded: the task is the server's to end.
+                    let cancel = client.cancel_task(task_id);
+                    let _ = tokio::time::timeout(Duration::from_secs(2), cancel).await;
+                }
+                Err(prefixed(name, e))
+            }
+        }
+    }
+
+    /// The server offering `tool`: `server` when given, else the one server
+    /// whose tool list has it.
+    pub(super) async fn find_tool(
+        &self,
+        server: Option<&str>,
+        tool: &str,
+    ) -> Result<(&str, &Client, mcp_types::tools::Tool), Failure> {
+        let mut offering = Vec::new();
+        let mut everything = Vec::new();
+        for (name, client) in self.selected(server)? {
+            let tools = self.tool_list(name, client).await?;
+            if let Some(t) = tools.iter().find(|t| t.name == tool) {
+                offering.push((name, client, t.clone()));
+            }
+            everything.extend(tools.into_iter().map(|t| {
+                if self.servers.len() > 1 {
+                    format!("{name} {}", t.name)
+                } else {
+                    t.name
+                }
+            }));
+        }
+        match offering.len() {
+            1 => Ok(offering.remove(0)),
+            0 => {
+                let not_started = self.not_started_names();
+                Err(Failure::new(format!(
+                    "no tool named {tool:?}{} (available: {}){}",
+                    server.map(|s| format!(" on {s}")).unwrap_or_default(),
+                    capped_list(&everything),
+                    if server.is_none() && !not_started.is_empty() {
+                        format!("; not started: {}", capped_list(&not_started))
+                    } else {
+                        String::new()
+                    }
+                )))
+            }
+            _ => Err(Failure::new(format!(
+                "several servers offer {tool:?} ({}): name one, e.g. `mcp call {} {tool} ...`",
+                offering.iter().map(|o| o.0).collect::<Vec<_>>().join(", "),
+                offering[0].0
+            ))),
+        }
+    }
+}

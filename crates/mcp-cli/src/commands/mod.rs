@@ -1,0 +1,95 @@
+//! The subcommands, run against the connected servers: one file per
+//! command, [`run`] starts the servers and hands the command to it, and
+//! [`session`] holds what the commands share (the servers, choosing one).
+
+mod call;
+mod complete;
+mod ping;
+mod precheck;
+mod prompt;
+mod prompts;
+mod read;
+mod resources;
+mod run;
+mod servers;
+mod session;
+mod tools;
+
+use serde::Serialize;
+
+use crate::cli::Command;
+use crate::exit::{FAILURE, Failure};
+use crate::output;
+
+pub(crate) use run::run;
+use session::Session;
+
+/// How many names an "available: …" list shows before "and N more": 10.
+const MAX_LISTED: usize = 10;
+
+impl Session {
+    async fn dispatch(&self, command: Command) -> Result<u8, Failure> {
+        match command {
+            Command::Servers => self.servers_cmd().await,
+            Command::Tools { server } => self.tools(server.as_deref()).await,
+            Command::Call { words } => self.call(&words).await,
+            Command::Resources { server } => self.resources(server.as_deref()).await,
+            Command::Read { words } => self.read(&words).await,
+            Command::Prompts { server } => self.prompts(server.as_deref()).await,
+            Command::Prompt { words } => self.prompt(&words).await,
+            Command::Complete { words, context } => self.complete(&words, &context).await,
+            Command::Ping { server } => self.ping(server.as_deref()).await,
+            Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
+        }
+    }
+}
+
+/// `a, b, c` — at most [`MAX_LISTED`] names, then `and N more`.
+fn capped_list(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(MAX_LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX_LISTED {
+        text.push_str(&format!(" and {} more", names.len() - MAX_LISTED));
+    }
+    text
+}
+
+fn print_json(value: &impl Serialize) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Failure::new(format!("cannot serialize the output: {e}")))?;
+    output::line(&text)
+}
+
+/// A client error, prefixed with the server's name.
+fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
+    let hint = cannot_reach_client(&e);
+    let mut f = Failure::from(e);
+    if f.code == FAILURE {
+        f.message = format!("{server}: {}", f.message);
+        if hint {
+            f.message.push_str(&format!(
+                "\nmcp: hint: {server} could not send its request to this client in the revision \
+                 negotiated (2026-07-28 carries server requests only inside a multi round-trip result); \
+                 run it in the handshake era: --protocol-version handshake, or \
+                 \"protocolVersion\": \"handshake\" in its config entry"
+            ));
+        }
+    }
+    f
+}
+
+/// `true` for a server's error saying it could not send a server-to-client
+/// request (`elicitation/create`, `sampling/createMessage`, `roots/list`):
+/// Invalid Request naming one of them. Servers written for the handshake era
+/// answer so under 2026-07-28, where a request has no back-channel.
+fn cannot_reach_client(e: &mcp_client::ClientError) -> bool {
+    const SERVER_REQUESTS: [&str; 3] =
+        ["elicitation/create", "sampling/createMessage", "roots/list"];
+    matches!(e, mcp_client::ClientError::Server { error, .. }
+        if error.code == mcp_types::ErrorCode::INVALID_REQUEST
+            && SERVER_REQUESTS.iter().any(|m| error.message.contains(m)))
+}

@@ -1,0 +1,147 @@
+//! `run`: resolves the targets, starts the servers and runs the command.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_client::CancellationToken;
+use mcp_manager::{Manager, StartListings};
+
+use super::Session;
+use super::precheck::precheck;
+use crate::cli::{Cli, Command};
+use crate::exit::Failure;
+use crate::servers::{self, ConnectSettings};
+use crate::targets;
+use crate::ui::Ui;
+
+/// After Ctrl-C, how long the cancelled requests' notifications/cancelled
+/// get to be sent before the connections close: 200 ms.
+const CANCEL_FLUSH: Duration = Duration::from_millis(200);
+
+/// The longest `--timeout` and `--discover-timeout` taken: a week
+/// (604 800 s); a larger value is taken as this one (deadlines are computed
+/// by adding it to the clock).
+const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Runs the command line; returns the exit code.
+///
+/// Errors: a [`Failure`] carrying its exit code and message.
+pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
+    // Word counts and argument syntax are checked before any server starts.
+    precheck(&cli.command)?;
+    let mut config = targets::resolve(&cli)?;
+    let mut rejected = BTreeMap::new();
+    for e in &config.errors {
+        if let Some(name) = &e.server {
+            rejected
+                .entry(name.clone())
+                .or_insert_with(|| format!("{}: {}", e.path, e.kind));
+        }
+    }
+    // A bad entry is skipped with a warning; the good ones still run.
+    for e in &config.errors {
+        ui.line(&format!("mcp: warning: {e}"));
+    }
+    if !servers::any_enabled(&config) {
+        return Err(Failure::new(if rejected.is_empty() {
+            "the configuration lists no enabled server"
+        } else {
+            "no server to run: the configuration's entries were rejected (see the warnings above)"
+        }));
+    }
+    let discover_timeout = match cli.discover_timeout {
+        Some(secs) if secs.is_finite() && secs > 0.0 => {
+            Some(Duration::from_secs_f64(secs.min(MAX_TIMEOUT.as_secs_f64())))
+        }
+        Some(secs) => {
+            return Err(Failure::new(format!(
+                "--discover-timeout {secs}: expected a number of seconds above 0"
+            )));
+        }
+        None => None,
+    };
+    // The command line's choices apply to every entry that makes none of its own.
+    for server in config.servers.values_mut() {
+        server.protocol_version = server.protocol_version.or(cli.protocol_version);
+        server.discover_timeout = server.discover_timeout.or(discover_timeout);
+        if let (
+            mcp_manager::TransportConfig::Remote(remote),
+            Some(mcp_manager::VersionPreference::Only(v)),
+        ) = (&server.transport, server.protocol_version)
+            && remote.kind == mcp_manager::RemoteKind::Sse
+            && v.is_stateless()
+        {
+            return Err(Failure::new(format!(
+                "server {}: the HTTP+SSE transport (--sse, type \"sse\") carries only the handshake revisions, not {v}",
+                server.name
+            )));
+        }
+    }
+    let settings = ConnectSettings {
+        timeout: Duration::from_secs(cli.timeout.clamp(1, MAX_TIMEOUT.as_secs())),
+        verbose: cli.verbose,
+        allow_input: !cli.no_input,
+        listings: listings_for(&cli.command),
+    };
+    let bound = servers::start_bound(&config, &settings);
+    let manager = Manager::start(config, servers::manager_options(&settings, &ui)).await;
+    let outcome = match until_cancelled(&cancel, manager.wait_started(bound)).await {
+        Err(f) => Err(f),
+        Ok(_) => {
+            let session = Session {
+                servers: servers::snapshot(&manager),
+                rejected,
+                ui: Arc::clone(&ui),
+                json: cli.json,
+                cancel: cancel.clone(),
+                warned: Default::default(),
+            };
+            until_cancelled(&cancel, session.dispatch(cli.command))
+                .await
+                .and_then(|r| r)
+        }
+    };
+    ui.finish();
+    if matches!(&outcome, Err(f) if crate::exit::is_interrupted(f.code)) {
+        // The transport sends notifications/cancelled from a task of its own;
+        // let it go out before the connections close.
+        tokio::time::sleep(CANCEL_FLUSH).await;
+    }
+    manager.shutdown().await;
+    outcome
+}
+
+/// Runs `fut` unless Ctrl-C comes first (dropping it cancels its requests).
+async fn until_cancelled<T>(
+    cancel: &CancellationToken,
+    fut: impl Future<Output = T>,
+) -> Result<T, Failure> {
+    tokio::select! {
+        value = fut => Ok(value),
+        () = cancel.cancelled() => Err(Failure::interrupted()),
+    }
+}
+
+/// The lists a command needs when its servers start: `servers` shows every
+/// count; `tools` and `call` need the tools (to find and type a tool);
+/// `prompts`, `prompt` and `complete` the prompts; `resources` the
+/// resources; `read` lists a server's resources itself only when no server
+/// is named; `ping` needs none.
+fn listings_for(command: &Command) -> StartListings {
+    let only = |tools, prompts, resources| StartListings {
+        tools,
+        prompts,
+        resources,
+    };
+    match command {
+        Command::Servers => StartListings::ALL,
+        Command::Tools { .. } | Command::Call { .. } => only(true, false, false),
+        Command::Prompts { .. } | Command::Prompt { .. } | Command::Complete { .. } => {
+            only(false, true, false)
+        }
+        Command::Resources { .. } => only(false, false, true),
+        Command::Read { .. } | Command::Ping { .. } | Command::ServeDemo => StartListings::NONE,
+    }
+}

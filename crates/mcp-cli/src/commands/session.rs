@@ -1,0 +1,163 @@
+//! What every command shares: the servers, choosing among them, and
+//! printing per server.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_client::{CancellationToken, Client};
+
+use crate::arguments::is_argument;
+use crate::exit::Failure;
+use crate::output;
+use crate::servers::Server;
+use crate::ui::Ui;
+
+/// Everything a command needs.
+pub(super) struct Session {
+    /// Every configured server (disabled ones included), by name.
+    pub(super) servers: Vec<Server>,
+    /// Config entries that were rejected (never started), with why.
+    pub(super) rejected: BTreeMap<String, String>,
+    pub(super) ui: Arc<Ui>,
+    pub(super) json: bool,
+    pub(super) cancel: CancellationToken,
+    /// Listing warnings already printed (a command may read a list twice).
+    pub(super) warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl Session {
+    /// `true` for a configured server name, started or not (a rejected
+    /// config entry included).
+    pub(super) fn is_server(&self, name: &str) -> bool {
+        self.servers.iter().any(|s| s.name == name) || self.rejected.contains_key(name)
+    }
+
+    /// "server X was not started: why", for a rejected entry or a server
+    /// that failed to start; `None` when `name` is neither.
+    pub(super) fn not_started(&self, name: &str) -> Option<Failure> {
+        let why = match self.rejected.get(name) {
+            Some(why) => why.clone(),
+            None => match self.servers.iter().find(|s| s.name == name)?.reach() {
+                Err(Some(why)) => why,
+                _ => return None,
+            },
+        };
+        Some(Failure::new(format!(
+            "server {name} was not started: {}",
+            crate::exit::tidy(&why)
+        )))
+    }
+
+    /// The servers that did not start (rejected or failed), by name.
+    pub(super) fn not_started_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.rejected.keys().cloned().collect();
+        names.extend(
+            self.servers
+                .iter()
+                .filter(|s| matches!(s.reach(), Err(Some(_))))
+                .map(|s| s.name.clone()),
+        );
+        names
+    }
+
+    /// The connected servers, or only `only`. Unreachable servers are
+    /// reported on stderr; none left is a failure.
+    pub(super) fn selected(&self, only: Option<&str>) -> Result<Vec<(&str, &Client)>, Failure> {
+        if let Some(name) = only {
+            if let Some(f) = self.not_started(name) {
+                return Err(f);
+            }
+            let server = self
+                .servers
+                .iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| {
+                    Failure::new(format!("no server named {name:?} (have: {})", self.names()))
+                })?;
+            return match server.reach() {
+                Ok(c) => Ok(vec![(server.name.as_str(), c)]),
+                Err(why) => Err(Failure::new(format!(
+                    "{name}: {}",
+                    why.unwrap_or_else(|| "disabled in the configuration".into())
+                ))),
+            };
+        }
+        let mut ok = Vec::new();
+        let mut errors = Vec::new();
+        for s in &self.servers {
+            match s.reach() {
+                Ok(c) => ok.push((s.name.as_str(), c)),
+                Err(Some(why)) => errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why))),
+                Err(None) => {}
+            }
+        }
+        if ok.is_empty() {
+            return Err(Failure::new(errors.join("\n")));
+        }
+        for e in errors {
+            self.ui.line(&format!("mcp: skipped {e}"));
+        }
+        Ok(ok)
+    }
+
+    pub(super) fn names(&self) -> String {
+        self.servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Prints `lines` per server: bare with one server, under a header with several.
+    ///
+    /// Errors: stdout closed or failing ([`output`]).
+    pub(super) fn print_grouped(&self, groups: &[(&str, Vec<String>)]) -> Result<(), Failure> {
+        let several = groups.len() > 1;
+        for (name, lines) in groups {
+            if several {
+                output::line(&format!("{name}:"))?;
+            }
+            for line in lines {
+                if several {
+                    output::line(&format!("  {line}"))?;
+                } else {
+                    output::line(line)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One warning per entry a listing left out, and one when it stopped
+    /// early; the entries that decoded are listed as usual.
+    pub(super) fn warn_left_out(
+        &self,
+        name: &str,
+        method: &str,
+        problems: &[mcp_types::lenient::EntryProblem],
+        incomplete: Option<&mcp_client::Incomplete>,
+    ) {
+        let lines = problems
+            .iter()
+            .map(ToString::to_string)
+            .chain(incomplete.map(|why| format!("{why}; the list may be incomplete")));
+        let mut warned = self.warned.lock().unwrap_or_else(|p| p.into_inner());
+        for line in lines {
+            let line = format!("mcp: warning: {name}: {method}: {line}");
+            if warned.insert(line.clone()) {
+                self.ui.line(&line);
+            }
+        }
+    }
+
+    /// Splits `[SERVER] NAME rest…`: the first word is a server when it
+    /// names one and the next word is a name, not an argument.
+    pub(super) fn split_server<'w>(&self, words: &'w [String]) -> (Option<&'w str>, &'w [String]) {
+        match words {
+            [first, second, ..] if self.is_server(first) && !is_argument(second) => {
+                (Some(first.as_str()), &words[1..])
+            }
+            _ => (None, words),
+        }
+    }
+}

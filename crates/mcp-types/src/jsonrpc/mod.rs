@@ -1,0 +1,31 @@
+//! JSON-RPC 2.0 envelopes as MCP uses them (spec: `basic/index` § Messages).
+//!
+//! A message is classified by the members it carries — `method` + `id` is a
+//! request, `method` alone a notification, `id` + exactly one of
+//! `result`/`error` a response — never by trying shapes in order. See
+//! [`JsonRpcMessage::decode`].
+
+// One concern per file: `RequestId` (id.rs), the `ErrorCode` registry
+// (error_code.rs), the envelopes and their writer (envelope.rs), decoding
+// and classification (decode.rs), and `RequestBody`, the request writer that
+// merges `_meta` (request_body.rs). The JSON text itself (values, escaped
+// strings, the escape scan) is written by `crate::json_write`.
+
+mod decode;
+mod envelope;
+mod error_code;
+mod id;
+mod request_body;
+
+pub use decode::{DecodeError, DecodeOptions};
+pub use envelope::{
+    JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse,
+};
+pub use error_code::ErrorCode;
+pub use id::RequestId;
+pub use request_body::RequestBody;
+
+pub(crate) use id::write_id;
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
