@@ -298,10 +298,10 @@ mod tests {
         assert!(!e.is_timeout());
         let e = ClientError::from_transport(
             "x",
-            TransportError::Timeout {
-                ms: 5,
-                phase: mcp_transport::TimeoutPhase::Request,
-            },
+            TransportError::timeout(
+                std::time::Duration::from_millis(5),
+                mcp_transport::TimeoutPhase::Request,
+            ),
         );
         assert!(e.is_timeout());
         assert!(e.server_error().is_none());
@@ -324,10 +324,10 @@ mod tests {
     fn display_names_the_cause() {
         let timeout = ClientError::from_transport(
             "tools/call",
-            TransportError::Timeout {
-                ms: 500,
-                phase: mcp_transport::TimeoutPhase::Request,
-            },
+            TransportError::timeout(
+                std::time::Duration::from_millis(500),
+                mcp_transport::TimeoutPhase::Request,
+            ),
         );
         assert!(timeout.to_string().contains("500 ms"), "{timeout}");
         let server = ClientError::from_transport(

@@ -478,10 +478,10 @@ impl Client {
                 message: "the listen ended before it was acknowledged".into(),
             }),
             e = ended_early => Err(e),
-            _ = tokio::time::sleep(limit) => Err(ClientError::Transport(TransportError::Timeout {
-                ms: limit.as_millis() as u64,
-                phase: TimeoutPhase::Request,
-            })),
+            _ = tokio::time::sleep(limit) => Err(ClientError::Transport(TransportError::timeout(
+                limit,
+                TimeoutPhase::Request,
+            ))),
         };
         registry.awaiting().take();
         match outcome {

@@ -62,7 +62,8 @@
 //! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
-//! - [`backoff`]: the jittered exponential reconnection policy.
+//! - [`Backoff`]: the jittered exponential reconnection policy (the one
+//!   [`mcp_transport::Backoff`], re-exported).
 //!
 //! # Health and recovery
 //! A server whose **first** start fails (command not found, startup
@@ -92,7 +93,6 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod backoff;
 pub mod cache;
 pub mod config;
 pub mod era;
@@ -103,13 +103,13 @@ pub mod naming;
 pub mod options;
 pub mod status;
 
-pub use backoff::{Backoff, BackoffError};
 pub use config::{
     ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
 };
 pub use error::ManagerError;
 pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
+pub use mcp_transport::{Backoff, BackoffError};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 pub use options::{
     HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,

@@ -9,8 +9,8 @@ use std::time::Duration;
 use mcp_client::{ClientHandler, ClientOptions};
 use mcp_transport::Transport;
 
-use crate::backoff::Backoff;
 use crate::config::ServerConfig;
+use mcp_transport::Backoff;
 
 /// Builds the [`ClientHandler`] of one server's client from its
 /// configuration (e.g. to prefix its log messages with the server's name);

@@ -157,7 +157,7 @@ impl Connection {
                     let follow = matches!(code, 307 | 308)
                         || (method == Method::GET && matches!(code, 301..=303));
                     if matches!(code, 301..=303) && !follow {
-                        return Err(TransportError::Protocol(format!(
+                        return Err(TransportError::protocol(format!(
                             "the server answered {method} {} with a {code} redirect to {}; \
                              an MCP {method} is never re-sent as a GET: configure the new URL \
                              (or have the server use 307/308)",
@@ -170,19 +170,19 @@ impl Connection {
                     }
                     if follow {
                         let Some(location) = location else {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "HTTP {code} redirect without a Location header"
                             )));
                         };
                         hops += 1;
                         if hops > self.config.max_redirects {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "more than {} redirects",
                                 self.config.max_redirects
                             )));
                         }
                         let next = resolve(&target, &location).map_err(|e| {
-                            TransportError::Protocol(format!("bad redirect Location: {e}"))
+                            TransportError::protocol(format!("bad redirect Location: {e}"))
                         })?;
                         if !same_origin(&url, &next) {
                             cross_origin = true;

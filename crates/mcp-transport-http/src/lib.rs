@@ -66,7 +66,7 @@
 //!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
 //!   promptly with `Closed("No response received for request ID …")`. A
 //!   complete 2xx reply that holds no response (empty, `{}`) fails it with
-//!   `Protocol("… held no response …")`.
+//!   `Protocol` (naming the request; "… held no response …").
 //!   Any 2xx completes a notification or a response we POSTed.
 //! - **2026-07-28** (stateless; [`wire_rules`]): every POST carries
 //!   `MCP-Protocol-Version`, `Mcp-Method` and the request-metadata headers
@@ -135,7 +135,6 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod auth;
-mod backoff;
 mod body;
 mod config;
 mod connection;
@@ -164,11 +163,11 @@ pub use auth::{
     AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, MAX_AUTH_RETRIES,
     OutgoingRequest,
 };
-pub use backoff::{Backoff, BackoffError};
 pub use config::{
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
     ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
 pub use fetch::{DEFAULT_FETCH_MAX_BODY, FetchError, FetchOptions, Fetcher};
+pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

@@ -160,7 +160,8 @@ async fn b37_partial_response_or_fresh_connection_is_not_sent_again() {
             // connection.
             let t = transport(&server.url("/mcp")).await;
             let err = t.request("tools/list", None, opts()).await.unwrap_err();
-            assert!(err.to_string().contains("HTTP request to"), "{case}: {err}");
+            let text = error_chain(&err);
+            assert!(text.contains("HTTP request to"), "{case}: {text}");
             t
         } else {
             let err = t.request("tools/list", None, opts()).await.unwrap_err();
@@ -249,7 +250,8 @@ async fn b37_response_cut_inside_its_head_is_not_sent_again() {
     let t = transport(&format!("http://{addr}/mcp")).await;
     initialize(&t).await.unwrap();
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
-    assert!(err.to_string().contains("HTTP request to"), "{err}");
+    let text = error_chain(&err);
+    assert!(text.contains("HTTP request to"), "{text}");
     let lists = seen
         .lock()
         .unwrap()

@@ -377,7 +377,7 @@ async fn b34_decompression_bomb_fails_that_request_only() {
         .unwrap();
         initialize(&t).await.unwrap();
         match t.request("tools/list", None, opts()).await {
-            Err(TransportError::MessageTooLarge { limit }) if media != "error" => {
+            Err(TransportError::MessageTooLarge { limit, .. }) if media != "error" => {
                 assert_eq!(limit, LIMIT, "{how}")
             }
             Err(TransportError::Http { status, body, .. }) if media == "error" => {
@@ -442,7 +442,8 @@ async fn b34_corrupt_or_unknown_coding_fails_that_request_only() {
         let t = streamable(&server.url("/mcp")).await;
         initialize(&t).await.unwrap();
         let err = t.request("tools/list", None, opts()).await.unwrap_err();
-        assert!(err.to_string().contains(says), "{coding}: {err}");
+        let text = error_chain(&err);
+        assert!(text.contains(says), "{coding}: {text}");
         assert!(t.is_connected());
         assert!(t.request("ping", None, opts()).await.is_ok(), "{coding}");
         t.close().await.unwrap();

@@ -121,7 +121,13 @@ async fn request_reply_without_response_says_so() {
         initialize(&t).await.unwrap();
         let err = t.request("tools/list", None, opts()).await.unwrap_err();
         assert!(
-            matches!(err, mcp_transport::TransportError::Protocol(_)),
+            matches!(
+                err,
+                mcp_transport::TransportError::Protocol {
+                    request: Some(_),
+                    ..
+                }
+            ),
             "{name}: {err:?}"
         );
         let text = err.to_string();

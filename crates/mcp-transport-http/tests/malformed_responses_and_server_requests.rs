@@ -32,9 +32,9 @@ async fn b22_result_and_error_together_is_malformed() {
     .unwrap();
     let t = streamable(&server.url("/mcp")).await;
     let err = t.request("tools/call", None, opts()).await.unwrap_err();
-    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(matches!(err, TransportError::Malformed { .. }), "{err:?}");
     let err = t.request("tools/list", None, opts()).await.unwrap_err();
-    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(matches!(err, TransportError::Malformed { .. }), "{err:?}");
     assert_eq!(
         t.request("ping", None, opts())
             .await

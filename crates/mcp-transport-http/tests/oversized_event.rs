@@ -37,12 +37,12 @@ async fn oversized_events_and_bodies_fail_only_their_request() {
         .unwrap();
     let err = t.request("tools/call", None, opts()).await.unwrap_err();
     assert!(
-        matches!(err, TransportError::MessageTooLarge { limit: LIMIT }),
+        matches!(err, TransportError::MessageTooLarge { limit: LIMIT, .. }),
         "{err:?}"
     );
     let err = t.request("resources/read", None, opts()).await.unwrap_err();
     assert!(
-        matches!(err, TransportError::MessageTooLarge { limit: LIMIT }),
+        matches!(err, TransportError::MessageTooLarge { limit: LIMIT, .. }),
         "{err:?}"
     );
     assert!(t.is_connected());

@@ -80,8 +80,8 @@ async fn b02_retry_sets_the_reconnect_delay() {
     let backoff = mcp_transport_http::Backoff::new(
         std::time::Duration::from_millis(10),
         std::time::Duration::from_secs(10),
+        Some(3),
         0.0,
-        3,
     )
     .unwrap();
     let config = config(&server.url("/mcp")).with_reconnect(backoff);

@@ -47,14 +47,20 @@ async fn a_16_mib_text_line() {
 
 #[tokio::test]
 async fn over_the_cap_fails_the_identified_request_and_reading_goes_on() {
-    let t = StdioTransport::spawn(fake(&[]).max_line_bytes(1024 * 1024))
+    let t = StdioTransport::spawn(fake(&[]).with_max_line_bytes(1024 * 1024))
         .await
         .unwrap();
     let err = script(&t, huge_text_response(2 * 1024 * 1024), within(30_000))
         .await
         .unwrap_err();
     assert!(
-        matches!(err, TransportError::MessageTooLarge { limit: 1_048_576 }),
+        matches!(
+            err,
+            TransportError::MessageTooLarge {
+                limit: 1_048_576,
+                ..
+            }
+        ),
         "failed with the limit, not a timeout: {err:?}"
     );
     ping(&t).await;

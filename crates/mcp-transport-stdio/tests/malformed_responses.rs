@@ -14,10 +14,10 @@ async fn both_or_neither_result_and_error_is_malformed() {
     let t = StdioTransport::spawn(fake(&[])).await.unwrap();
     let both = json!([{"write": "{\"jsonrpc\":\"2.0\",\"id\":<ID>,\"result\":{\"content\":[]},\"error\":{\"code\":-32603,\"message\":\"boom\"}}\n"}]);
     let err = script(&t, both, within(5_000)).await.unwrap_err();
-    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(matches!(err, TransportError::Malformed { .. }), "{err:?}");
     let neither = json!([{"write": "{\"jsonrpc\":\"2.0\",\"id\":<ID>}\n"}]);
     let err = script(&t, neither, within(5_000)).await.unwrap_err();
-    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(matches!(err, TransportError::Malformed { .. }), "{err:?}");
     assert!(t.is_connected());
     ping(&t).await;
     t.close().await.unwrap();

@@ -29,7 +29,7 @@ fn become_subreaper() {
 /// background with the wrapper's stdin, and waiting for it.
 fn wrapper(pid_file: &Path) -> StdioConfig {
     StdioConfig::new("sh")
-        .args([
+        .with_args([
             "-c".to_owned(),
             // A background job's stdin is /dev/null unless redirected: keep ours on fd 3.
             "trap '' TERM; exec 3<&0; \"$0\" --ignore-eof --pid-file \"$1\" <&3 3<&- & wait"
@@ -37,8 +37,8 @@ fn wrapper(pid_file: &Path) -> StdioConfig {
             fake_server().display().to_string(),
             pid_file.display().to_string(),
         ])
-        .shutdown_grace(GRACE)
-        .label("wrapped")
+        .with_shutdown_grace(GRACE)
+        .with_label("wrapped")
 }
 
 /// Dead: the grandchild is gone or a zombie (then reaped here, as its subreaper).
@@ -104,7 +104,7 @@ async fn a_crashed_child_leaves_no_grandchild() {
     // The fake itself spawns a TERM-ignoring grandchild holding its stdout,
     // then crashes mid-request.
     let t = StdioTransport::spawn(
-        fake(&["--grandchild", pid_file.to_str().unwrap()]).shutdown_grace(GRACE),
+        fake(&["--grandchild", pid_file.to_str().unwrap()]).with_shutdown_grace(GRACE),
     )
     .await
     .unwrap();
@@ -123,7 +123,7 @@ async fn a_crashed_child_leaves_no_grandchild() {
 
 #[tokio::test]
 async fn a_server_that_exits_on_eof_closes_within_the_grace() {
-    let t = StdioTransport::spawn(fake(&[]).shutdown_grace(Duration::from_secs(5)))
+    let t = StdioTransport::spawn(fake(&[]).with_shutdown_grace(Duration::from_secs(5)))
         .await
         .unwrap();
     initialize(&t).await;

@@ -20,7 +20,7 @@ async fn env_of(t: &StdioTransport, name: &str) -> serde_json::Value {
 
 #[tokio::test]
 async fn env_is_merged_over_the_parent_environment() {
-    let t = StdioTransport::spawn(fake(&[]).env("API_KEY", "x"))
+    let t = StdioTransport::spawn(fake(&[]).with_env("API_KEY", "x"))
         .await
         .unwrap();
     assert_eq!(env_of(&t, "API_KEY").await, "x");
@@ -40,8 +40,8 @@ async fn command_is_found_through_the_merged_path() {
     std::os::unix::fs::symlink(fake_server(), dir.join("fake-npx")).unwrap();
     let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap());
     let config = StdioConfig::new("fake-npx")
-        .env("PATH", path.clone())
-        .env("API_KEY", "x");
+        .with_env("PATH", path.clone())
+        .with_env("API_KEY", "x");
     let t = StdioTransport::spawn(config).await.unwrap();
     initialize(&t).await;
     assert_eq!(env_of(&t, "PATH").await, path.as_str());
@@ -51,7 +51,7 @@ async fn command_is_found_through_the_merged_path() {
 
 #[tokio::test]
 async fn clean_env_gives_only_the_configured_variables() {
-    let t = StdioTransport::spawn(fake(&[]).clean_env(true).env("ONLY", "1"))
+    let t = StdioTransport::spawn(fake(&[]).with_clean_env(true).with_env("ONLY", "1"))
         .await
         .unwrap();
     assert_eq!(env_of(&t, "ONLY").await, "1");
@@ -61,14 +61,15 @@ async fn clean_env_gives_only_the_configured_variables() {
 
 #[tokio::test]
 async fn a_missing_command_names_the_command_and_the_path_searched() {
-    let config =
-        StdioConfig::new("no-such-mcp-server-xyz").env("PATH", "/nonexistent/a:/nonexistent/b");
+    let config = StdioConfig::new("no-such-mcp-server-xyz")
+        .with_env("PATH", "/nonexistent/a:/nonexistent/b");
     let err = StdioTransport::spawn(config).await.unwrap_err();
     match &err {
         TransportError::Spawn {
             command,
             path,
             source,
+            ..
         } => {
             assert_eq!(command, "no-such-mcp-server-xyz");
             assert_eq!(path, "/nonexistent/a:/nonexistent/b");

@@ -15,8 +15,8 @@ async fn initialize_completes_despite_a_stderr_flood() {
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = lines.clone();
     let config = fake(&["--stderr-flood"])
-        .stderr_tail_bytes(8 * 1024)
-        .on_stderr(move |line| seen.lock().unwrap().push(line.to_owned()));
+        .with_stderr_tail_bytes(8 * 1024)
+        .with_on_stderr(move |line| seen.lock().unwrap().push(line.to_owned()));
     let t = StdioTransport::spawn(config).await.unwrap();
     initialize(&t).await; // within the 10 s timeout of `initialize`
     let lines = lines.lock().unwrap().clone();

@@ -288,14 +288,14 @@ async fn make_transport(
     match &config.transport {
         TransportConfig::Stdio(s) => {
             let mut stdio = StdioConfig::new(s.command.clone())
-                .args(s.args.iter().cloned())
-                .shutdown_grace(options.stdio_shutdown_grace)
-                .label(config.name.clone());
+                .with_args(s.args.iter().cloned())
+                .with_shutdown_grace(options.stdio_shutdown_grace)
+                .with_label(config.name.clone());
             for (k, v) in &s.env {
-                stdio = stdio.env(k.clone(), v.clone());
+                stdio = stdio.with_env(k.clone(), v.clone());
             }
             if let Some(cwd) = &s.cwd {
-                stdio = stdio.cwd(cwd.clone());
+                stdio = stdio.with_cwd(cwd.clone());
             }
             let t = StdioTransport::spawn(stdio)
                 .await

@@ -20,7 +20,13 @@ pub(crate) fn config(url: &str) -> HttpConfig {
     HttpConfig::new(url)
         .with_proxy(ProxySetting::None)
         .with_reconnect(
-            Backoff::new(Duration::from_millis(10), Duration::from_millis(50), 0.5, 3).unwrap(),
+            Backoff::new(
+                Duration::from_millis(10),
+                Duration::from_millis(50),
+                Some(3),
+                0.5,
+            )
+            .unwrap(),
         )
 }
 
@@ -160,4 +166,19 @@ pub(crate) async fn next_notification(
             other => panic!("{what} did not arrive: {other:?}"),
         }
     }
+}
+
+/// An error's text followed by each of its sources' (`error: cause: cause`),
+/// as a chain printer shows it: what failed below the transport's own level
+/// (the URL of a failed HTTP request, a body that could not be read) is in
+/// the sources.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

@@ -64,9 +64,9 @@ pub(crate) fn fake_server() -> PathBuf {
 /// A config running the fake with `args`, a short grace period and a label.
 pub(crate) fn fake(args: &[&str]) -> StdioConfig {
     StdioConfig::new(fake_server().display().to_string())
-        .args(args.iter().copied())
-        .shutdown_grace(Duration::from_millis(500))
-        .label("fake")
+        .with_args(args.iter().copied())
+        .with_shutdown_grace(Duration::from_millis(500))
+        .with_label("fake")
 }
 
 /// Options with a timeout in ms.
