@@ -1,4 +1,16 @@
-//! Test support shared by the integration tests.
+//! Test support shared by the integration tests of every crate: real peers
+//! ([`peers`]), fresh temporary paths ([`temp_dir`], [`temp_path`]) and, with
+//! the feature `tokio`, waiting for a condition ([`eventually`]).
+//!
+//! Helpers that only one crate's tests need stay in that crate's
+//! `tests/support/` (or `tests/common/`).
 #![deny(missing_docs)]
 
 pub mod peers;
+pub mod temp;
+#[cfg(feature = "tokio")]
+pub mod wait;
+
+pub use temp::{temp_dir, temp_path};
+#[cfg(feature = "tokio")]
+pub use wait::{eventually, eventually_within};

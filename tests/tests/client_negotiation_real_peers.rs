@@ -135,7 +135,7 @@ async fn everything_sse_falls_back_to_legacy_transport() {
 }
 
 async fn stdio_client(command: String, arguments: Vec<String>) -> (Client, Duration) {
-    let transport = StdioTransport::spawn(StdioConfig::new(command).args(arguments))
+    let transport = StdioTransport::spawn(StdioConfig::new(command).with_args(arguments))
         .await
         .expect("spawn");
     let start = Instant::now();
@@ -350,7 +350,7 @@ async fn python_stdio_full_modern_surface() {
         return;
     };
     let handler = Arc::new(NameGiver::default());
-    let transport = StdioTransport::spawn(StdioConfig::new(command).args(arguments))
+    let transport = StdioTransport::spawn(StdioConfig::new(command).with_args(arguments))
         .await
         .expect("spawn");
     let client = tokio::time::timeout(

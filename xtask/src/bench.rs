@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use crate::util;
 
 /// Runs the benchmarks; see the module docs.
-pub fn bench(args: &[String]) -> Result<(), String> {
+pub(crate) fn bench(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
     let flag = |name: &str| args.iter().any(|a| a == name);
     let value = |name: &str| {

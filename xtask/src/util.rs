@@ -7,7 +7,7 @@ use std::process::Command;
 /// manifest directory at run time; that wins over the one compiled in, so
 /// a binary left in a target dir shared with another clone (cargo finds it
 /// fresh: its sources there are unchanged) works on this clone, not that one.
-pub fn workspace_root() -> Result<PathBuf, String> {
+pub(crate) fn workspace_root() -> Result<PathBuf, String> {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
@@ -18,20 +18,20 @@ pub fn workspace_root() -> Result<PathBuf, String> {
 }
 
 /// A command run from `dir`.
-pub fn cmd(program: &str, dir: &Path) -> Command {
+pub(crate) fn cmd(program: &str, dir: &Path) -> Command {
     let mut c = Command::new(program);
     c.current_dir(dir);
     c
 }
 
 /// `cargo` (the one running xtask) run from `dir`.
-pub fn cargo(dir: &Path) -> Command {
+pub(crate) fn cargo(dir: &Path) -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     cmd(&cargo, dir)
 }
 
 /// Runs `command`, echoing it; an error names `what` failed.
-pub fn run(command: &mut Command, what: &str) -> Result<(), String> {
+pub(crate) fn run(command: &mut Command, what: &str) -> Result<(), String> {
     eprintln!("==> {what}");
     let status = command
         .status()

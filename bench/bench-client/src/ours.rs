@@ -34,7 +34,7 @@ impl Connector for OursConnector {
         match self {
             OursConnector::Stdio { server } => {
                 let transport =
-                    StdioTransport::spawn(StdioConfig::new(server.as_str()).arg("stdio")).await?;
+                    StdioTransport::spawn(StdioConfig::new(server.as_str()).with_arg("stdio")).await?;
                 Ok(OursClient(Client::connect(transport, options()).await?))
             }
             OursConnector::Http { url } => {
@@ -111,7 +111,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
         let start = Instant::now();
         let manager = Manager::start(
             config,
-            ManagerOptions::with_client(options())
+            ManagerOptions::from_client(options())
                 .with_cache_dir(None)
                 .with_era_dir(None),
         )

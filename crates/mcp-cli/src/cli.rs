@@ -15,7 +15,7 @@ Targets (first that applies):
 Arguments of `call` and `prompt`: one JSON object, or key=value pairs. A value is parsed as
 JSON when it parses (numbers, true/false, null, objects, arrays) and kept a string otherwise;
 a property the tool's inputSchema types as \"string\" always stays a string.
-Options (--json, --timeout, --context, ...) may come anywhere, before or after the words;
+Options (--json, --timeout, complete's --context, ...) may come anywhere, before or after the words;
 after `--` every word is a word, so an argument that starts with `-` goes there:
   mcp call add a=2 b=3 --json        mcp call mytool -- -flag=1
 
@@ -152,7 +152,8 @@ pub(crate) enum Command {
         words: Vec<String>,
     },
     /// Complete an argument: `complete [SERVER] prompt NAME ARG VALUE` or
-    /// `complete [SERVER] resource URI-TEMPLATE ARG VALUE`.
+    /// `complete [SERVER] resource URI-TEMPLATE ARG VALUE` (`--context K=V`:
+    /// arguments already given).
     #[command(
         override_usage = "mcp complete [OPTIONS] [SERVER] <prompt|resource> <REF> <ARG> <VALUE> [--context K=V ...]"
     )]

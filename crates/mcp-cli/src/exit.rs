@@ -28,6 +28,19 @@ pub(crate) fn record_signal(signal: u8) {
     let _ = SIGNAL.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
 }
 
+/// The exit code of a command that ended with `code`: an interruption
+/// recorded meanwhile wins over a success or a tool error. Ctrl-C read as a
+/// key by a form races with the answer the form then gives up on (the
+/// server may finish the call before the cancellation lands); the user
+/// still asked to stop, so the exit says so.
+pub(crate) fn final_code(code: u8) -> u8 {
+    match SIGNAL.load(Ordering::Acquire) {
+        0 => code,
+        _ if code == SUCCESS || code == TOOL_ERROR => Failure::interrupted().code,
+        _ => code,
+    }
+}
+
 /// `true` when `code` is an exit code of an interruption (128 + a handled signal).
 pub(crate) fn is_interrupted(code: u8) -> bool {
     [SIGINT, SIGTERM, SIGHUP].iter().any(|s| 128 + s == code)
@@ -81,14 +94,19 @@ impl From<mcp_client::ClientError> for Failure {
     }
 }
 
-/// `error: cause: cause…`, from an error and its sources.
+/// `error: cause: cause…`: the error and each of its sources, once each,
+/// joined with `": "`. Every `Display` of the stack describes its own level
+/// only (the cause is its `source()`), so nothing is left out or repeated;
+/// a level with no text of its own (empty) adds nothing.
 pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
         let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
+        if !s_text.is_empty() {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
             text.push_str(&s_text);
         }
         source = s.source();
@@ -162,6 +180,53 @@ mod tests {
             "x: server answered resources/read with an error: MCP error -32602: Resource demo://nope not found"
         );
         assert_eq!(tidy("MCP error -1: fine"), "MCP error -1: fine");
+    }
+
+    /// One level of an error chain: its own text and its cause.
+    #[derive(Debug)]
+    struct Level(&'static str, Option<Box<Level>>);
+
+    impl fmt::Display for Level {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Level {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as _)
+        }
+    }
+
+    fn chain(levels: &[&'static str]) -> Level {
+        levels
+            .iter()
+            .rev()
+            .fold(None, |cause, text| Some(Level(text, cause.map(Box::new))))
+            .unwrap()
+    }
+
+    /// Each level is printed once, in order, even when its text happens to
+    /// be part of an outer level's text (a substring test would drop it).
+    #[test]
+    fn every_level_of_the_chain_is_printed_once() {
+        for (levels, printed) in [
+            (&["server \"a\""][..], "server \"a\""),
+            (
+                &["server \"a\"", "connection closed", "broken pipe"][..],
+                "server \"a\": connection closed: broken pipe",
+            ),
+            (
+                &["reading the response body", "body"][..],
+                "reading the response body: body",
+            ),
+            (
+                &["timed out after 5 ms", "", "timed out"][..],
+                "timed out after 5 ms: timed out",
+            ),
+        ] {
+            assert_eq!(error_chain(&chain(levels)), printed, "{levels:?}");
+        }
     }
 
     #[test]

@@ -1,257 +1,264 @@
 //! An interactive form for `elicitation/create` (spec `client/elicitation`
-//! § Form mode): one prompt per property of the requested schema, with its
-//! title, description and default, type-checked before it is accepted.
+//! § Form mode): one prompt per property of the requested schema, in the
+//! schema's order, with its title, description and default, checked before
+//! it is accepted.
 //!
-//! I/O is passed in, so the logic is tested without a terminal.
+//! The prompts are `inquire`'s. It puts the terminal in raw mode while it
+//! asks and restores the mode after, so a terminal a background job left
+//! without canonical mode or echo does not trap the form (Enter arrives as
+//! `\r` either way), and Ctrl-C arrives as a key rather than a signal:
+//! [`FormError::Interrupted`], which the caller turns into the command's
+//! interruption. Esc cancels the form (the server gets `cancel`).
 
-use std::io::{self, BufRead, Write};
+mod field;
 
+use std::io::{self, Write};
+
+use inquire::error::InquireError;
+use inquire::validator::{ErrorMessage, Validation};
+use inquire::{Confirm, MultiSelect, Select, Text};
 use mcp_types::elicitation::{ElicitAction, ElicitResult};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use crate::output::visible;
+use field::{Field, Kind};
 
-/// Wrong answers allowed per field before the form is cancelled.
-pub(crate) const MAX_ATTEMPTS: usize = 5;
-
-/// One line of input; `None` at end of input.
-fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
-        return Ok(None);
-    }
-    Ok(Some(line.trim_end_matches(['\n', '\r']).to_owned()))
+/// Why a form ended without a result.
+#[derive(Debug)]
+pub(crate) enum FormError {
+    /// Ctrl-C: the whole command is to stop (exit 130).
+    Interrupted,
+    /// The terminal failed.
+    Io(io::Error),
 }
 
-/// Parses one answer for a property schema; `Err` says why it is invalid.
-pub(crate) fn parse_answer(raw: &str, prop: &Value) -> Result<Value, String> {
-    let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
-    let choices: Option<Vec<&str>> = prop
-        .get("enum")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .or_else(|| {
-            prop.get("oneOf").and_then(Value::as_array).map(|a| {
-                a.iter()
-                    .filter_map(|o| o.get("const").and_then(Value::as_str))
-                    .collect()
-            })
-        });
-    match ty {
-        "boolean" => match raw.trim().to_ascii_lowercase().as_str() {
-            "y" | "yes" | "true" => Ok(Value::Bool(true)),
-            "n" | "no" | "false" => Ok(Value::Bool(false)),
-            _ => Err("answer yes or no".into()),
-        },
-        "integer" => {
-            let n: i64 = raw
-                .trim()
-                .parse()
-                .map_err(|_| "enter a whole number".to_owned())?;
-            check_range(n as f64, prop)?;
-            Ok(Value::Number(n.into()))
-        }
-        "number" => {
-            let n: f64 = raw
-                .trim()
-                .parse()
-                .map_err(|_| "enter a number".to_owned())?;
-            check_range(n, prop)?;
-            Number::from_f64(n)
-                .map(Value::Number)
-                .ok_or_else(|| "enter a finite number".into())
-        }
-        "array" => {
-            let items: Vec<String> = raw
-                .split(',')
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-                .collect();
-            let allowed: Option<Vec<&str>> = prop
-                .get("items")
-                .and_then(|i| i.get("enum").or_else(|| i.get("anyOf")))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| {
-                            v.as_str()
-                                .or_else(|| v.get("const").and_then(Value::as_str))
-                        })
-                        .collect()
-                });
-            if let Some(allowed) = allowed
-                && let Some(bad) = items.iter().find(|i| !allowed.contains(&i.as_str()))
-            {
-                return Err(format!("{bad:?} is not one of: {}", allowed.join(", ")));
-            }
-            Ok(Value::Array(items.into_iter().map(Value::String).collect()))
-        }
-        _ => {
-            if let Some(choices) = choices {
-                // Accept the value itself or its 1-based number.
-                if let Some(c) = choices.iter().find(|c| **c == raw.trim()) {
-                    return Ok(Value::String((*c).to_owned()));
-                }
-                if let Ok(i) = raw.trim().parse::<usize>()
-                    && (1..=choices.len()).contains(&i)
-                {
-                    return Ok(Value::String(choices[i - 1].to_owned()));
-                }
-                return Err(format!("choose one of: {}", choices.join(", ")));
-            }
-            let len = raw.chars().count() as u64;
-            if let Some(min) = prop.get("minLength").and_then(Value::as_u64)
-                && len < min
-            {
-                return Err(format!("at least {min} characters"));
-            }
-            if let Some(max) = prop.get("maxLength").and_then(Value::as_u64)
-                && len > max
-            {
-                return Err(format!("at most {max} characters"));
-            }
-            Ok(Value::String(raw.to_owned()))
+/// Stops the form: Esc cancels it, Ctrl-C interrupts the command.
+enum Stop {
+    Cancel,
+    Fail(FormError),
+}
+
+impl From<InquireError> for Stop {
+    fn from(e: InquireError) -> Self {
+        match e {
+            InquireError::OperationCanceled => Stop::Cancel,
+            InquireError::OperationInterrupted => Stop::Fail(FormError::Interrupted),
+            InquireError::IO(e) => Stop::Fail(FormError::Io(e)),
+            other => Stop::Fail(FormError::Io(io::Error::other(other.to_string()))),
         }
     }
 }
 
-fn check_range(n: f64, prop: &Value) -> Result<(), String> {
-    if let Some(min) = prop.get("minimum").and_then(Value::as_f64)
-        && n < min
-    {
-        return Err(format!("at least {min}"));
-    }
-    if let Some(max) = prop.get("maximum").and_then(Value::as_f64)
-        && n > max
-    {
-        return Err(format!("at most {max}"));
-    }
-    Ok(())
-}
+const SKIP: &str = "(no answer)";
 
-fn default_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(a) => a
-            .iter()
-            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
-            .collect::<Vec<_>>()
-            .join(","),
-        other => other.to_string(),
-    }
-}
-
-/// Runs the form. First asks whether to answer at all (Enter, `y` or `yes`
-/// accepts, `n`/`no` declines, `c`/`cancel` cancels; anything else is asked
-/// again, up to [`MAX_ATTEMPTS`] times), then prompts each property. End of
-/// input cancels.
-///
-/// Errors: I/O errors on `input`/`out`.
-pub(crate) fn fill(
-    server: &str,
-    message: &str,
-    schema: &Value,
-    input: &mut dyn BufRead,
-    out: &mut dyn Write,
-) -> io::Result<ElicitResult> {
+/// Runs the form on the terminal (stderr, input from the terminal). First asks
+/// whether to answer at all, then asks each property in the schema's order.
+pub(crate) fn fill(server: &str, message: &str, schema: &Value) -> Result<ElicitResult, FormError> {
     // Everything a server wrote is shown through `visible`: a message, a
     // title or a choice must not act on the terminal (retitle it, clear the
     // screen around a fake prompt).
-    writeln!(out, "\n[{}] asks: {}", visible(server), visible(message))?;
-    write!(out, "Answer? [Y]es / [n]o (decline) / [c]ancel: ")?;
-    out.flush()?;
-    let mut attempts = 0;
-    loop {
-        let answer = read_line(input)?;
-        match answer
-            .as_deref()
-            .map(|a| a.trim().to_ascii_lowercase())
-            .as_deref()
-        {
-            None => return Ok(ElicitResult::new(ElicitAction::Cancel)),
-            Some("" | "y" | "yes") => break,
-            Some("n" | "no") => return Ok(ElicitResult::new(ElicitAction::Decline)),
-            Some("c" | "cancel") => return Ok(ElicitResult::new(ElicitAction::Cancel)),
-            Some(_) => {}
+    let mut err = io::stderr();
+    let header = writeln!(err, "\n[{}] asks: {}", visible(server), visible(message))
+        .and_then(|()| writeln!(err, "(Esc cancels the form, Ctrl-C stops the command)"));
+    header.map_err(FormError::Io)?;
+    match ask_all(&field::fields(schema)) {
+        Ok(Some(content)) => {
+            let mut result = ElicitResult::new(ElicitAction::Accept);
+            result.content = Some(content);
+            Ok(result)
         }
-        attempts += 1;
-        if attempts >= MAX_ATTEMPTS {
-            writeln!(out, "  too many invalid answers; cancelled")?;
-            return Ok(ElicitResult::new(ElicitAction::Cancel));
-        }
-        write!(out, "  answer y, n or c: ")?;
-        out.flush()?;
+        Ok(None) => Ok(ElicitResult::new(ElicitAction::Decline)),
+        Err(Stop::Cancel) => Ok(ElicitResult::new(ElicitAction::Cancel)),
+        Err(Stop::Fail(e)) => Err(e),
     }
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let empty = Map::new();
-    let props = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+}
+
+/// The answers; `None` when the user declines.
+fn ask_all(fields: &[Field]) -> Result<Option<Map<String, Value>>, Stop> {
+    let start = Select::new(
+        "Answer?",
+        vec!["yes, fill in the form", "no (decline)", "cancel"],
+    )
+    .without_filtering()
+    .raw_prompt()?;
+    match start.index {
+        0 => {}
+        1 => return Ok(None),
+        _ => return Err(Stop::Cancel),
+    }
     let mut content = Map::new();
-    for (name, prop) in props {
-        let is_required = required.contains(&name.as_str());
-        let label = prop.get("title").and_then(Value::as_str).unwrap_or(name);
-        let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
-        let default = prop.get("default");
-        let mut attempts = 0;
-        loop {
-            write!(out, "{}", visible(label))?;
-            if let Some(d) = prop.get("description").and_then(Value::as_str) {
-                write!(out, " ({})", visible(d))?;
-            }
-            let choices = prop.get("enum").and_then(Value::as_array).map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join("/")
-            });
-            match (ty, choices) {
-                (_, Some(c)) => write!(out, " [{}]", visible(&c))?,
-                ("boolean", None) => write!(out, " [y/n]")?,
-                ("string", None) => {}
-                (t, None) => write!(out, " <{}>", visible(t))?,
-            }
-            if let Some(d) = default {
-                write!(out, " [default: {}]", visible(&default_text(d)))?;
-            }
-            write!(out, "{}: ", if is_required { " *" } else { "" })?;
-            out.flush()?;
-            let Some(raw) = read_line(input)? else {
-                return Ok(ElicitResult::new(ElicitAction::Cancel));
-            };
-            if raw.trim().is_empty() {
-                if let Some(d) = default {
-                    content.insert(name.clone(), d.clone());
-                    break;
-                }
-                if !is_required {
-                    break;
-                }
-                writeln!(out, "  required")?;
-            } else {
-                match parse_answer(&raw, prop) {
-                    Ok(v) => {
-                        content.insert(name.clone(), v);
-                        break;
-                    }
-                    Err(why) => writeln!(out, "  invalid: {}", visible(&why))?,
-                }
-            }
-            attempts += 1;
-            if attempts >= MAX_ATTEMPTS {
-                writeln!(out, "  too many invalid answers; cancelled")?;
-                return Ok(ElicitResult::new(ElicitAction::Cancel));
-            }
+    for f in fields {
+        if let Some(v) = ask(f)? {
+            content.insert(f.name.clone(), v);
         }
     }
-    let mut result = ElicitResult::new(ElicitAction::Accept);
-    result.content = Some(content);
-    Ok(result)
+    Ok(Some(content))
+}
+
+/// Asks one field: `None` when left unanswered.
+fn ask(f: &Field) -> Result<Option<Value>, Stop> {
+    let label = prompt_label(f);
+    let help = f.description.as_deref().map(|d| visible(d).into_owned());
+    match &f.kind {
+        Kind::Boolean => ask_boolean(f, &label, help.as_deref()),
+        Kind::Choice(options) => {
+            let mut shown: Vec<String> = options.iter().map(|c| c.shown()).collect();
+            let skippable = !f.required && f.default.is_none();
+            if skippable {
+                shown.push(SKIP.into());
+            }
+            let start = f
+                .default
+                .as_ref()
+                .and_then(Value::as_str)
+                .and_then(|d| options.iter().position(|c| c.value == d))
+                .unwrap_or(0);
+            let mut prompt = Select::new(&label, shown).with_starting_cursor(start);
+            if let Some(h) = help.as_deref() {
+                prompt = prompt.with_help_message(h);
+            }
+            let picked = prompt.raw_prompt()?;
+            Ok(options
+                .get(picked.index)
+                .map(|c| Value::String(c.value.clone())))
+        }
+        Kind::MultiChoice {
+            options,
+            min_items,
+            max_items,
+        } => {
+            let shown: Vec<String> = options.iter().map(|c| c.shown()).collect();
+            let defaults: Vec<usize> = f
+                .default
+                .as_ref()
+                .and_then(Value::as_array)
+                .map(|d| {
+                    options
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| d.iter().any(|v| v.as_str() == Some(&c.value)))
+                        .map(|(i, _)| i)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let (min, max) = (*min_items, *max_items);
+            let mut prompt = MultiSelect::new(&label, shown)
+                .with_default(&defaults)
+                .with_validator(
+                    move |chosen: &[inquire::list_option::ListOption<&String>]| {
+                        let n = chosen.len() as u64;
+                        Ok(match (min, max) {
+                            (Some(min), _) if n < min => {
+                                Validation::Invalid(format!("choose at least {min}").into())
+                            }
+                            (_, Some(max)) if n > max => {
+                                Validation::Invalid(format!("choose at most {max}").into())
+                            }
+                            _ => Validation::Valid,
+                        })
+                    },
+                );
+            let help_text = format!(
+                "{}space selects, enter confirms",
+                help.as_deref()
+                    .map(|h| format!("{h}; "))
+                    .unwrap_or_default()
+            );
+            prompt = prompt.with_help_message(&help_text);
+            let picked = prompt.raw_prompt()?;
+            if picked.is_empty() && !f.required {
+                return Ok(None);
+            }
+            Ok(Some(Value::Array(
+                picked
+                    .iter()
+                    .filter_map(|o| options.get(o.index))
+                    .map(|c| Value::String(c.value.clone()))
+                    .collect(),
+            )))
+        }
+        Kind::Text { .. } | Kind::Integer { .. } | Kind::Number { .. } | Kind::List => {
+            ask_text(f, &label, help.as_deref())
+        }
+    }
+}
+
+/// The prompt line holds only the label (and `*` when required): a
+/// description can be long and would wrap, leaving the cursor alone at the
+/// start of the next line, so it goes below the input as help.
+fn prompt_label(f: &Field) -> String {
+    format!(
+        "{}{}",
+        visible(&f.label),
+        if f.required { " *" } else { "" }
+    )
+}
+
+fn ask_boolean(f: &Field, label: &str, help: Option<&str>) -> Result<Option<Value>, Stop> {
+    let default = f.default.as_ref().and_then(Value::as_bool);
+    if default.is_none() && !f.required {
+        // An optional yes/no without a default can be left unanswered.
+        let picked = Select::new(label, vec!["yes", "no", SKIP])
+            .without_filtering()
+            .raw_prompt()?;
+        return Ok(match picked.index {
+            0 => Some(Value::Bool(true)),
+            1 => Some(Value::Bool(false)),
+            _ => None,
+        });
+    }
+    let mut prompt = Confirm::new(label);
+    if let Some(d) = default {
+        prompt = prompt.with_default(d);
+    }
+    if let Some(h) = help {
+        prompt = prompt.with_help_message(h);
+    }
+    Ok(Some(Value::Bool(prompt.prompt()?)))
+}
+
+fn ask_text(f: &Field, label: &str, help: Option<&str>) -> Result<Option<Value>, Stop> {
+    let default = f.default_text().map(|d| visible(&d).into_owned());
+    let placeholder = match (&default, &f.kind) {
+        (Some(d), _) => Some(d.clone()),
+        (
+            None,
+            Kind::Text {
+                format: Some(fmt), ..
+            },
+        ) => Some(fmt.placeholder().to_owned()),
+        (None, Kind::List) => Some("a,b,c".to_owned()),
+        _ => None,
+    };
+    let help_text = match (help, &default) {
+        (Some(h), Some(d)) => Some(format!("{h} (Enter: {d})")),
+        (None, Some(d)) => Some(format!("Enter: {d}")),
+        (Some(h), None) => Some(h.to_owned()),
+        (None, None) => None,
+    };
+    let checker = f.clone();
+    let mut prompt = Text::new(label).with_validator(move |raw: &str| {
+        Ok(match checker.check(raw) {
+            Ok(_) => Validation::Valid,
+            Err(why) => Validation::Invalid(ErrorMessage::Custom(visible(&why).into_owned())),
+        })
+    });
+    if let Some(p) = placeholder.as_deref() {
+        prompt = prompt.with_placeholder(p);
+    }
+    if let Some(h) = help_text.as_deref() {
+        prompt = prompt.with_help_message(h);
+    }
+    let raw = prompt.prompt()?;
+    // The validator accepted it, so this cannot fail; if it somehow does, the
+    // field is left out rather than sent malformed, and the log says so.
+    match f.check(&raw) {
+        Ok(v) => Ok(v),
+        Err(why) => {
+            tracing::warn!(field = %f.name, %why, "an accepted answer failed its check; left out");
+            Ok(None)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -259,118 +266,35 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(schema: Value, input: &str) -> (ElicitResult, String) {
-        let mut out = Vec::new();
-        let result = fill("demo", "Tell me", &schema, &mut input.as_bytes(), &mut out).unwrap();
-        (result, String::from_utf8(out).unwrap())
-    }
-
     #[test]
-    fn accepts_typed_answers_and_defaults() {
+    fn a_long_description_stays_off_the_prompt_line() {
+        let long = "a description long enough to wrap on any terminal ".repeat(4);
         let schema = json!({"type": "object", "properties": {
-            "age": {"type": "integer", "title": "Age", "minimum": 0},
-            "name": {"type": "string", "title": "Name", "description": "Your name"},
-            "ok": {"type": "boolean", "default": true},
-            "size": {"type": "string", "enum": ["s", "m", "l"]}
+            "name": {"type": "string", "title": "Name", "description": long},
+            "nick": {"type": "string", "description": long}
         }, "required": ["name"]});
-        // Order is alphabetical: age, name, ok, size.
-        let (result, shown) = run(schema, "\nx\n41\nAda\n\n2\n");
-        assert_eq!(result.action, ElicitAction::Accept);
-        assert_eq!(
-            Value::Object(result.content.unwrap()),
-            json!({"age": 41, "name": "Ada", "ok": true, "size": "m"})
-        );
-        assert!(shown.contains("invalid: enter a whole number"));
-        assert!(shown.contains("Name (Your name) *: "));
-        assert!(shown.contains("[default: true]"));
+        let labels: Vec<String> = field::fields(&schema).iter().map(prompt_label).collect();
+        assert_eq!(labels, ["Name *", "nick"]);
     }
 
-    /// Nothing a server wrote reaches the terminal raw: its message, a
-    /// property's title, description, choices, default, and the answers an
-    /// invalid reply is checked against.
     #[test]
-    fn server_text_cannot_act_on_the_terminal() {
+    fn server_text_on_the_prompt_line_cannot_act_on_the_terminal() {
         let esc = "\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{202e}";
         let schema = json!({"type": "object", "properties": {
-            "p": {"type": "string", "title": format!("T{esc}"), "description": format!("D{esc}"),
-                  "enum": [format!("a{esc}"), "b"], "default": format!("x{esc}")},
-            "q": {"type": format!("n{esc}")}
+            "p": {"type": "string", "title": format!("T{esc}"),
+                  "oneOf": [{"const": format!("a{esc}"), "title": format!("A{esc}")}]}
         }});
-        let mut out = Vec::new();
-        let message = format!("Enter{esc}");
-        fill(
-            &format!("s{esc}"),
-            &message,
-            &schema,
-            &mut "\nzz\n\n\n".as_bytes(),
-            &mut out,
-        )
-        .unwrap();
-        let shown = String::from_utf8(out).unwrap();
-        assert!(
-            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
-            "{shown:?}"
-        );
-        assert!(shown.contains("Enter\\u{1b}]0;PWNED"), "{shown:?}");
-    }
-
-    #[test]
-    fn only_yes_or_enter_accepts_the_form() {
-        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        let (result, shown) = run(schema.clone(), "maybe\nyes\nAda\n");
-        assert_eq!(result.action, ElicitAction::Accept);
-        assert!(shown.contains("answer y, n or c"));
-        let (result, _) = run(schema.clone(), "maybe\nNo\n");
-        assert_eq!(result.action, ElicitAction::Decline);
-        let (result, _) = run(schema, "x\nx\nx\nx\nx\n");
-        assert_eq!(result.action, ElicitAction::Cancel);
-    }
-
-    #[test]
-    fn required_fields_are_asked_again() {
-        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}},
-                            "required": ["name"]});
-        let (result, shown) = run(schema, "y\n\nBob\n");
-        assert_eq!(result.content.unwrap()["name"], "Bob");
-        assert!(shown.contains("required"));
-    }
-
-    #[test]
-    fn decline_cancel_and_end_of_input() {
-        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        assert_eq!(run(schema.clone(), "n\n").0.action, ElicitAction::Decline);
-        assert_eq!(run(schema.clone(), "c\n").0.action, ElicitAction::Cancel);
-        assert_eq!(run(schema.clone(), "").0.action, ElicitAction::Cancel);
-        assert_eq!(run(schema, "y\n").0.action, ElicitAction::Cancel);
-    }
-
-    #[test]
-    fn answer_parsing() {
-        assert_eq!(
-            parse_answer("yes", &json!({"type": "boolean"})),
-            Ok(json!(true))
-        );
-        assert!(parse_answer("maybe", &json!({"type": "boolean"})).is_err());
-        assert_eq!(
-            parse_answer("2.5", &json!({"type": "number"})),
-            Ok(json!(2.5))
-        );
-        assert!(parse_answer("11", &json!({"type": "integer", "maximum": 10})).is_err());
-        assert!(parse_answer("ab", &json!({"type": "string", "minLength": 3})).is_err());
-        assert_eq!(
-            parse_answer(
-                "a, b",
-                &json!({"type": "array", "items": {"enum": ["a", "b"]}})
-            ),
-            Ok(json!(["a", "b"]))
-        );
-        assert!(parse_answer("z", &json!({"type": "array", "items": {"enum": ["a"]}})).is_err());
-        assert_eq!(
-            parse_answer(
-                "x",
-                &json!({"type": "string", "oneOf": [{"const": "x", "title": "X"}]})
-            ),
-            Ok(json!("x"))
-        );
+        let f = &field::fields(&schema)[0];
+        let mut shown = vec![prompt_label(f)];
+        if let Kind::Choice(options) = &f.kind {
+            shown.extend(options.iter().map(|c| c.shown()));
+        }
+        for s in &shown {
+            assert!(
+                !s.contains('\u{1b}') && !s.contains('\u{7}') && !s.contains('\u{202e}'),
+                "{s:?}"
+            );
+        }
+        assert_eq!(shown.len(), 2, "{shown:?}");
     }
 }

@@ -11,6 +11,7 @@ use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_types::{ErrorCode, JsonRpcError};
 use serde_json::Value;
 
+use crate::form::FormError;
 use crate::ui::Ui;
 
 /// One server's handler.
@@ -90,34 +91,43 @@ impl ClientHandler for CliHandler {
             ));
             return Ok(ElicitResult::new(ElicitAction::Decline));
         }
-        let _turn = self.form_lock.lock().await;
-        let ui = Arc::clone(&self.ui);
+        // Ctrl-C (or SIGTERM, SIGHUP) ends the command at once, whether this
+        // form waits for its turn or is on the terminal: nothing waits for
+        // the terminal read, which the runtime's shutdown leaves behind.
+        let interrupted = self.ui.interrupted().clone();
+        let _turn = tokio::select! {
+            turn = self.form_lock.lock() => turn,
+            () = interrupted.cancelled() => return Ok(ElicitResult::new(ElicitAction::Cancel)),
+            () = ctx.cancel.cancelled() => return Ok(ElicitResult::new(ElicitAction::Cancel)),
+        };
+        self.ui.pause();
         let server = self.server.clone();
         let task = tokio::task::spawn_blocking(move || {
-            ui.suspend(|| {
-                let stdin = std::io::stdin();
-                let mut input = stdin.lock();
-                let mut out = std::io::stderr();
-                crate::form::fill(
-                    &server,
-                    &form.message,
-                    &form.requested_schema,
-                    &mut input,
-                    &mut out,
-                )
-            })
+            crate::form::fill(&server, &form.message, &form.requested_schema)
         });
-        tokio::select! {
+        let outcome = tokio::select! {
             joined = task => match joined {
                 Ok(Ok(result)) => Ok(result),
-                Ok(Err(e)) => Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, format!("terminal error: {e}"))),
+                Ok(Err(FormError::Interrupted)) => {
+                    self.ui.interrupt();
+                    Ok(ElicitResult::new(ElicitAction::Cancel))
+                }
+                Ok(Err(FormError::Io(e))) => Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, format!("terminal error: {e}"))),
                 Err(e) => Err(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, format!("form failed: {e}"))),
             },
-            () = ctx.cancel.cancelled() => {
-                self.ui.line("\nmcp: the server cancelled its question");
+            () = interrupted.cancelled() => {
+                abandon_prompt();
                 Ok(ElicitResult::new(ElicitAction::Cancel))
             }
-        }
+            () = ctx.cancel.cancelled() => {
+                abandon_prompt();
+                self.ui.resume();
+                self.ui.line("mcp: the server cancelled its question");
+                return Ok(ElicitResult::new(ElicitAction::Cancel));
+            }
+        };
+        self.ui.resume();
+        outcome
     }
 
     async fn create_message(
@@ -135,4 +145,16 @@ impl ClientHandler for CliHandler {
             "User rejected sampling request: the mcp command line has no model to sample with",
         ))
     }
+}
+
+/// Gives the terminal back when a prompt is left running on its blocking
+/// thread: `inquire` restores the mode only when its prompt returns, so the
+/// raw mode it set (no echo, no canonical input) is undone here, and the
+/// cursor is shown again on a fresh line.
+fn abandon_prompt() {
+    if let Err(e) = crossterm::terminal::disable_raw_mode() {
+        tracing::debug!(error = %e, "cannot restore the terminal mode");
+    }
+    let _ = crossterm::execute!(std::io::stderr(), crossterm::cursor::Show);
+    crate::output::err_line("");
 }

@@ -119,14 +119,26 @@ fn main() -> ExitCode {
             "error"
         });
         runtime.block_on(async {
-            let ui = Arc::new(ui::Ui::new());
             let cancel = CancellationToken::new();
+            let ui = Arc::new(ui::Ui::new(cancel.clone()));
+            ui::clear_on_interrupt(Arc::clone(&ui));
             if let Err(e) = watch_signals(cancel.clone()) {
                 output::err_line(&format!("mcp: cannot install signal handlers: {e}"));
                 return exit::FAILURE;
             }
             match commands::run(cli, Arc::clone(&ui), cancel).await {
-                Ok(code) => code,
+                Ok(code) => {
+                    let last = exit::final_code(code);
+                    if last != code {
+                        ui.finish();
+                        output::err_line(if last == exit::INTERRUPTED {
+                            "mcp: interrupted"
+                        } else {
+                            "mcp: stopped by a signal"
+                        });
+                    }
+                    last
+                }
                 Err(failure) => {
                     ui.finish();
                     if !failure.message.is_empty() {

@@ -85,7 +85,7 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         0.0,
     )
     .unwrap_or_default();
-    let options = ManagerOptions::with_client(client)
+    let options = ManagerOptions::from_client(client)
         .with_cache_dir(None)
         .with_startup_timeouts(settings.timeout, settings.timeout)
         .with_backoff(no_reconnect)

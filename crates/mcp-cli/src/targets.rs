@@ -49,11 +49,7 @@ pub(crate) fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
         let name = host_of(url);
         return Ok(one(server(
             &name,
-            TransportConfig::Remote(RemoteServer {
-                url: url.clone(),
-                kind,
-                headers,
-            }),
+            TransportConfig::Remote(RemoteServer::new(url.clone(), kind).with_headers(headers)),
         )));
     }
     let config = match &cli.config {
@@ -128,27 +124,13 @@ fn one(server: ServerConfig) -> McpConfig {
 }
 
 fn server(name: &str, transport: TransportConfig) -> ServerConfig {
-    ServerConfig {
-        name: name.to_owned(),
-        transport,
-        timeout: None,
-        startup_timeout: None,
-        discover_timeout: None,
-        protocol_version: None,
-        disabled: false,
-        source: None,
-    }
+    ServerConfig::new(name, transport)
 }
 
 fn stdio_server(name: &str, command: String, args: Vec<String>) -> ServerConfig {
     server(
         name,
-        TransportConfig::Stdio(StdioServer {
-            command,
-            args,
-            env: BTreeMap::new(),
-            cwd: None,
-        }),
+        TransportConfig::Stdio(StdioServer::new(command).with_args(args)),
     )
 }
 

@@ -6,13 +6,17 @@ use std::io::IsTerminal;
 use std::sync::{Mutex, MutexGuard};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcp_client::Progress;
+use mcp_client::{CancellationToken, Progress};
 
 /// Shared stderr output.
 #[derive(Debug)]
 pub(crate) struct Ui {
     bar: Mutex<Option<ProgressBar>>,
     tty: bool,
+    /// While a form is on the terminal: no bar, and lines wait in here.
+    paused: Mutex<Option<Vec<String>>>,
+    /// The command's cancellation (what Ctrl-C, SIGTERM and SIGHUP cancel).
+    interrupt: CancellationToken,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,29 +42,92 @@ pub(crate) fn progress_line(p: &Progress) -> String {
     line
 }
 
+/// The bar's text after the percentage: the step's message, else the count
+/// (`7/20`, or `7` without a total).
+pub(crate) fn bar_text(p: &Progress) -> String {
+    match (&p.message, p.total) {
+        (Some(m), _) => crate::output::visible(m).into_owned(),
+        (None, Some(total)) => format!("{}/{}", p.progress, total),
+        (None, None) => format!("{}", p.progress),
+    }
+}
+
+/// Clears the bar the moment the command is interrupted, not when it has
+/// finished shutting down (a server that ignores the cancellation can take
+/// seconds to be stopped).
+pub(crate) fn clear_on_interrupt(ui: std::sync::Arc<Ui>) {
+    tokio::spawn(async move {
+        ui.interrupt.cancelled().await;
+        ui.finish();
+    });
+}
+
 impl Ui {
     /// Output to this process's stderr; a bar only when stderr is a terminal.
-    pub(crate) fn new() -> Self {
+    /// `interrupt` is the command's cancellation: [`Ui::interrupt`] cancels it.
+    pub(crate) fn new(interrupt: CancellationToken) -> Self {
         Ui {
             bar: Mutex::new(None),
             tty: std::io::stderr().is_terminal(),
+            paused: Mutex::new(None),
+            interrupt,
+        }
+    }
+
+    /// The command's cancellation token (cancelled by a signal or by
+    /// [`Ui::interrupt`]).
+    pub(crate) fn interrupted(&self) -> &CancellationToken {
+        &self.interrupt
+    }
+
+    /// Ctrl-C read as a key (a prompt in raw mode gets no SIGINT): the command
+    /// stops as it would on the signal, and exits 130.
+    pub(crate) fn interrupt(&self) {
+        crate::exit::record_signal(crate::exit::SIGINT);
+        self.interrupt.cancel();
+    }
+
+    /// Hands the terminal to a form: the bar is cleared and not drawn, lines are
+    /// held back until [`Ui::resume`]. Nothing is locked meanwhile, so the rest
+    /// of the command (and its interruption) never waits for the form.
+    pub(crate) fn pause(&self) {
+        // Under the bar's lock, as `progress` checks it: no update draws
+        // a bar once this returns.
+        let mut bar = lock(&self.bar);
+        *lock(&self.paused) = Some(Vec::new());
+        if let Some(bar) = bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// Ends [`Ui::pause`]: prints the lines held back. The bar comes back with
+    /// the next progress update.
+    pub(crate) fn resume(&self) {
+        let held = lock(&self.paused).take().unwrap_or_default();
+        for line in held {
+            self.line(&line);
         }
     }
 
     /// Shows one progress update.
     pub(crate) fn progress(&self, p: &Progress) {
+        // After Ctrl-C the bar is gone for good (see `clear_on_interrupt`); a
+        // late notification must not draw it again.
+        if self.interrupt.is_cancelled() {
+            return;
+        }
         if !self.tty {
             crate::output::err_line(&progress_line(p));
             return;
         }
         let mut slot = lock(&self.bar);
+        if lock(&self.paused).is_some() {
+            return;
+        }
         let bar = slot.get_or_insert_with(|| {
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
         });
-        let text = p.message.as_deref().map_or_else(
-            || format!("{}", p.progress),
-            |m| crate::output::visible(m).into_owned(),
-        );
+        let text = bar_text(p);
         match p.total {
             Some(total) if total > 0.0 => {
                 // The percentage is part of the message, so that it and the
@@ -95,21 +162,17 @@ impl Ui {
         }
     }
 
-    /// Prints a line on stderr (above the bar, when one is shown).
+    /// Prints a line on stderr (above the bar, when one is shown; after the
+    /// form, when one is on the terminal).
     pub(crate) fn line(&self, text: &str) {
+        if let Some(held) = lock(&self.paused).as_mut() {
+            held.push(text.to_owned());
+            return;
+        }
         let slot = lock(&self.bar);
         match slot.as_ref() {
             Some(bar) => bar.suspend(|| crate::output::err_line(text)),
             None => crate::output::err_line(text),
-        }
-    }
-
-    /// Runs `f` with the bar hidden (for an interactive prompt).
-    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
-        let slot = lock(&self.bar);
-        match slot.as_ref() {
-            Some(bar) => bar.suspend(f),
-            None => f(),
         }
     }
 }
@@ -132,5 +195,45 @@ mod tests {
             message: None,
         };
         assert_eq!(progress_line(&p), "progress: 3");
+    }
+
+    #[test]
+    fn bar_text_shows_the_count_without_a_message() {
+        let p = |progress, total, message: Option<&str>| Progress {
+            progress,
+            total,
+            message: message.map(Into::into),
+        };
+        assert_eq!(bar_text(&p(7.0, Some(20.0), None)), "7/20");
+        assert_eq!(bar_text(&p(7.0, None, None)), "7");
+        assert_eq!(bar_text(&p(2.5, Some(5.0), None)), "2.5/5");
+        assert_eq!(
+            bar_text(&p(7.0, Some(20.0), Some("step \u{1b}[2J"))),
+            "step \\u{1b}[2J"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_bar_goes_at_ctrl_c_and_stays_gone() {
+        let token = CancellationToken::new();
+        let ui = std::sync::Arc::new(Ui::new(token.clone()));
+        let step = Progress {
+            progress: 1.0,
+            total: Some(2.0),
+            message: None,
+        };
+        // A terminal is not needed to hold a bar: force one.
+        *lock(&ui.bar) = Some(ProgressBar::hidden());
+        clear_on_interrupt(std::sync::Arc::clone(&ui));
+        token.cancel();
+        for _ in 0..100 {
+            if lock(&ui.bar).is_none() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert!(lock(&ui.bar).is_none(), "the bar outlived Ctrl-C");
+        ui.progress(&step);
+        assert!(lock(&ui.bar).is_none(), "a late update drew the bar again");
     }
 }

@@ -48,6 +48,11 @@ fn resource_prompt_and_completion() {
     let run = support::mcp(&["complete", "prompt", "greet", "name", "Gr"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.stdout, "Grace\n");
+    // Nothing matches: stdout stays empty, stderr says so.
+    let run = support::mcp(&["complete", "prompt", "greet", "name", "Zz"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("mcp: no completions"), "{run:?}");
     let run = support::mcp(&["ping"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.starts_with("demo: ok"));

@@ -83,10 +83,10 @@ fn form_answers_the_elicitation() {
         "no question:\n{}",
         tmux.screen()
     );
-    assert!(tmux.wait_for("Answer? [Y]es"), "{}", tmux.screen());
-    assert!(tmux.run(&["send-keys", "-t", "form", "y", "Enter"]));
+    assert!(tmux.wait_for("Answer?"), "{}", tmux.screen());
+    assert!(tmux.run(&["send-keys", "-t", "form", "Enter"]));
     assert!(
-        tmux.wait_for("Name (Your name) *:"),
+        tmux.wait_for("Name *"),
         "no field prompt:\n{}",
         tmux.screen()
     );

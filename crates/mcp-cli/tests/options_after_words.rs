@@ -50,6 +50,17 @@ fn usage_lines_name_the_words() {
         run.stdout
     );
     assert!(!run.stdout.contains("<ARGS> <ARGS>"), "{}", run.stdout);
+    // `--context` belongs to `complete`: the top-level help says so wherever
+    // it names it.
+    let run = mcp(&["--help"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    for line in run.stdout.lines().filter(|l| l.contains("--context")) {
+        assert!(
+            line.contains("complete"),
+            "--context without `complete`: {line:?}"
+        );
+    }
+    assert!(run.stdout.contains("--context"), "{}", run.stdout);
     let run = mcp(&["call", "--help"]);
     assert!(
         run.stdout

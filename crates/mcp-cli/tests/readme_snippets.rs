@@ -15,7 +15,7 @@ use mcp_types::{JsonRpcError, JsonRpcMessage, ProtocolVersion};
 #[allow(dead_code)]
 async fn client_over_stdio() -> Result<(), Box<dyn std::error::Error>> {
     let transport = StdioTransport::spawn(
-        StdioConfig::new("npx").args(["-y", "@modelcontextprotocol/server-everything"]),
+        StdioConfig::new("npx").with_args(["-y", "@modelcontextprotocol/server-everything"]),
     )
     .await?;
     let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;

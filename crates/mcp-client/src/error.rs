@@ -310,10 +310,10 @@ mod tests {
         assert!(!e.is_timeout());
         let e = ClientError::from_transport(
             "x",
-            TransportError::Timeout {
-                ms: 5,
-                phase: mcp_transport::TimeoutPhase::Request,
-            },
+            TransportError::timeout(
+                std::time::Duration::from_millis(5),
+                mcp_transport::TimeoutPhase::Request,
+            ),
         );
         assert!(e.is_timeout());
         assert!(e.server_error().is_none());
@@ -354,7 +354,7 @@ mod tests {
             },
             ClientError::SessionLost {
                 method: "tools/call".into(),
-                source: TransportError::SessionExpired("the server forgot session abc".into()),
+                source: TransportError::session_expired(404, "the server forgot session abc"),
             },
             ClientError::InputRequest {
                 method: "tools/call".into(),
@@ -382,10 +382,10 @@ mod tests {
         // A pure wrapper shows what it wraps: the timeout is named.
         let timeout = ClientError::from_transport(
             "tools/call",
-            TransportError::Timeout {
-                ms: 500,
-                phase: mcp_transport::TimeoutPhase::Request,
-            },
+            TransportError::timeout(
+                std::time::Duration::from_millis(500),
+                mcp_transport::TimeoutPhase::Request,
+            ),
         );
         assert!(timeout.to_string().contains("500 ms"), "{timeout}");
     }

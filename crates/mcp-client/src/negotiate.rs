@@ -321,9 +321,9 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
         // response, a session error) is no modern signal: legacy (checklist
         // §0 2f, "anything else").
         Err(
-            e @ (TransportError::Malformed(_)
-            | TransportError::SessionExpired(_)
-            | TransportError::Protocol(_)),
+            e @ (TransportError::Malformed { .. }
+            | TransportError::SessionExpired { .. }
+            | TransportError::Protocol { .. }),
         ) => Probe::Legacy(format!("server/discover: {e}")),
         Err(e) => Probe::Fail(ClientError::from_transport("server/discover", e)),
     }
@@ -648,33 +648,27 @@ mod tests {
             Probe::Fail(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::Http {
-                status: 400,
-                body: String::new(),
-                www_authenticate: None,
-                auth_server: None,
-                hint: None,
-            })),
+            classify(Err(TransportError::http(
+                400,
+                String::new(),
+                None,
+                None,
+                None
+            ))),
             Probe::Legacy(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::Http {
-                status: 401,
-                body: String::new(),
-                www_authenticate: None,
-                auth_server: None,
-                hint: None,
-            })),
+            classify(Err(TransportError::http(
+                401,
+                String::new(),
+                None,
+                None,
+                None
+            ))),
             Probe::Fail(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::Http {
-                status: 400,
-                body: json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(),
-                www_authenticate: None,
-                auth_server: None,
-                hint: None,
-            })),
+            classify(Err(TransportError::http(400, json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(), None, None, None))),
             Probe::Unsupported(_)
         ));
         assert!(matches!(
@@ -686,8 +680,9 @@ mod tests {
         assert!(matches!(classify(Ok(json!({}).into())), Probe::Legacy(_)));
         // An HTTP 2xx to the probe that held no response.
         assert!(matches!(
-            classify(Err(TransportError::Protocol(
-                "the HTTP 202 reply to request 0 held no response".into()
+            classify(Err(TransportError::protocol_in_request(
+                mcp_types::RequestId::Number(0),
+                "the HTTP 202 reply to request 0 held no response"
             ))),
             Probe::Legacy(_)
         ));

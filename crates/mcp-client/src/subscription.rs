@@ -489,10 +489,10 @@ impl Client {
                 message: "the listen ended before it was acknowledged".into(),
             }),
             e = ended_early => Err(e),
-            limit = sleep_for(limit) => Err(ClientError::Transport(TransportError::Timeout {
-                ms: limit.as_millis() as u64,
-                phase: TimeoutPhase::Request,
-            })),
+            limit = sleep_for(limit) => Err(ClientError::Transport(TransportError::timeout(
+                limit,
+                TimeoutPhase::Request,
+            ))),
         };
         registry.awaiting().take();
         match outcome {

@@ -52,8 +52,7 @@ struct PeerOutbound {
 #[async_trait]
 impl Outbound for PeerOutbound {
     async fn send(&self, message: Outgoing, _d: &Arc<Dispatcher>) -> Result<(), TransportError> {
-        let decoded = JsonRpcMessage::decode(&message.body)
-            .map_err(|e| TransportError::Malformed(e.to_string()))?;
+        let decoded = JsonRpcMessage::decode(&message.body).map_err(TransportError::malformed)?;
         self.tx
             .send(decoded)
             .map_err(|_| TransportError::Closed(CloseReason::new("peer gone")))
@@ -247,7 +246,7 @@ impl MemoryPeer {
     pub fn expire_session(&self, id: &RequestId) -> bool {
         self.dispatcher.fail_request(
             id,
-            TransportError::SessionExpired("404 for the session id".into()),
+            TransportError::session_expired(404, "unknown session id"),
         )
     }
 

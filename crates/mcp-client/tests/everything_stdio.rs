@@ -23,9 +23,13 @@ async fn connect(options: ClientOptions) -> Option<Client> {
         "server-everything 2025.11.25",
         everything_stdio_command_of(Everything::V2025_11_25),
     )?;
-    let transport = StdioTransport::spawn(StdioConfig::new(cmd).args(args).label("everything"))
-        .await
-        .expect("spawn server-everything");
+    let transport = StdioTransport::spawn(
+        StdioConfig::new(cmd)
+            .with_args(args)
+            .with_label("everything"),
+    )
+    .await
+    .expect("spawn server-everything");
     Some(Client::connect(transport, options).await.expect("connect"))
 }
 

@@ -220,13 +220,6 @@ mod tests {
             .unwrap()
     }
 
-    fn temp_dir(tag: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("mcp-manager-cache-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
-
     #[test]
     fn key_ignores_secret_values_but_not_identity() {
         let a = config(r#"{"command": "srv", "env": {"TOKEN": "one"}}"#);
@@ -244,7 +237,7 @@ mod tests {
 
     #[test]
     fn round_trip_without_secrets_on_disk() {
-        let dir = temp_dir("rt");
+        let dir = mcp_tests::temp_path("cache-rt");
         let cache = ToolCache::new(&dir);
         let c = config(
             r#"{"command": "srv", "args": ["--api-key=topsecret"], "env": {"TOKEN": "hunter2"}}"#,
@@ -272,7 +265,7 @@ mod tests {
 
     #[test]
     fn corrupt_file_is_ignored() {
-        let dir = temp_dir("corrupt");
+        let dir = mcp_tests::temp_path("cache-corrupt");
         let cache = ToolCache::new(&dir);
         let c = config(r#"{"command": "srv"}"#);
         std::fs::create_dir_all(&dir).unwrap();

@@ -135,9 +135,7 @@ mod tests {
     }
 
     fn memory(tag: &str) -> EraMemory {
-        let dir = std::env::temp_dir().join(format!("mcp-era-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        EraMemory::new(dir)
+        EraMemory::new(mcp_tests::temp_path(&format!("era-{tag}")))
     }
 
     #[test]

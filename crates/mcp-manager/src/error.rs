@@ -8,7 +8,9 @@ use crate::status::ServerStatus;
 
 /// An error from [`crate::Manager`]. Ask it questions
 /// ([`is_unavailable`](Self::is_unavailable), [`client_error`](Self::client_error))
-/// rather than matching strings.
+/// rather than matching strings. Its `Display` describes the manager's own
+/// level (which server, what state); the client's error behind `Client` is
+/// its [`source`](std::error::Error::source), never repeated in the text.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ManagerError {
@@ -16,6 +18,7 @@ pub enum ManagerError {
     #[error("no server named {0:?}")]
     UnknownServer(String),
     /// No tool (prompt, resource) has this qualified name.
+    #[non_exhaustive]
     #[error("no {kind} named {name:?}")]
     UnknownName {
         /// `"tool"`, `"prompt"` or `"resource"`.
@@ -25,6 +28,7 @@ pub enum ManagerError {
     },
     /// The server is not connected and will not be (failed, disabled,
     /// stopped), or the call policy is fail-fast.
+    #[non_exhaustive]
     #[error("server {server:?} is unavailable ({status})")]
     Unavailable {
         /// Server name.
@@ -33,6 +37,7 @@ pub enum ManagerError {
         status: ServerStatus,
     },
     /// The call waited for the server to (re)connect, in vain.
+    #[non_exhaustive]
     #[error("server {server:?} did not connect within {} ms ({status})", waited.as_millis())]
     WaitTimeout {
         /// Server name.
@@ -44,6 +49,7 @@ pub enum ManagerError {
     },
     /// The server's client failed the request (transport, server error,
     /// closed connection, …).
+    #[non_exhaustive]
     #[error("server {server:?}")]
     Client {
         /// Server name.

@@ -2,37 +2,59 @@
 //!
 //! The layer an agent uses: one [`Manager`] owning all its MCP servers,
 //! configured by the `mcpServers` JSON that Claude Desktop, Cursor and
-//! VS Code-style hosts share.
+//! VS Code-style hosts share. It starts them in parallel, lists their tools
+//! under one namespace (`server__tool`), routes calls, reconnects a server
+//! it lost, and shuts them all down.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
 //! use mcp_manager::{Manager, ManagerEvent, ManagerOptions, McpConfig};
+//! # // The example server: a small stdio MCP server of this crate's tests
+//! # // (Python, standard library only).
+//! # let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fixture_server.py");
+//! # if std::process::Command::new("python3").arg("--version").output().is_err() {
+//! #     assert!(std::env::var_os("MCP_PEERS_REQUIRED").is_none(), "python3 is required");
+//! #     eprintln!("skipped: python3 not found (it runs the example server)");
+//! #     return Ok(());
+//! # }
 //!
-//! // user file first, project file last: the project wins
-//! let config = McpConfig::load_existing(&["/home/me/.config/agent/mcp.json", ".mcp.json"])?;
+//! // What a host reads from its `mcp.json` (`McpConfig::load_existing` reads files).
+//! let text = serde_json::json!({
+//!     "mcpServers": {"notes": {"command": "python3", "args": [script]}}
+//! })
+//! .to_string();
+//! let config = McpConfig::from_json(&text)?;
 //! for e in &config.errors {
 //!     eprintln!("skipped: {e}"); // e.g. `mcpServers.foo.url: bad URL: …`
 //! }
-//! let manager = Manager::start(config, ManagerOptions::new("agent", "1.0.0")).await;
+//! let options = ManagerOptions::new("agent", "1.0.0");
+//! # let options = options.with_cache_dir(None).with_era_dir(None);
+//! let manager = Manager::start(config, options).await;
 //! let mut events = manager.events();
-//! manager.wait_started(Duration::from_secs(60)).await;
+//! assert!(manager.wait_started(Duration::from_secs(60)).await);
 //! for (server, status) in manager.status() {
-//!     println!("{server}: {status}");
+//!     println!("{server}: {status}"); // notes: connected (<revision>; N tools, …)
 //! }
-//! for tool in manager.tools() {
-//!     println!("{}{}", tool.qualified_name, if tool.cached { " (cached)" } else { "" });
-//! }
-//! let args = serde_json::json!({"message": "hi"}).as_object().cloned();
-//! let result = manager.call_tool("everything__echo", args, Default::default()).await?;
-//! # let _ = result;
+//! let names: Vec<String> = manager.tools().into_iter().map(|t| t.qualified_name).collect();
+//! assert!(names.contains(&"notes__echo".to_owned()));
+//!
+//! let args = serde_json::json!({"text": "hi"}).as_object().cloned();
+//! let result = manager.call_tool("notes__echo", args, Default::default()).await?;
+//! let text = serde_json::to_value(&result.content[0])?;
+//! assert_eq!(text["text"], "fixture:hi");
+//!
 //! while let Ok(event) = events.try_recv() {
-//!     if let ManagerEvent::ToolsChanged { server } = event { println!("{server} changed its tools"); }
+//!     if let ManagerEvent::ToolsChanged { server } = event {
+//!         println!("{server} listed its tools");
+//!     }
 //! }
 //! manager.shutdown().await;
 //! # Ok(()) }
 //! ```
 //!
+//! # What is where
 //! - [`config`]: [`McpConfig`] — parsing, `${VAR}` / `${VAR:-default}`
 //!   expansion, per-entry errors with JSON paths, merging files.
 //! - [`Manager`]: parallel start with per-server startup timeouts,
@@ -40,7 +62,8 @@
 //! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
-//! - [`backoff`]: the jittered exponential reconnection policy.
+//! - [`Backoff`]: the jittered exponential reconnection policy (the one
+//!   [`mcp_transport::Backoff`], re-exported).
 //!
 //! # Health and recovery
 //! A server whose **first** start fails (command not found, startup
@@ -70,7 +93,6 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod backoff;
 pub mod cache;
 pub mod config;
 pub mod era;
@@ -81,13 +103,13 @@ pub mod naming;
 pub mod options;
 pub mod status;
 
-pub use backoff::{Backoff, BackoffError};
 pub use config::{
     ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
 };
 pub use error::ManagerError;
 pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
+pub use mcp_transport::{Backoff, BackoffError};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 pub use options::{
     HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,

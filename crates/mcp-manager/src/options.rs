@@ -9,8 +9,8 @@ use std::time::Duration;
 use mcp_client::{ClientHandler, ClientOptions};
 use mcp_transport::Transport;
 
-use crate::backoff::Backoff;
 use crate::config::ServerConfig;
+use mcp_transport::Backoff;
 
 /// Builds the [`ClientHandler`] of one server's client from its
 /// configuration (e.g. to prefix its log messages with the server's name);
@@ -71,6 +71,7 @@ impl Default for UnavailablePolicy {
 /// assert_eq!(opts.backoff.max_attempts(), Some(4));
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ManagerOptions {
     /// Client options used for every server (identity, capabilities,
     /// handler, version preference). Its handler still receives every
@@ -123,7 +124,14 @@ pub struct ManagerOptions {
 /// namespace has no entries from it and [`crate::ServerStatus::Connected`]
 /// counts 0 for it. A host that needs one thing (a ping, one resource read)
 /// sends only what it needs.
+///
+/// ```
+/// use mcp_manager::StartListings;
+/// let tools_only = StartListings::NONE.with_tools(true);
+/// assert!(tools_only.tools && !tools_only.prompts && !tools_only.resources);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StartListings {
     /// Fetch `tools/list` (required to succeed when fetched).
     pub tools: bool,
@@ -146,6 +154,24 @@ impl StartListings {
         prompts: false,
         resources: false,
     };
+
+    /// Sets whether `tools/list` is fetched.
+    pub fn with_tools(mut self, fetch: bool) -> Self {
+        self.tools = fetch;
+        self
+    }
+
+    /// Sets whether `prompts/list` is fetched.
+    pub fn with_prompts(mut self, fetch: bool) -> Self {
+        self.prompts = fetch;
+        self
+    }
+
+    /// Sets whether `resources/list` is fetched.
+    pub fn with_resources(mut self, fetch: bool) -> Self {
+        self.resources = fetch;
+        self
+    }
 }
 
 impl Default for StartListings {
@@ -178,11 +204,11 @@ impl fmt::Debug for ManagerOptions {
 impl ManagerOptions {
     /// Defaults, with `clientInfo` `name` / `version`.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        ManagerOptions::with_client(ClientOptions::new(name, version))
+        ManagerOptions::from_client(ClientOptions::new(name, version))
     }
 
     /// Defaults around the given client options.
-    pub fn with_client(client: ClientOptions) -> Self {
+    pub fn from_client(client: ClientOptions) -> Self {
         ManagerOptions {
             client,
             stdio_startup_timeout: DEFAULT_STDIO_STARTUP_TIMEOUT,
@@ -266,6 +292,18 @@ impl ManagerOptions {
     /// Sets the stdio shutdown grace.
     pub fn with_stdio_shutdown_grace(mut self, grace: Duration) -> Self {
         self.stdio_shutdown_grace = grace;
+        self
+    }
+
+    /// Sets the debounce of `list_changed` refreshes.
+    pub fn with_list_changed_debounce(mut self, debounce: Duration) -> Self {
+        self.list_changed_debounce = debounce;
+        self
+    }
+
+    /// Sets the capacity of the event channel, in events.
+    pub fn with_event_capacity(mut self, capacity: usize) -> Self {
+        self.event_capacity = capacity;
         self
     }
 }

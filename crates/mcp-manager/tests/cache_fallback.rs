@@ -84,7 +84,7 @@ async fn cached_tools_are_listed_and_calls_wait_for_the_connection() {
         .await
         .unwrap_err();
     match &e {
-        ManagerError::Unavailable { server, status } => {
+        ManagerError::Unavailable { server, status, .. } => {
             assert_eq!(server, "slow");
             assert_eq!(*status, ServerStatus::Starting);
         }

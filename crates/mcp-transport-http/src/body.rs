@@ -73,7 +73,7 @@ pub(crate) async fn read_bounded(
         };
         total += data.len();
         if total > limit {
-            return Err(TransportError::MessageTooLarge { limit });
+            return Err(TransportError::message_too_large(limit));
         }
         match first.take() {
             None if out.is_empty() => first = Some(data),

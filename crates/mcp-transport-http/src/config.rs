@@ -5,8 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::AuthProvider;
-use crate::backoff::Backoff;
 use crate::redact::redact_url;
+use mcp_transport::Backoff;
+
+/// Attempts of the default reconnection policy: 5 (the manager's default,
+/// [`Backoff::default`], allows 8: a stream resumed in the middle of one
+/// request gives up sooner than a server is given up on).
+const RECONNECT_ATTEMPTS: u32 = 5;
 
 /// The default bound on one SSE event or JSON response body: 64 MiB.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
@@ -213,7 +218,9 @@ pub struct HttpConfig {
     /// (default [`DEFAULT_MAX_EVENT_BYTES`], 64 MiB). Past it the request
     /// fails with `MessageTooLarge`; the connection survives.
     pub max_event_bytes: usize,
-    /// Reconnection policy of resumed SSE streams and of the GET listener.
+    /// Reconnection policy of resumed SSE streams and of the GET listener
+    /// (default: 500 ms doubling to 30 000 ms, jitter 0.5, 5 attempts; the
+    /// server's `retry:` hint, clamped, replaces the 500 ms).
     pub reconnect: Backoff,
     /// Called on 401/403.
     pub auth_provider: Option<Arc<dyn AuthProvider>>,
@@ -270,7 +277,7 @@ impl HttpConfig {
             headers: Vec::new(),
             timeouts: HttpTimeouts::default(),
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
-            reconnect: Backoff::default(),
+            reconnect: Backoff::default().with_max_attempts(Some(RECONNECT_ATTEMPTS)),
             auth_provider: None,
             proxy: ProxySetting::default(),
             listen_after_initialized: true,

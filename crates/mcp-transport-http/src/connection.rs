@@ -87,12 +87,12 @@ impl Connection {
         initial: ModeState,
     ) -> Result<Arc<Connection>, TransportError> {
         let url: Uri = config.url.parse().map_err(|e| {
-            TransportError::Protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
+            TransportError::protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
         })?;
         match url.scheme_str() {
             Some("http") | Some("https") if url.authority().is_some() => {}
             _ => {
-                return Err(TransportError::Protocol(format!(
+                return Err(TransportError::protocol(format!(
                     "URL {} is not an absolute http(s) URL",
                     redact_url(&config.url)
                 )));
@@ -101,10 +101,10 @@ impl Connection {
         let mut static_headers = HeaderMap::new();
         for (name, value) in &config.headers {
             let name = HeaderName::try_from(name.as_str())
-                .map_err(|_| TransportError::Protocol(format!("invalid header name {name:?}")))?;
+                .map_err(|_| TransportError::protocol(format!("invalid header name {name:?}")))?;
             let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| {
                 // Never echo the value: it may be a secret.
-                TransportError::Protocol(format!("invalid value for header {name}"))
+                TransportError::protocol(format!("invalid value for header {name}"))
             })?;
             if name == AUTHORIZATION
                 || name.as_str().contains("key")

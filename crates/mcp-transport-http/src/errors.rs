@@ -39,10 +39,7 @@ impl Connection {
             source = s.source();
         }
         if e.is_connect() && (timed_out || chain.contains("timed out")) {
-            return TransportError::Timeout {
-                ms: self.config.timeouts.connect.as_millis() as u64,
-                phase: TimeoutPhase::Connect,
-            };
+            return TransportError::timeout(self.config.timeouts.connect, TimeoutPhase::Connect);
         }
         let kind = if e.is_connect() {
             std::io::ErrorKind::ConnectionRefused
@@ -95,26 +92,26 @@ impl Connection {
         {
             self.drop_session(sent);
             tracing::debug!(connection = %self.label(), status, "session expired; Mcp-Session-Id dropped");
-            return TransportError::SessionExpired(format!("HTTP {status}: {}", body.trim()));
+            return TransportError::session_expired(status, body.trim());
         }
         if let Some(id) = request
             && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
                 id: Some(rid),
                 outcome: Err(e),
             })) = JsonRpcMessage::decode(&bytes)
-            && mcp_transport::pending::echo_answers(id, &rid)
+            && mcp_transport::echo_answers(id, &rid)
         {
             return TransportError::JsonRpc(e);
         }
         let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
             .map(String::into_boxed_str);
-        TransportError::Http {
+        TransportError::http(
             status,
             body,
-            www_authenticate: header_text(&headers, WWW_AUTHENTICATE.as_str()),
-            auth_server: header_text(&headers, MCP_AUTH_SERVER),
+            header_text(&headers, WWW_AUTHENTICATE.as_str()),
+            header_text(&headers, MCP_AUTH_SERVER),
             hint,
-        }
+        )
     }
 }
 
@@ -187,10 +184,7 @@ pub(crate) fn no_response(id: &RequestId, detail: Option<&str>) -> TransportErro
 
 /// A timeout error of `phase` after `d`.
 pub(crate) fn timeout(d: Duration, phase: TimeoutPhase) -> TransportError {
-    TransportError::Timeout {
-        ms: d.as_millis() as u64,
-        phase,
-    }
+    TransportError::timeout(d, phase)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! One HTTP exchange of a connection: a request sent and its reply
 //! received, through everything HTTP puts between the two. Redirects are
 //! followed (307/308, and 301/302/303 on a GET); the auth hook
-//! (`auth.rs`) answers a 401/403; a request that failed on a reused idle
+//! (`auth.rs`) attaches a credential before each same-origin hop and
+//! answers a 401/403; a request that failed on a reused idle
 //! connection before any reply is sent once more when that is safe; a
 //! 429/503 with `Retry-After` is waited out (`retry_after.rs`). The reply's
 //! body comes back decoded when it is compressed.
@@ -42,14 +43,17 @@ pub(crate) struct Reply {
 impl Connection {
     /// Sends one HTTP request to `url`, following 307/308 redirects (method,
     /// body and headers kept; cross-origin hops drop `Authorization` and
-    /// cookies), calling the auth hook once on 401/403, and waiting as a
+    /// cookies), asking the auth hook for a credential before each
+    /// same-origin hop and what to do on 401/403 (at most
+    /// [`crate::MAX_AUTH_RETRIES`] times), and waiting as a
     /// 429 or 503 with `Retry-After` asks ([`crate::HttpConfig::retry_after`]:
     /// bounded in tries and in each wait, and never past `deadline`, the
     /// send's own when it has one). The reply's body is decoded when it is
     /// compressed in a coding the client accepts.
     ///
     /// Errors: `Timeout{Connect}`, `Io` for network failures; `Protocol` for
-    /// a 301/302/303 on a non-GET, a bad `Location` or too many hops.
+    /// a 301/302/303 on a non-GET, a bad `Location` or too many hops;
+    /// `Auth` when the auth hook gives up.
     pub(crate) async fn exchange(
         &self,
         method: Method,
@@ -78,7 +82,7 @@ impl Connection {
     }
 
     /// One try of the exchange: the hops of its redirects, the auth hook's
-    /// second send, and the re-send of a request that failed unanswered on
+    /// retries, and the re-send of a request that failed unanswered on
     /// a reused connection.
     async fn exchange_once(
         &self,
@@ -89,13 +93,16 @@ impl Connection {
     ) -> Result<Reply, TransportError> {
         let method = method.clone();
         let url = url.clone();
-        let mut auth_retried = false;
+        let mut auth_attempt = 0u32;
         'auth: loop {
             let mut target = url.clone();
             let mut cross_origin = false;
             let mut hops = 0usize;
             loop {
-                let (request, sent) = self.build(&method, &target, body, kind, cross_origin)?;
+                let (mut request, sent) = self.build(&method, &target, body, kind, cross_origin)?;
+                let mut credential = self
+                    .prepare_credential(&mut request, body, kind, auth_attempt, cross_origin)
+                    .await?;
                 let repeatable = safe_to_send_twice(kind);
                 let client = if !repeatable && self.closes_idle.load(Ordering::Acquire) {
                     self.fresh_client()
@@ -121,8 +128,17 @@ impl Connection {
                             return Err(self.network_error(&target, e));
                         }
                         tracing::debug!(connection = %self.label(), error = %e, "request failed on a reused connection before any reply; sending it once more on a fresh connection");
-                        let (request, _) =
+                        let (mut request, _) =
                             self.build(&method, &target, body, kind, cross_origin)?;
+                        credential = self
+                            .prepare_credential(
+                                &mut request,
+                                body,
+                                kind,
+                                auth_attempt,
+                                cross_origin,
+                            )
+                            .await?;
                         self.fresh_client()
                             .request(request)
                             .await
@@ -141,7 +157,7 @@ impl Connection {
                     let follow = matches!(code, 307 | 308)
                         || (method == Method::GET && matches!(code, 301..=303));
                     if matches!(code, 301..=303) && !follow {
-                        return Err(TransportError::Protocol(format!(
+                        return Err(TransportError::protocol(format!(
                             "the server answered {method} {} with a {code} redirect to {}; \
                              an MCP {method} is never re-sent as a GET: configure the new URL \
                              (or have the server use 307/308)",
@@ -154,19 +170,19 @@ impl Connection {
                     }
                     if follow {
                         let Some(location) = location else {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "HTTP {code} redirect without a Location header"
                             )));
                         };
                         hops += 1;
                         if hops > self.config.max_redirects {
-                            return Err(TransportError::Protocol(format!(
+                            return Err(TransportError::protocol(format!(
                                 "more than {} redirects",
                                 self.config.max_redirects
                             )));
                         }
                         let next = resolve(&target, &location).map_err(|e| {
-                            TransportError::Protocol(format!("bad redirect Location: {e}"))
+                            TransportError::protocol(format!("bad redirect Location: {e}"))
                         })?;
                         if !same_origin(&url, &next) {
                             cross_origin = true;
@@ -176,7 +192,17 @@ impl Connection {
                         continue;
                     }
                 }
-                let response = match self.on_refusal(response, &target, &mut auth_retried).await {
+                let refusal = self
+                    .on_refusal(
+                        response,
+                        &target,
+                        &method,
+                        kind,
+                        credential,
+                        &mut auth_attempt,
+                    )
+                    .await;
+                let response = match refusal {
                     Refusal::NotHandled(response) => response,
                     Refusal::Retry => continue 'auth,
                     Refusal::Fail(e) => return Err(e),

@@ -55,7 +55,7 @@ impl Connection {
         match classify(reply.response.headers()) {
             Media::EventStream => {}
             other => {
-                return Err(TransportError::Protocol(format!(
+                return Err(TransportError::protocol(format!(
                     "legacy HTTP+SSE: GET {} answered with {other:?}, not text/event-stream",
                     redact_url(&self.url.to_string())
                 )));
@@ -148,12 +148,12 @@ async fn read_legacy_stream(
                     continue;
                 };
                 let result = resolve(&connection.url, event.data.as_str())
-                    .map_err(|e| TransportError::Protocol(format!("legacy endpoint event: {e}")))
+                    .map_err(|e| TransportError::protocol(format!("legacy endpoint event: {e}")))
                     .and_then(|uri| {
                         if same_origin(&connection.url, &uri) {
                             Ok(uri)
                         } else {
-                            Err(TransportError::Protocol(format!(
+                            Err(TransportError::protocol(format!(
                                 "legacy endpoint {} is not on the SSE URL's origin",
                                 redact_url(&uri.to_string())
                             )))

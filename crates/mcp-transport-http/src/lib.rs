@@ -66,7 +66,7 @@
 //!   ids (backoff: [`Backoff`], `retry:` clamped), otherwise the request fails
 //!   promptly with `Closed("No response received for request ID …")`. A
 //!   complete 2xx reply that holds no response (empty, `{}`) fails it with
-//!   `Protocol("… held no response …")`.
+//!   `Protocol` (naming the request; "… held no response …").
 //!   Any 2xx completes a notification or a response we POSTed.
 //! - **2026-07-28** (stateless; [`wire_rules`]): every POST carries
 //!   `MCP-Protocol-Version`, `Mcp-Method` and the request-metadata headers
@@ -97,8 +97,15 @@
 //!   request); 307/308 redirects are followed keeping method, body and
 //!   headers (≤ 5 hops, cross-origin hops drop `Authorization` and cookies);
 //!   301/302/303 on a POST is an error, never a GET. Timeouts name their
-//!   phase (request, SSE response, notify, connect). [`AuthProvider`] is
-//!   called on 401/403.
+//!   phase (request, SSE response, notify, connect).
+//! - **Authorization** (spec `basic/authorization`): an [`AuthProvider`]
+//!   is asked for a [`Credential`] before every request to the server's
+//!   origin (each retry and same-origin redirect hop included) and decides
+//!   what a 401/403 leads to ([`AuthDecision`]: retry, retry with headers,
+//!   or fail with [`TransportError::Auth`](mcp_transport::TransportError::Auth)),
+//!   at most [`MAX_AUTH_RETRIES`] times per exchange. [`Fetcher`] sends
+//!   the authorization layer's own requests (metadata, registration,
+//!   tokens) on the same connector, never following redirects.
 //! - **Sloppy servers** (every request, the handshake's included):
 //!   replies compressed with `gzip`, `deflate`, `br` or `zstd` are decoded
 //!   as they stream (every request sends `Accept-Encoding: gzip, deflate,
@@ -128,7 +135,6 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod auth;
-mod backoff;
 mod body;
 mod config;
 mod connection;
@@ -137,6 +143,7 @@ mod decode;
 mod errors;
 mod event_stream;
 mod exchange;
+mod fetch;
 pub mod header_value;
 mod legacy;
 mod listener;
@@ -152,11 +159,15 @@ mod transport;
 mod url;
 pub mod wire_rules;
 
-pub use auth::{AuthChallenge, AuthProvider};
-pub use backoff::{Backoff, BackoffError};
+pub use auth::{
+    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, MAX_AUTH_RETRIES,
+    OutgoingRequest,
+};
 pub use config::{
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
     ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
+pub use fetch::{DEFAULT_FETCH_MAX_BODY, FetchError, FetchOptions, Fetcher};
+pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

@@ -147,11 +147,11 @@ async fn run_listener(
                 }
             }
         }
-        if attempt >= backoff.max_retries() {
+        if !backoff.allows(attempt + 1) {
             tracing::debug!(connection = %label, attempt, "GET stream: giving up");
             return;
         }
-        tokio::time::sleep(backoff.delay_random(attempt, retry)).await;
+        tokio::time::sleep(backoff.delay(attempt + 1, retry)).await;
         attempt += 1;
     }
 }

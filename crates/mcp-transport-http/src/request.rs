@@ -132,7 +132,7 @@ impl Connection {
             .method(method.clone())
             .uri(url.clone())
             .body(Full::new(body.clone()))
-            .map_err(|e| TransportError::Protocol(format!("cannot build the HTTP request: {e}")))?;
+            .map_err(|e| TransportError::protocol(format!("cannot build the HTTP request: {e}")))?;
         *request.headers_mut() = headers;
         Ok((
             request,
@@ -162,11 +162,11 @@ fn insert_metadata(
     }
     for (name, value) in metadata {
         let header = HeaderName::try_from(name.as_str()).map_err(|_| {
-            TransportError::Protocol(format!("invalid request-metadata header name {name:?}"))
+            TransportError::protocol(format!("invalid request-metadata header name {name:?}"))
         })?;
         let encoded = header_value::encode(value);
         let value = HeaderValue::try_from(encoded.as_str()).map_err(|_| {
-            TransportError::Protocol(format!("cannot encode the value of header {name}"))
+            TransportError::protocol(format!("cannot encode the value of header {name}"))
         })?;
         headers.append(header, value);
     }

@@ -161,15 +161,18 @@ impl Connection {
                 status.as_u16(),
                 "a body without a Content-Type",
             )),
-            Media::Other(media) => Err(TransportError::Protocol(format!(
-                "unsupported body ({media}) in the HTTP {} reply to request {id}{}",
-                status.as_u16(),
-                if media.contains("Content-Encoding") {
-                    ""
-                } else {
-                    " (expected application/json or text/event-stream)"
-                }
-            ))),
+            Media::Other(media) => Err(TransportError::protocol_in_request(
+                id.clone(),
+                format!(
+                    "unsupported body ({media}) in the HTTP {} reply to request {id}{}",
+                    status.as_u16(),
+                    if media.contains("Content-Encoding") {
+                        ""
+                    } else {
+                        " (expected application/json or text/event-stream)"
+                    }
+                ),
+            )),
         }
     }
 
@@ -205,7 +208,7 @@ impl Connection {
                     }
                     Next::TooLarge(limit) => {
                         tracing::warn!(connection = %self.label(), %id, limit, "SSE event over the size limit; failing the request");
-                        return Err(TransportError::MessageTooLarge { limit });
+                        return Err(TransportError::message_too_large(limit));
                     }
                     Next::Idle(d) => return Err(timeout(d, TimeoutPhase::SseResponse)),
                     Next::End(why) => break why,
@@ -224,13 +227,13 @@ impl Connection {
             // dispatcher take it before anything is re-requested.
             tokio::task::yield_now().await;
             stream = loop {
-                if attempt >= backoff.max_retries() {
+                if !backoff.allows(attempt + 1) {
                     return Err(no_response(
                         id,
                         Some(&format!("{end}; gave up resuming after {attempt} attempts")),
                     ));
                 }
-                tokio::time::sleep(backoff.delay_random(attempt, retry)).await;
+                tokio::time::sleep(backoff.delay(attempt + 1, retry)).await;
                 attempt += 1;
                 tracing::debug!(connection = %self.label(), %id, last_event_id = %resume_from, attempt, "resuming the SSE reply");
                 let kind = RequestKind::Get {
@@ -275,7 +278,7 @@ impl Connection {
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError> {
         let Some(me) = self.me.upgrade() else {
-            return Err(TransportError::Protocol("transport dropped".into()));
+            return Err(TransportError::protocol("transport dropped"));
         };
         let link = {
             let _guard = self.fallback_lock.lock().await;
@@ -296,7 +299,8 @@ impl Connection {
 /// to it (an empty body, `{}`, another message): the connection is fine, so
 /// this is not `Closed`.
 fn reply_without_response(id: &RequestId, status: u16, detail: &str) -> TransportError {
-    TransportError::Protocol(format!(
-        "the HTTP {status} reply to request {id} held no response ({detail})"
-    ))
+    TransportError::protocol_in_request(
+        id.clone(),
+        format!("the HTTP {status} reply to request {id} held no response ({detail})"),
+    )
 }

@@ -12,7 +12,8 @@ use fault_http::{FaultServer, Part, Reply, init_result, sse_data, tools_result};
 use http::{HeaderMap, HeaderValue, Method};
 use mcp_transport::Transport;
 use mcp_transport_http::{
-    ActiveMode, AuthChallenge, AuthProvider, HttpMode, HttpTransport, OneShotOptions, call,
+    ActiveMode, AuthChallenge, AuthDecision, AuthProvider, HttpMode, HttpTransport, OneShotOptions,
+    call,
 };
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
@@ -157,11 +158,11 @@ struct Provider {
 
 #[async_trait]
 impl AuthProvider for Provider {
-    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> Option<HeaderMap> {
+    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> AuthDecision {
         self.seen.lock().unwrap().push(challenge.clone());
         let mut h = HeaderMap::new();
         h.insert("authorization", HeaderValue::from_static("Bearer fresh"));
-        Some(h)
+        AuthDecision::RetryWith(h)
     }
 }
 

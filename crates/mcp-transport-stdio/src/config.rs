@@ -49,13 +49,14 @@ pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
 /// use std::time::Duration;
 /// use mcp_transport_stdio::StdioConfig;
 /// let config = StdioConfig::new("npx")
-///     .args(["-y", "@modelcontextprotocol/server-everything"])
-///     .env("API_KEY", "x")
-///     .shutdown_grace(Duration::from_millis(500))
-///     .label("everything");
+///     .with_args(["-y", "@modelcontextprotocol/server-everything"])
+///     .with_env("API_KEY", "x")
+///     .with_shutdown_grace(Duration::from_millis(500))
+///     .with_label("everything");
 /// assert_eq!(config.max_line_bytes, 64 * 1024 * 1024);
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct StdioConfig {
     /// The program: a name looked up in the (merged) `PATH`, or a path.
     pub command: String,
@@ -132,13 +133,13 @@ impl StdioConfig {
     }
 
     /// Appends one argument.
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+    pub fn with_arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self
     }
 
     /// Appends arguments.
-    pub fn args<I, S>(mut self, args: I) -> Self
+    pub fn with_args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -148,55 +149,55 @@ impl StdioConfig {
     }
 
     /// Sets one environment variable for the server (merged over the parent's).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
         self
     }
 
-    /// Gives the server only the variables set with [`env`](Self::env).
-    pub fn clean_env(mut self, clean: bool) -> Self {
+    /// Gives the server only the variables set with [`with_env`](Self::with_env).
+    pub fn with_clean_env(mut self, clean: bool) -> Self {
         self.clean_env = clean;
         self
     }
 
     /// Sets the working directory.
-    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+    pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cwd = Some(dir.into());
         self
     }
 
     /// Sets the maximum line length, in bytes.
-    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+    pub fn with_max_line_bytes(mut self, bytes: usize) -> Self {
         self.max_line_bytes = bytes;
         self
     }
 
     /// Sets [`StdioConfig::pipe_capacity`], in bytes (`0`: system default).
-    pub fn pipe_capacity(mut self, bytes: usize) -> Self {
+    pub fn with_pipe_capacity(mut self, bytes: usize) -> Self {
         self.pipe_capacity = bytes;
         self
     }
 
     /// Sets the grace period between closing stdin and SIGTERM.
-    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
         self
     }
 
     /// Sets how many bytes of stderr are kept for the close reason.
-    pub fn stderr_tail_bytes(mut self, bytes: usize) -> Self {
+    pub fn with_stderr_tail_bytes(mut self, bytes: usize) -> Self {
         self.stderr_tail_bytes = bytes;
         self
     }
 
     /// Sets a callback receiving each stderr line.
-    pub fn on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
+    pub fn with_on_stderr(mut self, callback: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_stderr = Some(Arc::new(callback));
         self
     }
 
     /// Sets the label naming the server in logs.
-    pub fn label(mut self, label: impl Into<String>) -> Self {
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
         self
     }

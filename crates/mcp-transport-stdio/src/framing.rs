@@ -293,6 +293,17 @@ fn parse_id_value(rest: &[u8]) -> Option<RequestId> {
         .map(RequestId::Number)
 }
 
+/// The first 200 characters of `bytes`, lossily decoded, for a log line
+/// about a line that was not kept.
+pub(crate) fn preview(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(200)];
+    let mut s = String::from_utf8_lossy(cut).into_owned();
+    if bytes.len() > 200 {
+        s.push('…');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,17 +8,30 @@
 //! `notifications/cancelled`, progress); this crate supplies the process
 //! lifecycle, the framing and the writer.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), mcp_transport::TransportError> {
+//! A complete exchange with a real child process: a server written in one
+//! line of shell that reads one request and answers it (the first request
+//! id is 0), then waits for its stdin to close.
+//!
+//! ```
 //! use mcp_transport::{RequestOptions, Transport};
 //! use mcp_transport_stdio::{StdioConfig, StdioTransport};
-//! let transport = StdioTransport::spawn(StdioConfig::new("my-mcp-server").label("mine")).await?;
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = r#"read -r request; echo '{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}'; cat >/dev/null"#;
+//! let config = StdioConfig::new("sh")
+//!     .with_args(["-c", server])
+//!     .with_label("one-line-server");
+//! let transport = StdioTransport::spawn(config).await?;
 //! let result = transport
 //!     .request("tools/list", None, RequestOptions::default())
 //!     .await?;
-//! println!("{result}");
-//! transport.close().await?;
-//! # Ok(()) }
+//! assert_eq!(result.to_value()?, json!({ "tools": [] }));
+//! transport.close().await?; // closes stdin: the server's `cat` ends, and so does it
+//! assert!(!transport.is_connected());
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # Defaults and units
@@ -99,8 +112,8 @@
 
 pub mod config;
 pub mod framing;
-pub mod process;
-pub mod stderr;
+mod process;
+mod stderr;
 mod transport;
 
 pub use config::{

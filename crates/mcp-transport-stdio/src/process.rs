@@ -3,7 +3,6 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use mcp_transport::TransportError;
 
@@ -14,7 +13,7 @@ use mcp_transport::TransportError;
 ///
 /// Errors: [`TransportError::Spawn`] naming the command and the `PATH`
 /// searched, with `NotFound` as its source.
-pub fn resolve_command(
+pub(crate) fn resolve_command(
     command: &str,
     search_path: &OsStr,
     cwd: Option<&Path>,
@@ -42,12 +41,12 @@ pub fn resolve_command(
 }
 
 /// A [`TransportError::Spawn`] for `command`.
-pub fn spawn_error(command: &str, search_path: &OsStr, source: std::io::Error) -> TransportError {
-    TransportError::Spawn {
-        command: command.to_owned(),
-        path: search_path.to_string_lossy().into_owned(),
-        source: Arc::new(source),
-    }
+pub(crate) fn spawn_error(
+    command: &str,
+    search_path: &OsStr,
+    source: std::io::Error,
+) -> TransportError {
+    TransportError::spawn(command, search_path.to_string_lossy(), source)
 }
 
 #[cfg(unix)]

@@ -14,14 +14,14 @@ use crate::config::{STDERR_LINE_MAX, StderrCallback};
 
 /// The last `cap` bytes written to stderr.
 #[derive(Debug)]
-pub struct TailRing {
+pub(crate) struct TailRing {
     buf: VecDeque<u8>,
     cap: usize,
 }
 
 impl TailRing {
     /// An empty ring keeping at most `cap` bytes.
-    pub fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         TailRing {
             buf: VecDeque::with_capacity(cap.min(64 * 1024)),
             cap,
@@ -29,7 +29,7 @@ impl TailRing {
     }
 
     /// Appends `bytes`, dropping the oldest past the cap.
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         if self.cap == 0 {
             return;
         }
@@ -41,7 +41,7 @@ impl TailRing {
 
     /// The tail as text (lossy UTF-8, starting at a character boundary), or
     /// `None` when nothing was written.
-    pub fn text(&self) -> Option<String> {
+    pub(crate) fn text(&self) -> Option<String> {
         if self.buf.is_empty() {
             return None;
         }
@@ -59,7 +59,7 @@ impl TailRing {
 /// Splits stderr into lines on `\n` or `\r` (progress updates), each capped
 /// at `max` bytes; the rest of a longer line is dropped.
 #[derive(Debug)]
-pub struct StderrLines {
+pub(crate) struct StderrLines {
     line: Vec<u8>,
     max: usize,
     truncated: bool,
@@ -67,7 +67,7 @@ pub struct StderrLines {
 
 impl StderrLines {
     /// A splitter capping lines at `max` bytes.
-    pub fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize) -> Self {
         StderrLines {
             line: Vec::new(),
             max,
@@ -77,7 +77,7 @@ impl StderrLines {
 
     /// Feeds `chunk`, calling `emit` with each complete line (lossy UTF-8;
     /// a capped line ends in `…`). Blank lines are skipped.
-    pub fn push(&mut self, chunk: &[u8], emit: &mut impl FnMut(String)) {
+    pub(crate) fn push(&mut self, chunk: &[u8], emit: &mut impl FnMut(String)) {
         for &b in chunk {
             if b == b'\n' || b == b'\r' {
                 self.flush(emit);
@@ -90,7 +90,7 @@ impl StderrLines {
     }
 
     /// Emits a pending unterminated line.
-    pub fn flush(&mut self, emit: &mut impl FnMut(String)) {
+    pub(crate) fn flush(&mut self, emit: &mut impl FnMut(String)) {
         if !self.line.is_empty() {
             let mut text = String::from_utf8_lossy(&self.line).into_owned();
             if self.truncated {

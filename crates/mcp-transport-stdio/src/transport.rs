@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{NOTIFY_TIMEOUT, SIGTERM_GRACE, StdioConfig, WRITE_QUEUE};
-use crate::framing::{Frame, LineFramer, sniff_id};
+use crate::framing::{Frame, LineFramer, preview, sniff_id};
 use crate::process::{GroupSignal, group_alive, resolve_command, signal_group, spawn_error};
 use crate::stderr::{TailRing, drain};
 
@@ -217,10 +217,10 @@ impl Outbound for StdioOutbound {
                 match tokio::time::timeout(NOTIFY_TIMEOUT, self.tx.send(body)).await {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(_)) => Err(closed()),
-                    Err(_) => Err(TransportError::Timeout {
-                        ms: NOTIFY_TIMEOUT.as_millis() as u64,
-                        phase: TimeoutPhase::Notify,
-                    }),
+                    Err(_) => Err(TransportError::timeout(
+                        NOTIFY_TIMEOUT,
+                        TimeoutPhase::Notify,
+                    )),
                 }
             }
         };
@@ -613,10 +613,10 @@ async fn handle_frame(dispatcher: &Arc<Dispatcher>, frame: Frame, label: &str) {
     match frame {
         Frame::Line(line) => dispatcher.handle_frame(line).await,
         Frame::TooLong { prefix, limit } => {
-            let preview = mcp_transport::dispatcher::preview(&prefix);
+            let preview = preview(&prefix);
             match sniff_id(&prefix) {
                 Some(id)
-                    if dispatcher.fail_request(&id, TransportError::MessageTooLarge { limit }) =>
+                    if dispatcher.fail_request(&id, TransportError::message_too_large(limit)) =>
                 {
                     tracing::warn!(server = %label, %id, limit, %preview, "response over the line limit discarded; its request fails");
                 }

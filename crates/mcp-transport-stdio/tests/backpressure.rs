@@ -11,8 +11,8 @@ use serde_json::json;
 #[tokio::test]
 async fn a_stalled_server_applies_backpressure() {
     let config = StdioConfig::new("sh")
-        .args(["-c", "sleep 30"])
-        .shutdown_grace(Duration::from_millis(200));
+        .with_args(["-c", "sleep 30"])
+        .with_shutdown_grace(Duration::from_millis(200));
     let t = StdioTransport::spawn(config).await.unwrap();
     let blob = "x".repeat(64 * 1024);
     let mut sent = 0usize;

@@ -60,8 +60,8 @@ async fn pending_requests_fail_with_exit_status_and_stderr_tail() {
 async fn stdout_closed_without_exiting_ends_the_connection() {
     // `exec 1>&-` closes stdout; the shell then sleeps on.
     let config = mcp_transport_stdio::StdioConfig::new("sh")
-        .args(["-c", "exec 1>&-; sleep 30"])
-        .shutdown_grace(Duration::from_millis(300));
+        .with_args(["-c", "exec 1>&-; sleep 30"])
+        .with_shutdown_grace(Duration::from_millis(300));
     let t = StdioTransport::spawn(config).await.unwrap();
     let pid = t.pid().unwrap();
     let err = t.request("ping", None, within(10_000)).await.unwrap_err();
@@ -85,8 +85,8 @@ async fn stdin_closed_without_exiting_ends_the_connection() {
     // `exec 0<&-` closes stdin; the shell says so on stdout, then sleeps on.
     let script = r#"exec 0<&-; printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"stdin closed"}}'; sleep 30"#;
     let config = mcp_transport_stdio::StdioConfig::new("sh")
-        .args(["-c", script])
-        .shutdown_grace(Duration::from_millis(300));
+        .with_args(["-c", script])
+        .with_shutdown_grace(Duration::from_millis(300));
     let t = StdioTransport::spawn(config).await.unwrap();
     let pid = t.pid().unwrap();
     let mut events = t.take_events().unwrap();
@@ -125,8 +125,8 @@ async fn stdin_closed_without_exiting_ends_the_connection() {
 async fn stdin_closed_after_reading_the_request_ends_the_connection() {
     let script = r#"read -r line; exec 0<&-; sleep 30"#;
     let config = mcp_transport_stdio::StdioConfig::new("sh")
-        .args(["-c", script])
-        .shutdown_grace(Duration::from_millis(300));
+        .with_args(["-c", script])
+        .with_shutdown_grace(Duration::from_millis(300));
     let t = StdioTransport::spawn(config).await.unwrap();
     let pid = t.pid().unwrap();
     let err = tokio::time::timeout(PROMPT, t.request("ping", None, within(120_000)))

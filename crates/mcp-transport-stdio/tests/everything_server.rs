@@ -20,7 +20,9 @@ async fn initialize_list_call_and_progress() {
     ) else {
         return;
     };
-    let config = StdioConfig::new(node).args(args).label("everything");
+    let config = StdioConfig::new(node)
+        .with_args(args)
+        .with_label("everything");
     let t = StdioTransport::spawn(config).await.unwrap();
     let init = t
         .request(

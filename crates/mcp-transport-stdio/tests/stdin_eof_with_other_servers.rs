@@ -19,9 +19,9 @@ async fn a_server_reads_eof_on_close_while_later_servers_run() {
     // Reads stdin to its end, then leaves a mark: only an EOF gets it there.
     let first = StdioTransport::spawn(
         StdioConfig::new("sh")
-            .args(["-c", "cat >/dev/null; touch \"$MARKER\""])
-            .env("MARKER", marker.display().to_string())
-            .shutdown_grace(Duration::from_secs(3)),
+            .with_args(["-c", "cat >/dev/null; touch \"$MARKER\""])
+            .with_env("MARKER", marker.display().to_string())
+            .with_shutdown_grace(Duration::from_secs(3)),
     )
     .await
     .unwrap();
@@ -31,8 +31,8 @@ async fn a_server_reads_eof_on_close_while_later_servers_run() {
         later.push(
             StdioTransport::spawn(
                 StdioConfig::new("sleep")
-                    .arg("30")
-                    .shutdown_grace(Duration::from_millis(100)),
+                    .with_arg("30")
+                    .with_shutdown_grace(Duration::from_millis(100)),
             )
             .await
             .unwrap(),

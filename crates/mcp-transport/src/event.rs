@@ -2,13 +2,13 @@
 //! requests (each answered exactly once), close and error events.
 
 use std::fmt;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
 
 use mcp_types::{JsonRpcError, JsonRpcNotification, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::dispatcher::Dispatcher;
 use crate::error::{CloseReason, TransportError};
 
 /// The receiving end of a transport's events; see [`crate::Transport::take_events`].
@@ -47,8 +47,19 @@ pub struct IncomingRequest {
     pub method: String,
     /// The params object, when present.
     pub params: Option<Value>,
-    responder: Option<Arc<Dispatcher>>,
+    responder: Option<Responder>,
 }
+
+/// Sends the one response to a server request. The dispatcher makes it, so
+/// this module needs nothing of the dispatcher's.
+pub(crate) type Responder = Box<
+    dyn FnOnce(
+            RequestId,
+            Result<Value, JsonRpcError>,
+        ) -> Pin<Box<dyn Future<Output = Result<(), TransportError>> + Send>>
+        + Send
+        + Sync,
+>;
 
 impl fmt::Debug for IncomingRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -66,13 +77,13 @@ impl IncomingRequest {
         id: RequestId,
         method: String,
         params: Option<Value>,
-        dispatcher: Arc<Dispatcher>,
+        responder: Responder,
     ) -> Self {
         IncomingRequest {
             id,
             method,
             params,
-            responder: Some(dispatcher),
+            responder: Some(responder),
         }
     }
 
@@ -85,7 +96,7 @@ impl IncomingRequest {
         outcome: Result<Value, JsonRpcError>,
     ) -> Result<(), TransportError> {
         match self.responder.take() {
-            Some(d) => d.send_response(self.id.clone(), outcome).await,
+            Some(respond) => respond(self.id.clone(), outcome).await,
             None => Ok(()),
         }
     }
@@ -111,14 +122,14 @@ pub(crate) fn default_answer(method: &str) -> Result<Value, JsonRpcError> {
 
 impl Drop for IncomingRequest {
     fn drop(&mut self) {
-        if let Some(d) = self.responder.take() {
+        if let Some(respond) = self.responder.take() {
             let id = self.id.clone();
             let outcome = default_answer(&self.method);
             tracing::debug!(method = %self.method, %id, "server request dropped unanswered; sending the default answer");
             match tokio::runtime::Handle::try_current() {
                 Ok(handle) => {
                     handle.spawn(async move {
-                        if let Err(e) = d.send_response(id, outcome).await {
+                        if let Err(e) = respond(id, outcome).await {
                             tracing::debug!(error = %e, "could not send the default answer");
                         }
                     });

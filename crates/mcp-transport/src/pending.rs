@@ -34,7 +34,7 @@ use crate::options::Progress;
 pub const PROGRESS_QUEUE: usize = 64;
 
 /// The outcome delivered to a waiting request.
-pub type Outcome = Result<RawResult, TransportError>;
+pub(crate) type Outcome = Result<RawResult, TransportError>;
 
 struct Entry {
     method: Cow<'static, str>,
@@ -44,13 +44,13 @@ struct Entry {
 
 /// The waiter side of one registered request.
 #[derive(Debug)]
-pub struct Waiter {
+pub(crate) struct Waiter {
     /// The id that was allocated.
-    pub id: RequestId,
+    pub(crate) id: RequestId,
     /// Resolves with the response, or the error that ended the request.
-    pub done: oneshot::Receiver<Outcome>,
+    pub(crate) done: oneshot::Receiver<Outcome>,
     /// Progress updates, when progress was asked for.
-    pub progress: Option<mpsc::Receiver<Progress>>,
+    pub(crate) progress: Option<mpsc::Receiver<Progress>>,
 }
 
 /// The table. All operations take a short, uncontended-in-practice lock and
@@ -61,7 +61,7 @@ pub struct Waiter {
 /// str`, and ids are hashed with [`IdHasher`] (ids are our own monotonic
 /// integers, so a DoS-resistant hash buys nothing here).
 #[derive(Default)]
-pub struct PendingTable {
+pub(crate) struct PendingTable {
     next_id: AtomicI64,
     entries: Mutex<HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>>,
 }
@@ -70,7 +70,7 @@ pub struct PendingTable {
 /// Fx hash). Our ids are allocated by us, densely; a string id a peer
 /// echoes back that matches nothing only costs a miss.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -112,7 +112,7 @@ impl Hasher for IdHasher {
 
 /// How a response id found its pending request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdMatch {
+pub(crate) enum IdMatch {
     /// The id of a pending request, in the JSON type it was sent with.
     Exact,
     /// A string holding the canonical decimal digits of a pending integer
@@ -126,16 +126,26 @@ pub enum IdMatch {
 
 impl IdMatch {
     /// `true` unless [`IdMatch::Unknown`].
-    pub fn found(self) -> bool {
+    pub(crate) fn found(self) -> bool {
         !matches!(self, IdMatch::Unknown)
     }
 }
 
 /// `true` when a response carrying `echoed` answers the request this client
-/// sent with `sent`: the same id, or (we issue integer ids) a string of the
-/// canonical decimal digits of `sent` (see [`IdMatch::IntegerAsString`]).
-/// For a transport that reads one request's reply outside the pending table
-/// (an HTTP error body).
+/// sent with `sent`, as the dispatcher matches responses: the same id, or
+/// (every id we issue is an integer) a string of the canonical decimal
+/// digits of `sent` (`"3"` for 3; not `"03"`, `"+3"`, `" 3"`, `"3.0"`,
+/// `"-0"`), which some servers echo. For a transport that reads one
+/// request's reply outside the dispatcher (an HTTP error body).
+///
+/// ```
+/// use mcp_transport::echo_answers;
+/// use mcp_types::RequestId;
+/// assert!(echo_answers(&RequestId::Number(3), &RequestId::Number(3)));
+/// assert!(echo_answers(&RequestId::Number(3), &RequestId::from("3")));
+/// assert!(!echo_answers(&RequestId::Number(3), &RequestId::from("03")));
+/// assert!(!echo_answers(&RequestId::from("3"), &RequestId::Number(3)));
+/// ```
 pub fn echo_answers(sent: &RequestId, echoed: &RequestId) -> bool {
     sent == echoed || matches!(sent, RequestId::Number(n) if canonical_integer(echoed) == Some(*n))
 }
@@ -201,7 +211,7 @@ impl std::fmt::Debug for PendingTable {
 
 impl PendingTable {
     /// An empty table whose first id is 0.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -214,7 +224,7 @@ impl PendingTable {
     }
 
     /// Allocates the next id and registers a waiter for it.
-    pub fn register(&self, method: &str, want_progress: bool) -> Waiter {
+    pub(crate) fn register(&self, method: &str, want_progress: bool) -> Waiter {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let (ptx, prx) = if want_progress {
@@ -240,7 +250,7 @@ impl PendingTable {
 
     /// Delivers an outcome to request `id`. Returns `false` when no request
     /// waits on `id` (unknown, already answered, timed out or cancelled).
-    pub fn complete(&self, id: &RequestId, outcome: Outcome) -> bool {
+    pub(crate) fn complete(&self, id: &RequestId, outcome: Outcome) -> bool {
         let entry = self.lock().remove(id);
         match entry {
             Some(e) => {
@@ -255,7 +265,7 @@ impl PendingTable {
     /// Delivers the outcome of a response whose id is `id`, matched as
     /// described in the [module docs](self): exactly, or a string echo of
     /// one of our integer ids. Says which.
-    pub fn complete_response(&self, id: &RequestId, outcome: Outcome) -> IdMatch {
+    pub(crate) fn complete_response(&self, id: &RequestId, outcome: Outcome) -> IdMatch {
         let (entry, how) = {
             let mut map = self.lock();
             match map.remove(id) {
@@ -278,7 +288,7 @@ impl PendingTable {
 
     /// The method of the pending request a response id `id` answers, matched
     /// as [`complete_response`](Self::complete_response) matches it.
-    pub fn method_of_response(&self, id: &RequestId) -> Option<String> {
+    pub(crate) fn method_of_response(&self, id: &RequestId) -> Option<String> {
         let map = self.lock();
         let entry = map
             .get(id)
@@ -287,13 +297,14 @@ impl PendingTable {
     }
 
     /// The method of pending request `id`.
-    pub fn method_of(&self, id: &RequestId) -> Option<String> {
+    #[cfg(test)]
+    pub(crate) fn method_of(&self, id: &RequestId) -> Option<String> {
         self.lock().get(id).map(|e| e.method.to_string())
     }
 
     /// Hands a progress update to request `token`, when it asked for
     /// progress. Returns `false` when no pending request has that token.
-    pub fn progress(&self, token: &RequestId, update: Progress) -> bool {
+    pub(crate) fn progress(&self, token: &RequestId, update: Progress) -> bool {
         let guard = self.lock();
         match guard.get(token).and_then(|e| e.progress.as_ref()) {
             Some(tx) => {
@@ -307,12 +318,12 @@ impl PendingTable {
     }
 
     /// Forgets request `id` without delivering anything (timeout, cancel, drop).
-    pub fn remove(&self, id: &RequestId) -> bool {
+    pub(crate) fn remove(&self, id: &RequestId) -> bool {
         self.lock().remove(id).is_some()
     }
 
     /// Fails every pending request with `error` (connection closed).
-    pub fn fail_all(&self, error: &TransportError) {
+    pub(crate) fn fail_all(&self, error: &TransportError) {
         let drained: Vec<Entry> = self.lock().drain().map(|(_, e)| e).collect();
         for e in drained {
             let _ = e.done.send(Err(error.clone()));
@@ -320,12 +331,13 @@ impl PendingTable {
     }
 
     /// How many requests are pending.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lock().len()
     }
 
     /// `true` when no request is pending.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

@@ -36,7 +36,7 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// `progressToken` merged into its `_meta`, never copied.
     ///
     /// Errors: `JsonRpc` for an error response; `Timeout` (after
-    /// `options.timeout`, default 30 000 ms), `Cancelled`, `Closed`,
+    /// `options.timeout`; inherited, it is 30 000 ms), `Cancelled`, `Closed`,
     /// `Malformed`, `MessageTooLarge`, `SessionExpired` (HTTP), `Http`.
     async fn request(
         &self,

@@ -8,6 +8,7 @@ use mcp_transport::{
     CancellationToken, CloseReason, Outgoing, OutgoingKind, RequestOptions, TransportError,
     TransportEvent,
 };
+use mcp_types::{DecodeError, RequestId};
 use serde_json::{Value, json};
 
 mod common;
@@ -66,7 +67,17 @@ async fn result_and_error_fails_only_that_request() {
     )
     .await;
     let err = call.await.unwrap().unwrap_err();
-    assert!(matches!(err, TransportError::Malformed(_)), "{err:?}");
+    assert!(
+        matches!(
+            &err,
+            TransportError::Malformed {
+                request: Some(RequestId::Number(0)),
+                source: DecodeError::ResultAndError { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(d.is_open());
 }
 
@@ -87,7 +98,11 @@ async fn neither_result_nor_error_tolerated_only_for_ping() {
     assert_eq!(ping.await.unwrap().unwrap(), json!({}));
     assert!(matches!(
         list.await.unwrap().unwrap_err(),
-        TransportError::Malformed(_)
+        TransportError::Malformed {
+            request: Some(RequestId::Number(1)),
+            source: DecodeError::NoResultOrError { .. },
+            ..
+        }
     ));
 }
 
@@ -407,7 +422,14 @@ async fn batch_only_under_2025_03_26() {
         .await;
     let err = call.await.unwrap().unwrap_err();
     assert!(
-        matches!(&err, TransportError::Malformed(m) if m.contains("batches")),
+        matches!(
+            &err,
+            TransportError::Malformed {
+                request: Some(RequestId::Number(0)),
+                source: DecodeError::BatchNotAllowed,
+                ..
+            }
+        ),
         "{err:?}"
     );
     d.set_protocol_version(mcp_types::ProtocolVersion::V2025_03_26);
@@ -478,7 +500,13 @@ async fn malformed_response_with_a_readable_id_fails_its_request_at_once() {
             .unwrap()
             .unwrap_err();
         assert!(
-            matches!(&err, TransportError::Malformed(m) if m.contains("request 0")),
+            matches!(
+                &err,
+                TransportError::Malformed {
+                    request: Some(RequestId::Number(0)),
+                    ..
+                }
+            ),
             "{what}: {err:?}"
         );
         assert!(d.is_open(), "{what}");
@@ -526,7 +554,10 @@ async fn batch_with_a_bad_element_delivers_the_others() {
     assert_eq!(good.await.unwrap().unwrap(), json!("ok"));
     assert!(matches!(
         bad.await.unwrap().unwrap_err(),
-        TransportError::Malformed(_)
+        TransportError::Malformed {
+            request: Some(RequestId::Number(1)),
+            ..
+        }
     ));
     assert!(d.is_open());
 }

@@ -66,7 +66,7 @@ async fn every_kind_of_answer_matches_a_string_echo_and_warns_once() {
     let e = results[0].0.as_ref().unwrap_err();
     assert_eq!(e.as_jsonrpc().map(|e| e.code.0), Some(-32602), "{e:?}");
     assert!(
-        matches!(results[1].0, Err(TransportError::Malformed(_))),
+        matches!(results[1].0, Err(TransportError::Malformed { .. })),
         "{:?}",
         results[1]
     );

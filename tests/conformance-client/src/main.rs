@@ -8,10 +8,14 @@
 //!
 //! This binary only **picks what to call** for a scenario; all protocol behaviour
 //! (negotiation, Streamable HTTP, SSE resumption with `retry`/`Last-Event-ID`, answering
-//! server requests) is the libraries' (`mcp-client`, `mcp-transport-http`), which have no
-//! scenario special cases. The one piece of host behaviour here is the elicitation
-//! handler: like a user who accepts a form without editing it, it answers `accept` with
-//! each field's schema `default` (SEP-1034).
+//! server requests, OAuth) is the libraries' (`mcp-client`, `mcp-transport-http`,
+//! `mcp-auth`), which have no scenario special cases. The pieces of host behaviour here:
+//! the elicitation handler (like a user who accepts a form without editing it, it answers
+//! `accept` with each field's schema `default`, SEP-1034), and the OAuth host settings
+//! every run gets: the redirect URI `http://localhost:3000/callback`, the suite's Client
+//! ID Metadata Document URL, a pre-registered client when the context carries
+//! `client_id` (and `client_secret`), and the headless user agent (the suite's
+//! authorization endpoint redirects at once; nothing listens on the redirect URI).
 //!
 //! Output: logs on stderr (`RUST_LOG`, default `info`), then a last stderr line
 //! `conformance-client: ok` (exit 0) or `conformance-client: error: <error chain>`
@@ -23,11 +27,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig, PreregisteredClient, Secret};
 use mcp_client::{
     Client, ClientError, ClientHandler, ClientOptions, RequestContext, RequestOptions,
     VersionPreference,
 };
-use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+use mcp_transport_http::{FetchOptions, Fetcher, HttpConfig, HttpMode, HttpTransport};
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_types::{JsonRpcError, ProtocolVersion};
 use serde_json::{Map, Value, json};
@@ -89,7 +94,8 @@ fn plan_for(scenario: &str, context: Option<&Value>) -> Plan {
         // unrelated call, no resultType).
         "http-invalid-tool-headers" | "sep-2322-client-request-state" => Plan::CallEveryTool,
         "json-schema-ref-no-deref" => Plan::ListTools,
-        s if s.starts_with("auth/") => Plan::ListTools,
+        // A host that lists the tools and uses one (step-up scenarios refuse the call).
+        s if s.starts_with("auth/") => Plan::Exercise,
         _ => Plan::Exercise,
     }
 }
@@ -176,13 +182,40 @@ fn optional<T>(r: Result<T, ClientError>) -> Result<Option<T>, ClientError> {
     }
 }
 
+/// The redirect URI of the OAuth flow (the suite's reference clients use the same).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The Client ID Metadata Document URL the suite expects.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth flow for `url`, as a host would configure it: its redirect URI and metadata
+/// document, a pre-registered client when the context gives one, an in-memory store.
+fn oauth(url: &str, context: Option<&Value>) -> Result<OAuth, mcp_auth::AuthError> {
+    let mut config = OAuthConfig::new(url, REDIRECT_URI)
+        .with_client_name("mcp-rs-conformance-client")
+        .with_client_metadata_url(CLIENT_METADATA_URL);
+    let text = |k: &str| context.and_then(|c| c.get(k)).and_then(Value::as_str);
+    if let Some(id) = text("client_id") {
+        let secret = text("client_secret").map(Secret::new);
+        config = config.with_preregistered(PreregisteredClient::new(id, secret));
+    }
+    let agent = HeadlessRedirect::new(Fetcher::new(FetchOptions::default()));
+    OAuth::new(config, Arc::new(MemoryStore::new()), Arc::new(agent))
+}
+
 /// What a run can fail with: the client's errors, or the scenario's own.
 type RunError = Box<dyn std::error::Error + Send + Sync>;
 
 async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), RunError> {
     let plan = plan_for(scenario, context.as_ref());
     tracing::info!(%url, scenario, ?plan, "connecting");
-    let transport = HttpTransport::connect(HttpConfig::new(url), HttpMode::Streamable).await?;
+    let mut config = HttpConfig::new(url.clone());
+    match oauth(&url, context.as_ref()) {
+        Ok(oauth) => config = config.with_auth_provider(oauth.provider()),
+        // A server URL the flow refuses (not https, not loopback): no OAuth for it.
+        Err(e) => tracing::warn!(error = %e, "no OAuth for this server"),
+    }
+    let transport = HttpTransport::connect(config, HttpMode::Streamable).await?;
     let client = Client::connect(transport, options()).await?;
     tracing::info!(version = %client.protocol_version(), server = ?client.server_info(), "connected");
     let outcome = async {
@@ -311,7 +344,7 @@ mod tests {
             plan_for("tools_call", None),
             Plan::CallTools(vec![("add_numbers".into(), json!({"a": 5, "b": 3}))])
         );
-        assert_eq!(plan_for("auth/metadata-default", None), Plan::ListTools);
+        assert_eq!(plan_for("auth/metadata-default", None), Plan::Exercise);
         assert_eq!(plan_for("something-new", None), Plan::Exercise);
         assert_eq!(
             plan_for("sep-2322-client-request-state", None),

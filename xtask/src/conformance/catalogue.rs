@@ -1,7 +1,9 @@
 //! Our own fault catalogue (`../shared/cases/catalogue.md`, headings `## B01: …`): each case
 //! is covered by tests whose function names start with the case id (`b01_…`, or several ids
-//! `b02_b03_…`). We find those tests in the workspace sources, run them with `cargo test`
-//! filtered by the ids, and map each case id to its tests' libtest results.
+//! `b02_b03_…`), or by every test of an integration-test file whose `//!` doc names the
+//! cases on a line of its own (`//! Catalogue cases: B02, B03, B04.`). We find those tests
+//! in the workspace sources, run them with `cargo test` (filtered by the ids, unless the
+//! file names its cases), and map each case id to its tests' libtest results.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use super::report::{Outcome, Row};
 
 /// A catalogue case: `B01` and its heading text.
 #[derive(Debug, Clone)]
-pub struct Case {
+pub(super) struct Case {
     /// `B01`.
     pub id: String,
     /// Heading after the id.
@@ -19,7 +21,7 @@ pub struct Case {
 }
 
 /// Case headings (`## B01: title`) of the catalogue text, in order.
-pub fn parse_cases(text: &str) -> Vec<Case> {
+pub(super) fn parse_cases(text: &str) -> Vec<Case> {
     text.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("## ")?;
@@ -39,7 +41,7 @@ pub fn parse_cases(text: &str) -> Vec<Case> {
 /// ignored) with its cases, in order: `catalogue.md` first, then by number.
 ///
 /// Errors: `dir` cannot be listed, a catalogue cannot be read, or there is none.
-pub fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
+pub(super) fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot list {} ({e})", dir.display()))?;
     let mut names: Vec<String> = entries
@@ -64,7 +66,7 @@ pub fn read_catalogues(dir: &Path) -> Result<Vec<(String, Vec<Case>)>, String> {
 
 /// The place of a catalogue file name in the order: `catalogue.md` is 1,
 /// `catalogue-N.md` is N; anything else is not a catalogue.
-pub fn catalogue_number(name: &str) -> Option<u32> {
+pub(super) fn catalogue_number(name: &str) -> Option<u32> {
     let stem = name.strip_prefix("catalogue")?.strip_suffix(".md")?;
     if stem.is_empty() {
         return Some(1);
@@ -77,7 +79,7 @@ pub fn catalogue_number(name: &str) -> Option<u32> {
 }
 
 /// An error per case id that more than one catalogue (or one catalogue twice) defines.
-pub fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
+pub(super) fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     let mut errors = Vec::new();
     for (name, cases) in files {
@@ -95,7 +97,7 @@ pub fn duplicate_ids(files: &[(String, Vec<Case>)]) -> Vec<String> {
 
 /// The case ids a test name covers: leading `bNN_` groups of its last path segment
 /// (`sse::b02_b03_x` → `[B02, B03]`).
-pub fn case_ids_of(test_name: &str) -> Vec<String> {
+pub(super) fn case_ids_of(test_name: &str) -> Vec<String> {
     let last = test_name.rsplit("::").next().unwrap_or(test_name);
     let mut ids = Vec::new();
     for part in last.split('_') {
@@ -109,9 +111,35 @@ pub fn case_ids_of(test_name: &str) -> Vec<String> {
     ids
 }
 
+/// The case ids a test file's `//!` doc names on its `Catalogue cases:` line
+/// (`//! Catalogue cases: B02, B03, B04.` → `[B02, B03, B04]`); none without such a line.
+pub(super) fn case_ids_of_doc(text: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    for line in text.lines().map(str::trim_start) {
+        let Some(doc) = line.strip_prefix("//!") else {
+            continue;
+        };
+        let Some(list) = doc.trim_start().strip_prefix("Catalogue cases:") else {
+            continue;
+        };
+        for word in list.split([',', ' ', '.']).filter(|w| !w.is_empty()) {
+            let is_id = word.len() == 3
+                && word.starts_with('B')
+                && word[1..].bytes().all(|b| b.is_ascii_digit());
+            if !is_id {
+                break;
+            }
+            if !ids.iter().any(|id| id == word) {
+                ids.push(word.to_string());
+            }
+        }
+    }
+    ids
+}
+
 /// libtest result of one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TestStatus {
+pub(super) enum TestStatus {
     /// `ok`
     Ok,
     /// `FAILED`
@@ -121,7 +149,7 @@ pub enum TestStatus {
 }
 
 /// `test <name> ... ok|FAILED|ignored` lines of libtest output.
-pub fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
+pub(super) fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
     output
         .lines()
         .filter_map(|l| {
@@ -139,9 +167,10 @@ pub fn parse_libtest(output: &str) -> Vec<(String, TestStatus)> {
         .collect()
 }
 
-/// Packages whose sources define a `fn bNN_…` test: scans `crates/*/{src,tests}` and
-/// `tests/{src,tests}` (skipping node_modules and target dirs).
-pub fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String> {
+/// Packages whose sources define a `fn bNN_…` test or hold a test file that names its
+/// cases (file stem `bNN_…`, or a `Catalogue cases:` doc line): scans
+/// `crates/*/{src,tests}` and `tests/{src,tests}` (skipping node_modules and target dirs).
+pub(super) fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String> {
     let mut dirs = Vec::new();
     for top in ["crates", "tests"] {
         let top = root.join(top);
@@ -171,7 +200,7 @@ pub fn packages_with_case_tests(root: &Path) -> Result<BTreeSet<String>, String>
                 .is_some_and(|s| !case_ids_of(&s.to_string_lossy()).is_empty());
             named
                 || std::fs::read_to_string(f)
-                    .map(|t| defines_case_test(&t))
+                    .map(|t| defines_case_test(&t) || !case_ids_of_doc(&t).is_empty())
                     .unwrap_or(false)
         });
         if has {
@@ -216,7 +245,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The catalogue part of the run.
 #[derive(Debug)]
-pub struct CatalogueRun {
+pub(super) struct CatalogueRun {
     /// One row per case.
     pub rows: Vec<Row>,
     /// Errors that fail the run.
@@ -225,17 +254,38 @@ pub struct CatalogueRun {
 
 /// A built test executable (`cargo test --no-run --message-format=json`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TestBinary {
+pub(super) struct TestBinary {
     /// Target name: the integration-test file stem (`b05_utf8_split`) or the crate name.
     pub target: String,
     /// The executable.
     pub executable: PathBuf,
     /// The package directory (cargo runs tests from there).
     pub package_dir: PathBuf,
+    /// The target's root source file (an integration test's `tests/<name>.rs`).
+    pub src_path: Option<PathBuf>,
+}
+
+impl TestBinary {
+    /// The case ids every test of this binary covers: those leading the target name
+    /// (`b05_utf8_split`) and those its source file's doc names (`Catalogue cases:`).
+    pub(super) fn case_ids(&self) -> Vec<String> {
+        let mut ids = case_ids_of(&self.target);
+        let doc = self
+            .src_path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default();
+        for id in case_ids_of_doc(&doc) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
 }
 
 /// Test executables from cargo's JSON messages (`compiler-artifact` with `profile.test`).
-pub fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
+pub(super) fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
     json_lines
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -245,19 +295,25 @@ pub fn parse_test_binaries(json_lines: &str) -> Vec<TestBinary> {
             let executable = PathBuf::from(v.get("executable")?.as_str()?);
             let target = v.pointer("/target/name")?.as_str()?.to_string();
             let manifest = PathBuf::from(v.get("manifest_path")?.as_str()?);
+            let src_path = v
+                .pointer("/target/src_path")
+                .and_then(|p| p.as_str())
+                .map(PathBuf::from);
             Some(TestBinary {
                 target,
                 executable,
                 package_dir: manifest.parent()?.to_path_buf(),
+                src_path,
             })
         })
         .collect()
 }
 
 /// Runs the catalogue tests and maps them to the cases. A test covers the case ids
-/// leading its function name (`b05_…`) and, in an integration-test file named for cases
-/// (`tests/b02_b03_b04_sse_events.rs`), those of the file.
-pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
+/// leading its function name (`b05_…`) and, in an integration-test file that names its
+/// cases (`//! Catalogue cases: B02, B03, B04.`, or a file stem `b02_b03_…`), those of
+/// the file.
+pub(super) fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
     let packages = packages_with_case_tests(root)?;
     let mut errors = Vec::new();
     // (case id, test label, status)
@@ -297,7 +353,7 @@ pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
             .map(|c| format!("{}_", c.id.to_ascii_lowercase()))
             .collect();
         for bin in parse_test_binaries(&String::from_utf8_lossy(&out.stdout)) {
-            let file_ids = case_ids_of(&bin.target);
+            let file_ids = bin.case_ids();
             let mut cmd = Command::new(&bin.executable);
             cmd.current_dir(&bin.package_dir);
             if file_ids.is_empty() {
@@ -342,7 +398,7 @@ pub fn run(root: &Path, cases: &[Case]) -> Result<CatalogueRun, String> {
         );
         let outcome = if tests.is_empty() {
             errors.push(format!(
-                "[catalogue] {}: no test named b{}_… (function or tests/ file)",
+                "[catalogue] {}: no test named b{}_… and no tests/ file naming it (`//! Catalogue cases:`)",
                 case.id,
                 &case.id[1..]
             ));
@@ -465,7 +521,52 @@ mod tests {
         assert_eq!(bins.len(), 1);
         assert_eq!(bins[0].target, "b05_utf8_split");
         assert_eq!(bins[0].package_dir, PathBuf::from("/w/crates/h"));
-        assert_eq!(case_ids_of(&bins[0].target), ["B05"]);
+        assert_eq!(bins[0].src_path, None);
+        assert_eq!(bins[0].case_ids(), ["B05"]);
+    }
+
+    #[test]
+    fn a_test_file_names_its_cases_in_its_doc() {
+        let dir = std::env::temp_dir().join(format!("xtask-case-doc-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tests")).unwrap();
+        let file = dir.join("tests/sse_events.rs");
+        std::fs::write(
+            &file,
+            "//! Priming events, multi-line data, comments (see B07 for media types).\n\
+             //!\n//! Catalogue cases: B02, B03, B04.\n\nmod common;\n",
+        )
+        .unwrap();
+        let json = format!(
+            r#"{{"reason":"compiler-artifact","manifest_path":"{0}/Cargo.toml","target":{{"name":"sse_events","kind":["test"],"src_path":"{1}"}},"profile":{{"test":true}},"executable":"/t/debug/deps/sse_events-1"}}"#,
+            dir.display(),
+            file.display()
+        );
+        let bins = parse_test_binaries(&json);
+        assert_eq!(bins[0].src_path.as_deref(), Some(file.as_path()));
+        assert_eq!(bins[0].case_ids(), ["B02", "B03", "B04"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn reads_the_catalogue_cases_line_only() {
+        for (doc, ids) in [
+            ("//! Catalogue cases: B01.\n", &["B01"][..]),
+            ("//! Catalogue cases: B22, B24\n", &["B22", "B24"][..]),
+            (
+                "//!   Catalogue cases: B36 (real Python SDK)\n",
+                &["B36"][..],
+            ),
+            ("//! B05 (SSE variant): a split character.\n", &[][..]),
+            ("// Catalogue cases: B01.\n", &[][..]),
+            ("//! Catalogue cases: b01, B1, B123.\n", &[][..]),
+            (
+                "//! a\n//! Catalogue cases: B34.\n//! Catalogue cases: B34, B35.\n",
+                &["B34", "B35"][..],
+            ),
+        ] {
+            assert_eq!(case_ids_of_doc(doc), ids, "{doc:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 /// A scenario's (or catalogue case's) verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     /// All checks passed, none failed or warned.
     Pass,
     /// Failed and not in the baseline (fails the run); the first problem.
@@ -26,7 +26,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The short word for the result column.
-    pub fn word(&self) -> &'static str {
+    pub(super) fn word(&self) -> &'static str {
         match self {
             Outcome::Pass => "PASS",
             Outcome::Fail(_) => "FAIL",
@@ -51,7 +51,7 @@ impl Outcome {
 
 /// One table row.
 #[derive(Debug, Clone)]
-pub struct Row {
+pub(super) struct Row {
     /// Scenario or case.
     pub name: String,
     /// Checks (or tests) passed.
@@ -69,7 +69,7 @@ pub struct Row {
 
 /// A titled group of rows.
 #[derive(Debug, Clone)]
-pub struct Section {
+pub(super) struct Section {
     /// Heading, e.g. `@modelcontextprotocol/conformance 0.1.16 (--suite all)`.
     pub title: String,
     /// Rows.
@@ -86,7 +86,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Renders sections as Markdown tables, each with a total line.
-pub fn render(sections: &[Section]) -> String {
+pub(super) fn render(sections: &[Section]) -> String {
     let mut s = String::new();
     let (mut gp, mut gf, mut gw, mut gpass, mut gn) = (0, 0, 0, 0, 0);
     for section in sections {

@@ -10,7 +10,7 @@ use super::report::{Outcome, Row};
 
 /// Which installed copy of `@modelcontextprotocol/conformance` to run, and how.
 #[derive(Debug, Clone)]
-pub struct Suite {
+pub(super) struct Suite {
     /// Short key: `stable`, `next`, `next-2026-07-28` (names the baseline file and
     /// output dir).
     pub key: &'static str,
@@ -23,7 +23,7 @@ pub struct Suite {
 /// The suites we run: the pinned stable release, the newest 0.2 pre-release (npm alias
 /// `conformance-next` in tests/peers/package.json) at its default spec version, and the
 /// same pre-release at `--spec-version 2026-07-28` (the scenarios of that revision).
-pub const SUITES: &[Suite] = &[
+pub(super) const SUITES: &[Suite] = &[
     Suite {
         key: "stable",
         package: "@modelcontextprotocol/conformance",
@@ -44,7 +44,7 @@ pub const SUITES: &[Suite] = &[
 /// How the client under test exited in one scenario, as `xtask/conformance/client-exit.cjs`
 /// (a preload of the suite's Node process) recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientExit {
+pub(super) struct ClientExit {
     /// The exit code; `None` when a signal ended it.
     pub code: Option<i32>,
     /// The signal that ended it (`SIGTERM`: the suite's timeout), if any.
@@ -55,12 +55,12 @@ pub struct ClientExit {
 
 impl ClientExit {
     /// `true` for exit code 0.
-    pub fn success(&self) -> bool {
+    pub(super) fn success(&self) -> bool {
         self.code == Some(0)
     }
 
     /// For the table: `0`, `1`, `1 (allowed)`, `SIGTERM`.
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         let what = match (&self.code, &self.signal) {
             (Some(c), _) => c.to_string(),
             (None, Some(s)) => s.clone(),
@@ -74,7 +74,7 @@ impl ClientExit {
     }
 
     /// Parses one record file.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub(super) fn parse(text: &str) -> Result<Self, String> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
         Ok(Self {
             code: v
@@ -88,13 +88,13 @@ impl ClientExit {
 }
 
 /// The record file of `scenario` in the preload's directory (`/` becomes `_`).
-pub fn exit_record_name(scenario: &str) -> String {
+pub(super) fn exit_record_name(scenario: &str) -> String {
     format!("{}.json", scenario.replace(['/', '\\'], "_"))
 }
 
 /// Counts of one scenario's checks by status.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(super) struct Counts {
     /// `SUCCESS` checks.
     pub passed: usize,
     /// `FAILURE` checks.
@@ -107,7 +107,7 @@ pub struct Counts {
 
 /// One scenario's parsed result directory.
 #[derive(Debug, Clone)]
-pub struct ScenarioResult {
+pub(super) struct ScenarioResult {
     /// Check counts.
     pub counts: Counts,
     /// `name: message` of each failed or warned check.
@@ -135,7 +135,7 @@ impl Default for ScenarioResult {
 
 /// The outcome of running one suite.
 #[derive(Debug)]
-pub struct SuiteRun {
+pub(super) struct SuiteRun {
     /// Package version (from its package.json).
     pub version: String,
     /// Rows of the table, one per scenario the suite ran, in the suite's order.
@@ -147,7 +147,7 @@ pub struct SuiteRun {
 }
 
 /// Reads `"version"` from `<package dir>/package.json`.
-pub fn package_version(package_dir: &Path) -> Result<String, String> {
+pub(super) fn package_version(package_dir: &Path) -> Result<String, String> {
     let path = package_dir.join("package.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -161,7 +161,7 @@ pub fn package_version(package_dir: &Path) -> Result<String, String> {
 
 /// Everything needed to run a suite.
 #[derive(Debug)]
-pub struct RunConfig<'a> {
+pub(super) struct RunConfig<'a> {
     /// `tests/peers` (the working directory: the preload and node_modules live there).
     pub peers: &'a Path,
     /// The Node 22 binary.
@@ -182,7 +182,11 @@ pub struct RunConfig<'a> {
 /// Runs `suite` with the suite's own `--expected-failures`, then evaluates the results
 /// ourselves (stricter: a scenario with no passing check, or whose client run reported an
 /// error, fails too).
-pub fn run(suite: &Suite, cfg: &RunConfig<'_>, baseline: &Baseline) -> Result<SuiteRun, String> {
+pub(super) fn run(
+    suite: &Suite,
+    cfg: &RunConfig<'_>,
+    baseline: &Baseline,
+) -> Result<SuiteRun, String> {
     let package_dir = cfg.peers.join("node_modules").join(suite.package);
     let version = package_version(&package_dir)?;
     let entry = package_dir.join("dist/index.js");
@@ -403,7 +407,7 @@ fn exit_problem(r: &ScenarioResult) -> Option<String> {
 }
 
 /// Scenario names from the suite's `=== SUITE SUMMARY ===` lines (`✓ name: …`).
-pub fn summary_scenarios(stdout: &str) -> Vec<String> {
+pub(super) fn summary_scenarios(stdout: &str) -> Vec<String> {
     let Some(start) = stdout.find("SUITE SUMMARY") else {
         return Vec::new();
     };
@@ -420,7 +424,7 @@ pub fn summary_scenarios(stdout: &str) -> Vec<String> {
 
 /// Strips the `-<ISO timestamp>` suffix the suite appends to result directory names
 /// (`initialize-2026-11-30T01-31-21-940Z` → `initialize`).
-pub fn strip_timestamp(dir_name: &str) -> &str {
+pub(super) fn strip_timestamp(dir_name: &str) -> &str {
     // The suffix is `-YYYY-MM-DDTHH-MM-SS-mmmZ` (24 characters plus the dash).
     const SUFFIX: usize = "-2026-11-30T01-31-21-940Z".len();
     if dir_name.len() > SUFFIX && dir_name.ends_with('Z') {
@@ -434,7 +438,7 @@ pub fn strip_timestamp(dir_name: &str) -> &str {
 }
 
 /// Reads every `checks.json` under `dir` into scenario → result.
-pub fn read_results(dir: &Path) -> Result<BTreeMap<String, ScenarioResult>, String> {
+pub(super) fn read_results(dir: &Path) -> Result<BTreeMap<String, ScenarioResult>, String> {
     let mut files = Vec::new();
     collect_checks(dir, &mut files)?;
     let mut out = BTreeMap::new();
@@ -471,7 +475,7 @@ fn collect_checks(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 /// Counts a `checks.json` array by `status`.
-pub fn parse_checks(text: &str) -> Result<ScenarioResult, String> {
+pub(super) fn parse_checks(text: &str) -> Result<ScenarioResult, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let checks = v.as_array().ok_or("checks.json is not an array")?;
     let mut r = ScenarioResult::default();
@@ -508,7 +512,7 @@ pub fn parse_checks(text: &str) -> Result<ScenarioResult, String> {
 
 /// The conformance-client prints `conformance-client: ok` as its last stderr line on
 /// success and `conformance-client: error: …` on failure.
-pub fn client_verdict(stderr: &str) -> Result<(), String> {
+pub(super) fn client_verdict(stderr: &str) -> Result<(), String> {
     match stderr
         .lines()
         .rev()

@@ -80,6 +80,11 @@ impl Session {
             for v in &result.completion.values {
                 output::line(v)?;
             }
+            // Silence would read as a failure that printed nothing; the note
+            // goes to stderr, so stdout stays empty for scripts.
+            if result.completion.values.is_empty() {
+                self.ui.line("mcp: no completions");
+            }
             if result.completion.has_more == Some(true) {
                 self.ui.line(&format!(
                     "mcp: more completions available{}",

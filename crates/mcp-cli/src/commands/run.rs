@@ -130,10 +130,11 @@ async fn until_cancelled<T>(
 /// resources; `read` lists a server's resources itself only when no server
 /// is named; `ping` needs none.
 fn listings_for(command: &Command) -> StartListings {
-    let only = |tools, prompts, resources| StartListings {
-        tools,
-        prompts,
-        resources,
+    let only = |tools, prompts, resources| {
+        StartListings::NONE
+            .with_tools(tools)
+            .with_prompts(prompts)
+            .with_resources(resources)
     };
     match command {
         Command::Servers => StartListings::ALL,

@@ -6,12 +6,15 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub(crate) use mcp_tests::temp_dir;
+
 /// Generous upper bound for one `mcp` run.
-pub const DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(60);
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
@@ -19,7 +22,7 @@ pub struct Run {
 
 /// `mcp` with `args`, stdin from /dev/null, in `dir` (a fresh temp dir by
 /// default, so no ./.mcp.json is picked up).
-pub fn mcp_in(dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn mcp_in(dir: &Path, args: &[&str]) -> Run {
     let child = Command::new(env!("CARGO_BIN_EXE_mcp"))
         .args(args)
         .current_dir(dir)
@@ -36,7 +39,7 @@ pub fn mcp_in(dir: &Path, args: &[&str]) -> Run {
 }
 
 /// `mcp` with `args` in an empty temp directory.
-pub fn mcp(args: &[&str]) -> Run {
+pub(crate) fn mcp(args: &[&str]) -> Run {
     let dir = temp_dir("run");
     let run = mcp_in(&dir, args);
     let _ = std::fs::remove_dir_all(&dir);
@@ -44,7 +47,7 @@ pub fn mcp(args: &[&str]) -> Run {
 }
 
 /// Waits for `child` (killing it past [`DEADLINE`]) and collects its output.
-pub fn finish(mut child: Child) -> Run {
+pub(crate) fn finish(mut child: Child) -> Run {
     // Either stream may already have been taken by the caller.
     let out = child.stdout.take();
     let err = child.stderr.take();
@@ -79,17 +82,4 @@ pub fn finish(mut child: Child) -> Run {
         stdout: out_thread.join().unwrap_or_default(),
         stderr: err_thread.join().unwrap_or_default(),
     }
-}
-
-/// A new empty directory under the system temp dir.
-pub fn temp_dir(tag: &str) -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "mcp-cli-test-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
 }

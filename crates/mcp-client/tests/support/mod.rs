@@ -15,8 +15,11 @@ use mcp_types::roots::{ListRootsResult, Root};
 use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use serde_json::{Value, json};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub(crate) use mcp_tests::eventually;
+
 /// Options speaking the handshake only (no discover probe).
-pub fn legacy_options() -> ClientOptions {
+pub(crate) fn legacy_options() -> ClientOptions {
     ClientOptions::new("test-client", "0.1.0")
         .with_title("Test Client")
         .with_version_preference(VersionPreference::Legacy)
@@ -24,7 +27,7 @@ pub fn legacy_options() -> ClientOptions {
 
 /// Connects with `options`; the peer answers the handshake with
 /// `version` and `capabilities`.
-pub async fn connect_with(
+pub(crate) async fn connect_with(
     options: ClientOptions,
     version: &str,
     capabilities: Value,
@@ -41,11 +44,11 @@ pub async fn connect_with(
 }
 
 /// A 2025-11-25 connection whose server offers everything.
-pub async fn connect_full() -> (Client, MemoryPeer) {
+pub(crate) async fn connect_full() -> (Client, MemoryPeer) {
     connect_with(legacy_options(), "2025-11-25", full_caps()).await
 }
 
-pub fn full_caps() -> Value {
+pub(crate) fn full_caps() -> Value {
     json!({
         "tools": {"listChanged": true},
         "resources": {"subscribe": true, "listChanged": true},
@@ -58,14 +61,14 @@ pub fn full_caps() -> Value {
 
 /// A handler recording what reached it.
 #[derive(Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     pub seen: Mutex<Vec<String>>,
     pub progress: Mutex<Vec<f64>>,
     pub sampling_delay_ms: u64,
 }
 
 impl Recorder {
-    pub fn seen(&self) -> Vec<String> {
+    pub(crate) fn seen(&self) -> Vec<String> {
         self.seen.lock().unwrap().clone()
     }
     fn push(&self, s: impl Into<String>) {
@@ -151,17 +154,6 @@ impl ClientHandler for Recorder {
     }
 }
 
-/// Polls `cond` up to 5 s.
-pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    for _ in 0..500 {
-        if cond() {
-            return true;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    cond()
-}
-
-pub fn recorder() -> Arc<Recorder> {
+pub(crate) fn recorder() -> Arc<Recorder> {
     Arc::new(Recorder::default())
 }

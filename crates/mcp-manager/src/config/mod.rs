@@ -72,6 +72,7 @@ pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 /// A parsed configuration: the valid servers by name, and one error per
 /// invalid entry.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct McpConfig {
     /// The valid entries, by server name (sorted, so iteration is deterministic).
     pub servers: BTreeMap<String, ServerConfig>,
@@ -80,7 +81,17 @@ pub struct McpConfig {
 }
 
 /// One MCP server entry.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_manager::config::{ServerConfig, StdioServer, TransportConfig};
+/// let entry = ServerConfig::new("demo", TransportConfig::Stdio(StdioServer::new("mcp").with_args(["serve-demo"])))
+///     .with_timeout(Some(Duration::from_secs(10)));
+/// assert_eq!(entry.transport.kind_name(), "stdio");
+/// assert!(!entry.disabled);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerConfig {
     /// The entry's key in `mcpServers`; the prefix of its qualified names.
     pub name: String,
@@ -102,6 +113,60 @@ pub struct ServerConfig {
     pub disabled: bool,
     /// The file the entry came from, when loaded from a file.
     pub source: Option<PathBuf>,
+}
+
+impl ServerConfig {
+    /// An enabled entry named `name`, reached by `transport`, with every
+    /// timeout and the revision preference left to the defaults.
+    pub fn new(name: impl Into<String>, transport: TransportConfig) -> Self {
+        ServerConfig {
+            name: name.into(),
+            transport,
+            timeout: None,
+            startup_timeout: None,
+            discover_timeout: None,
+            protocol_version: None,
+            disabled: false,
+            source: None,
+        }
+    }
+
+    /// Sets the per-request timeout (`None`: the client default).
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the startup timeout (`None`: the manager default for the transport).
+    pub fn with_startup_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.startup_timeout = timeout;
+        self
+    }
+
+    /// Sets how long the `server/discover` probe may go unanswered
+    /// (`None`: the client default).
+    pub fn with_discover_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.discover_timeout = timeout;
+        self
+    }
+
+    /// Sets which revisions to negotiate (`None`: the client's preference).
+    pub fn with_protocol_version(mut self, preference: Option<VersionPreference>) -> Self {
+        self.protocol_version = preference;
+        self
+    }
+
+    /// Keeps the entry listed but never started (`true`).
+    pub fn with_disabled(mut self, disabled: bool) -> Self {
+        self.disabled = disabled;
+        self
+    }
+
+    /// Records the file the entry came from.
+    pub fn with_source(mut self, source: Option<PathBuf>) -> Self {
+        self.source = source;
+        self
+    }
 }
 
 /// How to reach a server.
@@ -130,6 +195,7 @@ impl TransportConfig {
 /// A stdio server: the command line, environment and working directory
 /// (after `${…}` expansion).
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioServer {
     /// The program: a name looked up in `PATH` (the merged one, see
     /// `mcp-transport-stdio`), or a path.
@@ -140,6 +206,37 @@ pub struct StdioServer {
     pub env: BTreeMap<String, String>,
     /// Its working directory.
     pub cwd: Option<PathBuf>,
+}
+
+impl StdioServer {
+    /// Runs `command` with no arguments, no extra variables, in the host's
+    /// working directory.
+    pub fn new(command: impl Into<String>) -> Self {
+        StdioServer {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        }
+    }
+
+    /// Sets the arguments.
+    pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the variables merged over the host's environment.
+    pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// Sets the working directory (`None`: the host's).
+    pub fn with_cwd(mut self, cwd: Option<PathBuf>) -> Self {
+        self.cwd = cwd;
+        self
+    }
 }
 
 impl fmt::Debug for StdioServer {
@@ -166,6 +263,7 @@ pub enum RemoteKind {
 
 /// A remote server (after `${…}` expansion).
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RemoteServer {
     /// The MCP endpoint, `http://` or `https://`.
     pub url: String,
@@ -173,6 +271,23 @@ pub struct RemoteServer {
     pub kind: RemoteKind,
     /// Extra request headers (e.g. `Authorization`).
     pub headers: BTreeMap<String, String>,
+}
+
+impl RemoteServer {
+    /// The endpoint `url` over `kind`, with no extra headers.
+    pub fn new(url: impl Into<String>, kind: RemoteKind) -> Self {
+        RemoteServer {
+            url: url.into(),
+            kind,
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the extra request headers.
+    pub fn with_headers(mut self, headers: BTreeMap<String, String>) -> Self {
+        self.headers = headers;
+        self
+    }
 }
 
 impl fmt::Debug for RemoteServer {
@@ -206,8 +321,11 @@ pub(crate) fn redact_url(url: &str) -> String {
     }
 }
 
-/// An error in a configuration file or entry.
+/// An error in a configuration file or entry. Its `Display` names the
+/// file, the JSON path and what is wrong; an I/O error behind it is its
+/// [`source`](std::error::Error::source).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ConfigError {
     /// The file, when loading from one.
     pub file: Option<PathBuf>,
@@ -231,11 +349,9 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ConfigErrorKind::Read(e) => Some(e.as_ref()),
-            ConfigErrorKind::Expand(e) => Some(e),
-            _ => None,
-        }
+        // The kind is this level's own text (Display above), so the chain
+        // continues with the kind's cause, not the kind.
+        self.kind.source()
     }
 }
 
@@ -244,10 +360,11 @@ impl std::error::Error for ConfigError {
 #[non_exhaustive]
 pub enum ConfigErrorKind {
     /// The file could not be read.
-    #[error("cannot read the file: {0}")]
-    Read(Arc<std::io::Error>),
+    #[error("cannot read the file")]
+    Read(#[source] Arc<std::io::Error>),
     /// The file is larger than [`MAX_CONFIG_BYTES`].
     #[error("file larger than {limit} bytes")]
+    #[non_exhaustive]
     TooLarge {
         /// The limit, in bytes.
         limit: u64,
@@ -260,6 +377,7 @@ pub enum ConfigErrorKind {
     NoServers,
     /// A value has the wrong JSON type.
     #[error("expected {expected}, found {found}")]
+    #[non_exhaustive]
     WrongType {
         /// What was expected, e.g. `"a string"`.
         expected: &'static str,
@@ -285,7 +403,7 @@ pub enum ConfigErrorKind {
     #[error("invalid value: {0}")]
     Invalid(String),
     /// `${…}` expansion failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Expand(#[from] ExpandError),
 }
 

@@ -257,8 +257,7 @@ fn later_files_win_entry_by_entry() {
 
 #[test]
 fn load_reads_files_and_records_sources() {
-    let dir = std::env::temp_dir().join(format!("mcp-manager-config-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = mcp_tests::temp_dir("config-load");
     let user = dir.join("user.json");
     let project = dir.join("project.json");
     std::fs::write(
@@ -350,4 +349,36 @@ fn protocol_version_and_discover_timeout_are_read_per_entry() {
         "{:?}",
         config.errors
     );
+}
+
+/// Each level of a configuration error's chain says its own thing: no
+/// `Display` repeats the text of its `source()`, so a chain printer shows
+/// each fact once (the file unread, then the operating system's reason).
+#[test]
+fn config_errors_say_each_thing_once() {
+    let missing = mcp_tests::temp_path("config-chain").join("missing.json");
+    let unread = McpConfig::from_file(&missing).unwrap_err();
+    let unset = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${NOPE}"}}}"#)).clone();
+    let syntax = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${1X}"}}}"#)).clone();
+    for (case, e, levels) in [
+        ("unread file", &unread, 2),
+        ("unset variable", &unset, 1),
+        ("bad expression", &syntax, 1),
+    ] {
+        let mut chain = vec![e.to_string()];
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        assert_eq!(chain.len(), levels, "{case}: {chain:?}");
+        for pair in chain.windows(2) {
+            assert!(!pair[0].contains(&pair[1]), "{case}: {chain:?}");
+        }
+    }
+    assert!(
+        unread.to_string().ends_with("$: cannot read the file"),
+        "{unread}"
+    );
+    assert!(unset.to_string().contains("NOPE"), "{unset}");
 }

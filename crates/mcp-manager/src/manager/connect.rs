@@ -32,14 +32,19 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
     })
 }
 
-/// `e` and its sources, joined with `": "`.
+/// `e` and each of its sources, once each, joined with `": "` (every
+/// `Display` of the stack describes its own level only; a level with no
+/// text adds nothing). The one-line "why" of a status, an event or a
+/// listing failure.
 pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
         let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
+        if !part.is_empty() {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
             text.push_str(&part);
         }
         source = s.source();
@@ -283,14 +288,14 @@ async fn make_transport(
     match &config.transport {
         TransportConfig::Stdio(s) => {
             let mut stdio = StdioConfig::new(s.command.clone())
-                .args(s.args.iter().cloned())
-                .shutdown_grace(options.stdio_shutdown_grace)
-                .label(config.name.clone());
+                .with_args(s.args.iter().cloned())
+                .with_shutdown_grace(options.stdio_shutdown_grace)
+                .with_label(config.name.clone());
             for (k, v) in &s.env {
-                stdio = stdio.env(k.clone(), v.clone());
+                stdio = stdio.with_env(k.clone(), v.clone());
             }
             if let Some(cwd) = &s.cwd {
-                stdio = stdio.cwd(cwd.clone());
+                stdio = stdio.with_cwd(cwd.clone());
             }
             let t = StdioTransport::spawn(stdio)
                 .await
@@ -365,6 +370,57 @@ fn list_optional<T>(
             tracing::warn!(method, error = %error, "listing failed; treated as empty");
             lists.record(method, Some(error));
             Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use super::error_chain;
+
+    /// One level of an error chain: its own text and its cause.
+    #[derive(Debug)]
+    struct Level(&'static str, Option<Box<Level>>);
+
+    impl fmt::Display for Level {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Level {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as _)
+        }
+    }
+
+    /// Each level once, in order, even when its text is part of an outer
+    /// level's text (a substring test would drop it).
+    #[test]
+    fn every_level_of_the_chain_is_said_once() {
+        for (levels, said) in [
+            (&["handshake failed"][..], "handshake failed"),
+            (
+                &["server \"a\"", "connection closed", "broken pipe"][..],
+                "server \"a\": connection closed: broken pipe",
+            ),
+            (
+                &["reading the response body", "body"][..],
+                "reading the response body: body",
+            ),
+            (
+                &["timed out after 5 ms", "", "timed out"][..],
+                "timed out after 5 ms: timed out",
+            ),
+        ] {
+            let chain = levels
+                .iter()
+                .rev()
+                .fold(None, |cause, text| Some(Level(text, cause.map(Box::new))))
+                .unwrap();
+            assert_eq!(error_chain(&chain), said, "{levels:?}");
         }
     }
 }

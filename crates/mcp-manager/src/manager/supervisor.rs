@@ -76,7 +76,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
             shared.set_failed(&slot, why);
             return;
         }
-        let delay = backoff.delay(attempt);
+        let delay = backoff.delay(attempt, None);
         slot.state
             .send_modify(|s| s.status = ServerStatus::Reconnecting { attempt });
         shared.emit(ManagerEvent::Reconnecting {

@@ -1,15 +1,18 @@
 //! Helpers shared by the mcp-manager integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use mcp_manager::{Backoff, ManagerEvent, ManagerOptions, McpConfig};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+#[allow(unused_imports)] // each test file uses a subset
+pub(crate) use mcp_tests::temp_dir;
+
 /// `python3` on PATH, or `None` after printing why the test skips.
-pub fn python3() -> Option<String> {
+pub(crate) fn python3() -> Option<String> {
     let path = std::env::var_os("PATH")?;
     let found = std::env::split_paths(&path)
         .map(|d| d.join("python3"))
@@ -25,7 +28,7 @@ pub fn python3() -> Option<String> {
 }
 
 /// The fixture server script.
-pub fn fixture_script() -> String {
+pub(crate) fn fixture_script() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/fixture_server.py")
         .display()
@@ -33,33 +36,21 @@ pub fn fixture_script() -> String {
 }
 
 /// An `mcpServers` entry running the fixture with `env` and extra `args`.
-pub fn fixture_entry(python: &str, env: Value, args: &[&str]) -> Value {
+pub(crate) fn fixture_entry(python: &str, env: Value, args: &[&str]) -> Value {
     let mut all = vec![fixture_script()];
     all.extend(args.iter().map(|s| s.to_string()));
     json!({"command": python, "args": all, "env": env, "startupTimeout": 15000})
 }
 
 /// Parses `{"mcpServers": servers}`, asserting no entry error.
-pub fn config(servers: Value) -> McpConfig {
+pub(crate) fn config(servers: Value) -> McpConfig {
     let c = McpConfig::from_json(&json!({ "mcpServers": servers }).to_string()).unwrap();
     assert!(c.errors.is_empty(), "{:?}", c.errors);
     c
 }
 
-/// A fresh temporary directory for `tag`.
-pub fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "mcp-manager-it-{tag}-{}-{}",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Options for tests: no cache, short graces, fast backoff.
-pub fn options() -> ManagerOptions {
+pub(crate) fn options() -> ManagerOptions {
     ManagerOptions::new("mcp-manager-tests", "0.0.0")
         .with_cache_dir(None)
         .with_era_dir(None)
@@ -76,7 +67,7 @@ pub fn options() -> ManagerOptions {
 }
 
 /// `true` while process `pid` exists and is not a zombie.
-pub fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // state is the field after the parenthesised command name
         Ok(stat) => stat
@@ -88,7 +79,7 @@ pub fn alive(pid: u32) -> bool {
 }
 
 /// Waits up to `limit` for every pid to be gone; returns the survivors.
-pub async fn wait_gone(pids: &[u32], limit: Duration) -> Vec<u32> {
+pub(crate) async fn wait_gone(pids: &[u32], limit: Duration) -> Vec<u32> {
     let deadline = Instant::now() + limit;
     loop {
         let left: Vec<u32> = pids.iter().copied().filter(|p| alive(*p)).collect();
@@ -100,7 +91,7 @@ pub async fn wait_gone(pids: &[u32], limit: Duration) -> Vec<u32> {
 }
 
 /// Pids listed one per line in `file` (empty when absent).
-pub fn read_pids(file: &Path) -> Vec<u32> {
+pub(crate) fn read_pids(file: &Path) -> Vec<u32> {
     std::fs::read_to_string(file)
         .unwrap_or_default()
         .lines()
@@ -110,7 +101,7 @@ pub fn read_pids(file: &Path) -> Vec<u32> {
 
 /// The next event matching `pred` within `limit`, collecting every event
 /// seen on the way (the match included) into `seen`.
-pub async fn expect_event(
+pub(crate) async fn expect_event(
     rx: &mut broadcast::Receiver<ManagerEvent>,
     limit: Duration,
     seen: &mut Vec<ManagerEvent>,
@@ -133,7 +124,7 @@ pub async fn expect_event(
 }
 
 /// The text of the first content block of a tool result.
-pub fn first_text(result: &mcp_types::tools::CallToolResult) -> String {
+pub(crate) fn first_text(result: &mcp_types::tools::CallToolResult) -> String {
     let v = serde_json::to_value(&result.content[0]).unwrap();
     v["text"].as_str().unwrap_or_default().to_owned()
 }

@@ -9,19 +9,28 @@ use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_transport_http::{Backoff, HttpConfig, HttpMode, HttpTransport, ProxySetting};
 use serde_json::{Value, json};
 
+#[allow(unused_imports)] // each test file uses a subset
+pub(crate) use mcp_tests::eventually;
+
 /// The generous upper bound for "promptly" (cases say 1 s).
-pub const PROMPT: Duration = Duration::from_secs(5);
+pub(crate) const PROMPT: Duration = Duration::from_secs(5);
 
 /// A config for a fault server: no proxy, fast reconnects.
-pub fn config(url: &str) -> HttpConfig {
+pub(crate) fn config(url: &str) -> HttpConfig {
     HttpConfig::new(url)
         .with_proxy(ProxySetting::None)
         .with_reconnect(
-            Backoff::new(Duration::from_millis(10), Duration::from_millis(50), 0.5, 3).unwrap(),
+            Backoff::new(
+                Duration::from_millis(10),
+                Duration::from_millis(50),
+                Some(3),
+                0.5,
+            )
+            .unwrap(),
         )
 }
 
-pub async fn streamable(url: &str) -> HttpTransport {
+pub(crate) async fn streamable(url: &str) -> HttpTransport {
     HttpTransport::connect(config(url), HttpMode::Streamable)
         .await
         .expect("connect")
@@ -29,7 +38,7 @@ pub async fn streamable(url: &str) -> HttpTransport {
 
 /// A Streamable HTTP transport past the handshake (`initialize` with
 /// 2025-06-18, then `notifications/initialized`), and its events.
-pub async fn initialized(url: &str) -> (HttpTransport, mcp_transport::TransportEvents) {
+pub(crate) async fn initialized(url: &str) -> (HttpTransport, mcp_transport::TransportEvents) {
     let t = streamable(url).await;
     let events = t.take_events().expect("events not taken yet");
     initialize(&t).await.expect("initialize");
@@ -39,11 +48,11 @@ pub async fn initialized(url: &str) -> (HttpTransport, mcp_transport::TransportE
     (t, events)
 }
 
-pub fn opts() -> RequestOptions {
+pub(crate) fn opts() -> RequestOptions {
     RequestOptions::default().with_timeout(Duration::from_secs(10))
 }
 
-pub fn init_params(version: &str) -> Value {
+pub(crate) fn init_params(version: &str) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": {},
@@ -51,7 +60,7 @@ pub fn init_params(version: &str) -> Value {
     })
 }
 
-pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
+pub(crate) async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
     t.request("initialize", Some(&init_params("2025-06-18")), opts())
         .await
         .map(|r| r.to_value().expect("the result is JSON"))
@@ -67,7 +76,7 @@ pub async fn initialize(t: &HttpTransport) -> Result<Value, TransportError> {
 /// caches per call site, across threads, whether a line is wanted, and a test
 /// without a subscriber hitting a call site while another test installs its
 /// own can leave that call site switched off for the capture.
-pub struct Warnings {
+pub(crate) struct Warnings {
     buf: Arc<Mutex<Vec<u8>>>,
 }
 
@@ -111,12 +120,12 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for ThreadSinks {
 }
 
 /// Captures WARN and above (see [`Warnings`]).
-pub fn capture_warnings() -> Warnings {
+pub(crate) fn capture_warnings() -> Warnings {
     capture_at(tracing::Level::WARN)
 }
 
 /// Captures `level` and above (see [`Warnings`]).
-pub fn capture_at(level: tracing::Level) -> Warnings {
+pub(crate) fn capture_at(level: tracing::Level) -> Warnings {
     static GLOBAL: std::sync::Once = std::sync::Once::new();
     GLOBAL.call_once(|| {
         let subscriber = tracing_subscriber::fmt()
@@ -139,26 +148,14 @@ impl Drop for Warnings {
 }
 
 impl Warnings {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.buf.lock().unwrap()).into_owned()
     }
 }
 
-/// Polls `cond` every 10 ms until it holds or `PROMPT` passes.
-pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = tokio::time::Instant::now() + PROMPT;
-    while tokio::time::Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    cond()
-}
-
 /// The next notification among `events` (other events skipped), within
 /// `PROMPT`; panics naming `what` otherwise.
-pub async fn next_notification(
+pub(crate) async fn next_notification(
     events: &mut mcp_transport::TransportEvents,
     what: &str,
 ) -> mcp_types::JsonRpcNotification {
@@ -169,4 +166,19 @@ pub async fn next_notification(
             other => panic!("{what} did not arrive: {other:?}"),
         }
     }
+}
+
+/// An error's text followed by each of its sources' (`error: cause: cause`),
+/// as a chain printer shows it: what failed below the transport's own level
+/// (the URL of a failed HTTP request, a body that could not be read) is in
+/// the sources.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

@@ -14,15 +14,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcp_transport::{RequestOptions, Transport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use serde_json::{Value, json};
 
+// These tests give every wait its own limit: `eventually(limit, cond)`.
+#[allow(unused_imports)] // each test file uses a subset
+pub(crate) use mcp_tests::{eventually_within as eventually, temp_path};
+
 /// The fake server binary, built on first use.
-pub fn fake_server() -> PathBuf {
+pub(crate) fn fake_server() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         if let Some(p) = std::env::var_os("FAKE_STDIO_SERVER") {
@@ -59,30 +62,20 @@ pub fn fake_server() -> PathBuf {
 }
 
 /// A config running the fake with `args`, a short grace period and a label.
-pub fn fake(args: &[&str]) -> StdioConfig {
+pub(crate) fn fake(args: &[&str]) -> StdioConfig {
     StdioConfig::new(fake_server().display().to_string())
-        .args(args.iter().copied())
-        .shutdown_grace(Duration::from_millis(500))
-        .label("fake")
-}
-
-/// A fresh path in the temp dir (not created).
-pub fn temp_path(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "mcp-stdio-test-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
+        .with_args(args.iter().copied())
+        .with_shutdown_grace(Duration::from_millis(500))
+        .with_label("fake")
 }
 
 /// Options with a timeout in ms.
-pub fn within(ms: u64) -> RequestOptions {
+pub(crate) fn within(ms: u64) -> RequestOptions {
     RequestOptions::default().with_timeout(Duration::from_millis(ms))
 }
 
 /// Sends a `script` request running `steps`.
-pub async fn script(
+pub(crate) async fn script(
     t: &StdioTransport,
     steps: Value,
     options: RequestOptions,
@@ -94,7 +87,7 @@ pub async fn script(
 
 /// `ping` within 5 000 ms; panics unless it answers with JSON. Proves the
 /// connection still works.
-pub async fn ping(t: &StdioTransport) -> Value {
+pub(crate) async fn ping(t: &StdioTransport) -> Value {
     t.request("ping", None, within(5_000))
         .await
         .expect("ping answered")
@@ -103,7 +96,7 @@ pub async fn ping(t: &StdioTransport) -> Value {
 }
 
 /// Reads the fake's recorded stdin: one JSON value per line.
-pub fn recorded(path: &Path) -> Vec<Value> {
+pub(crate) fn recorded(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -113,26 +106,14 @@ pub fn recorded(path: &Path) -> Vec<Value> {
 
 /// The state letter of `pid` from /proc (`R`, `S`, `Z`, …), or `None` when
 /// no such process exists.
-pub fn proc_state(pid: u32) -> Option<char> {
+pub(crate) fn proc_state(pid: u32) -> Option<char> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // "pid (comm) S ..." — comm may contain spaces: take what follows the last ')'.
     stat.rsplit_once(')')?.1.trim_start().chars().next()
 }
 
-/// Waits up to `limit` for `done()`; returns whether it became true.
-pub async fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if done() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    done()
-}
-
 /// Reads a pid written by the fake's `--pid-file`/`--grandchild`, waiting for it.
-pub async fn read_pid(path: &Path) -> u32 {
+pub(crate) async fn read_pid(path: &Path) -> u32 {
     let mut pid = None;
     eventually(Duration::from_secs(10), || {
         pid = std::fs::read_to_string(path)
@@ -145,7 +126,7 @@ pub async fn read_pid(path: &Path) -> u32 {
 }
 
 /// `initialize` with protocolVersion 2025-06-18.
-pub async fn initialize(t: &StdioTransport) -> Value {
+pub(crate) async fn initialize(t: &StdioTransport) -> Value {
     t.request(
         "initialize",
         Some(&json!({

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 /// An outbound that hands every message to the test.
-pub struct Recorder(mpsc::UnboundedSender<Outgoing>);
+pub(crate) struct Recorder(mpsc::UnboundedSender<Outgoing>);
 
 #[async_trait]
 impl Outbound for Recorder {
@@ -20,7 +20,7 @@ impl Outbound for Recorder {
     }
 }
 
-pub fn setup() -> (Arc<Dispatcher>, mpsc::UnboundedReceiver<Outgoing>) {
+pub(crate) fn setup() -> (Arc<Dispatcher>, mpsc::UnboundedReceiver<Outgoing>) {
     let (tx, rx) = mpsc::unbounded_channel();
     (Dispatcher::new(Arc::new(Recorder(tx)), "test"), rx)
 }
@@ -28,7 +28,7 @@ pub fn setup() -> (Arc<Dispatcher>, mpsc::UnboundedReceiver<Outgoing>) {
 /// Four requests (ids 0 to 3, each with a 1 s timeout and progress asked
 /// for) on a fresh dispatcher labelled "test"; the handles resolve with each
 /// request's outcome and the progress values it saw.
-pub async fn four_requests(
+pub(crate) async fn four_requests(
     method: &str,
 ) -> (
     Arc<Dispatcher>,

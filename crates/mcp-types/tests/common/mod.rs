@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// Any JSON value, a few levels deep, with strings (values and member
 /// names) from `strings`.
-pub fn json_value<S>(strings: fn() -> S) -> impl Strategy<Value = Value>
+pub(crate) fn json_value<S>(strings: fn() -> S) -> impl Strategy<Value = Value>
 where
     S: Strategy<Value = String> + 'static,
 {

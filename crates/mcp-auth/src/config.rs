@@ -1,0 +1,157 @@
+//! [`OAuthConfig`]: what the flow needs to know that discovery cannot
+//! tell it: the MCP server, the redirect URI, how the client identifies
+//! itself (pre-registered, a Client ID Metadata Document, or Dynamic
+//! Client Registration), and the limits.
+
+use std::time::Duration;
+
+use mcp_transport_http::FetchOptions;
+
+use crate::secret::Secret;
+
+/// A client registered with an authorization server beforehand (spec
+/// `basic/authorization` § Preregistration).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PreregisteredClient {
+    /// The issuer it is registered with; `None`: whichever the server
+    /// uses. A client for another issuer is never sent to this one.
+    pub issuer: Option<String>,
+    /// The `client_id`.
+    pub client_id: String,
+    /// The `client_secret`, for a confidential client.
+    pub client_secret: Option<Secret>,
+    /// The token endpoint authentication method, when known.
+    pub token_endpoint_auth_method: Option<String>,
+}
+
+impl PreregisteredClient {
+    /// A client `client_id` (any issuer), with an optional secret.
+    pub fn new(client_id: impl Into<String>, client_secret: Option<Secret>) -> PreregisteredClient {
+        PreregisteredClient {
+            issuer: None,
+            client_id: client_id.into(),
+            client_secret,
+            token_endpoint_auth_method: None,
+        }
+    }
+
+    /// Restricts it to the authorization server `issuer`.
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Sets the token endpoint authentication method.
+    pub fn with_token_endpoint_auth_method(mut self, method: impl Into<String>) -> Self {
+        self.token_endpoint_auth_method = Some(method.into());
+        self
+    }
+}
+
+/// The configuration of the OAuth flow for one MCP server.
+///
+/// ```
+/// use mcp_auth::OAuthConfig;
+/// let config = OAuthConfig::new("https://example.com/mcp", "http://127.0.0.1:8976/callback")
+///     .with_client_name("my-host")
+///     .with_max_step_ups(1);
+/// assert_eq!(config.application_type, "native");
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OAuthConfig {
+    /// The MCP server's URL (the resource).
+    pub server_url: String,
+    /// The redirect URI sent on authorization and token requests (a
+    /// loopback URL or https, spec § Communication Security).
+    pub redirect_uri: String,
+    /// `client_name` for registration. Default `"mcp"`.
+    pub client_name: String,
+    /// A Client ID Metadata Document URL (https, with a path), used as the
+    /// `client_id` where the authorization server accepts one.
+    pub client_metadata_url: Option<String>,
+    /// Clients registered beforehand; tried first.
+    pub preregistered: Vec<PreregisteredClient>,
+    /// `application_type` for Dynamic Client Registration. Default
+    /// `"native"` (a local client).
+    pub application_type: String,
+    /// Step-up authorizations (403 `insufficient_scope`) per operation
+    /// before giving up. Default 2.
+    pub max_step_ups: u32,
+    /// How long before its expiry an access token is refreshed. Default
+    /// 60 s.
+    pub refresh_skew: Duration,
+    /// Ask for `offline_access` when the authorization server lists it
+    /// (for a refresh token). Default `true`.
+    pub request_offline_access: bool,
+    /// Options of the requests of the flow (proxy, timeouts, body bound).
+    pub fetch: FetchOptions,
+}
+
+impl OAuthConfig {
+    /// A configuration for the MCP server at `server_url`, redirecting to
+    /// `redirect_uri`; everything else default.
+    pub fn new(server_url: impl Into<String>, redirect_uri: impl Into<String>) -> OAuthConfig {
+        OAuthConfig {
+            server_url: server_url.into(),
+            redirect_uri: redirect_uri.into(),
+            client_name: "mcp".into(),
+            client_metadata_url: None,
+            preregistered: Vec::new(),
+            application_type: "native".into(),
+            max_step_ups: 2,
+            refresh_skew: Duration::from_secs(60),
+            request_offline_access: true,
+            fetch: FetchOptions::default(),
+        }
+    }
+
+    /// Sets `client_name`.
+    pub fn with_client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Sets the Client ID Metadata Document URL.
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Adds a pre-registered client.
+    pub fn with_preregistered(mut self, client: PreregisteredClient) -> Self {
+        self.preregistered.push(client);
+        self
+    }
+
+    /// Sets `application_type`.
+    pub fn with_application_type(mut self, application_type: impl Into<String>) -> Self {
+        self.application_type = application_type.into();
+        self
+    }
+
+    /// Sets the step-up limit per operation.
+    pub fn with_max_step_ups(mut self, n: u32) -> Self {
+        self.max_step_ups = n;
+        self
+    }
+
+    /// Sets how long before expiry a token is refreshed.
+    pub fn with_refresh_skew(mut self, skew: Duration) -> Self {
+        self.refresh_skew = skew;
+        self
+    }
+
+    /// Whether to ask for `offline_access` when it is offered.
+    pub fn with_request_offline_access(mut self, yes: bool) -> Self {
+        self.request_offline_access = yes;
+        self
+    }
+
+    /// Sets the options of the flow's requests.
+    pub fn with_fetch(mut self, fetch: FetchOptions) -> Self {
+        self.fetch = fetch;
+        self
+    }
+}

@@ -1,0 +1,153 @@
+//! # mcp-auth
+//!
+//! OAuth 2.1 authorization for MCP clients talking to remote servers over
+//! HTTP (spec `basic/authorization`). [`OAuth`] plugs into
+//! `mcp-transport-http`'s auth hook: it attaches the access token to every
+//! request, and on a 401 or 403 it discovers the authorization server,
+//! obtains a client identity, takes the user through the authorization
+//! code flow with PKCE, and retries. `mcp-client` never sees any of it.
+//!
+//! # Example
+//!
+//! A server that answers 401 until it gets a token; its authorization
+//! server (on the same test server, in the hidden lines) redirects back at
+//! once, so the [`HeadlessRedirect`] user agent completes the login.
+//!
+//! ```
+//! # use fault_http::{FaultServer, Reply, tools_result};
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let base = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+//! # let b = base.clone();
+//! # let server = FaultServer::start(move |r| {
+//! #     let base = b.get().cloned().unwrap_or_default();
+//! #     match r.path() {
+//! #         "/.well-known/oauth-protected-resource/mcp" => Reply::json(format!(
+//! #             r#"{{"resource":"{base}/mcp","authorization_servers":["{base}"]}}"#)),
+//! #         "/.well-known/oauth-authorization-server" => Reply::json(format!(
+//! #             r#"{{"issuer":"{base}","authorization_endpoint":"{base}/authorize",
+//! #                "token_endpoint":"{base}/token","registration_endpoint":"{base}/register",
+//! #                "code_challenge_methods_supported":["S256"]}}"#)),
+//! #         "/register" => Reply::json(r#"{"client_id":"c1"}"#).with_status(201),
+//! #         "/authorize" => {
+//! #             let q = r.uri.query().unwrap_or("");
+//! #             let state = q.split('&').find_map(|p| p.strip_prefix("state=")).unwrap_or("");
+//! #             Reply::status(302).header("location",
+//! #                 &format!("http://localhost:3000/callback?code=xyz&state={state}"))
+//! #         }
+//! #         "/token" => Reply::json(r#"{"access_token":"at-1","token_type":"Bearer","expires_in":3600}"#),
+//! #         _ if r.header("authorization") == Some("Bearer at-1") =>
+//! #             Reply::json(tools_result(&r.rpc_id().unwrap_or_default())),
+//! #         _ => Reply::status(401).header("www-authenticate", "Bearer"),
+//! #     }
+//! # }).await?;
+//! # base.set(format!("http://localhost:{}", server.addr().port())).ok();
+//! # let url = format!("{}/mcp", base.get().unwrap());
+//! use std::sync::Arc;
+//! use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig};
+//! use mcp_transport::{RequestOptions, Transport};
+//! use mcp_transport_http::{FetchOptions, Fetcher, HttpConfig, HttpMode, HttpTransport, ProxySetting};
+//!
+//! // `url` is the MCP server, e.g. "https://example.com/mcp".
+//! let fetch = FetchOptions::default().with_proxy(ProxySetting::None);
+//! let config = OAuthConfig::new(url.clone(), "http://localhost:3000/callback")
+//!     .with_client_name("example")
+//!     .with_fetch(fetch.clone());
+//! let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch)));
+//! let oauth = OAuth::new(config, Arc::new(MemoryStore::new()), agent)?;
+//!
+//! let http = HttpConfig::new(url)
+//!     .with_proxy(ProxySetting::None)
+//!     .with_auth_provider(oauth.provider());
+//! let transport = HttpTransport::connect(http, HttpMode::Streamable).await?;
+//! let tools = transport.request("tools/list", None, RequestOptions::default()).await?;
+//! assert_eq!(tools.to_value()?, serde_json::json!({"tools": []}));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The flow, rule by rule
+//!
+//! - **Challenge** ([`challenge`]): every `WWW-Authenticate` value is
+//!   parsed (several challenges, quoted or token parameters); the `Bearer`
+//!   (else `DPoP`) challenge's `resource_metadata`, `scope` and `error`
+//!   are used.
+//! - **Discovery** (§ Authorization Server Discovery): Protected Resource
+//!   Metadata from `resource_metadata`, else
+//!   `/.well-known/oauth-protected-resource/<path>`, else the root one; its
+//!   `resource` must identify the server (RFC 9728 § 3.3), or nothing is
+//!   sent to any authorization server. Authorization server metadata from
+//!   the first `authorization_servers` entry, at the OAuth then OpenID
+//!   Connect well-known URLs (path insertion, then appending); its
+//!   `issuer` must be the identical string. Without PRM, the 2025-03-26
+//!   rules: the MCP URL's origin, its metadata or `/authorize`, `/token`,
+//!   `/register`. Nothing is cached: a server that moves to another
+//!   authorization server is followed.
+//! - **Client identity** (§ Client Registration Approaches): stored for
+//!   the issuer, else pre-registered ([`PreregisteredClient`]), else a
+//!   Client ID Metadata Document when the server accepts one, else Dynamic
+//!   Client Registration with `application_type`. Registrations are kept
+//!   per issuer and never sent to another.
+//! - **Authorization** (§ Authorization Code Protection): PKCE `S256`
+//!   (refused when the server does not advertise it), `state`, RFC 8707
+//!   `resource` (the PRM `resource`, else the canonical server URI) on the
+//!   authorization, token and refresh requests; the response's `state` and
+//!   RFC 9207 `iss` are checked before its code is redeemed.
+//! - **Scopes** (§ Scope Selection Strategy): the challenge's, else the
+//!   PRM's `scopes_supported`, else none; `offline_access` only when the
+//!   authorization server lists it; on 403 `insufficient_scope` the union
+//!   with what was asked before, at most
+//!   [`OAuthConfig::max_step_ups`] times per operation.
+//! - **Tokens**: a `Bearer` `token_type` and an `access_token` are
+//!   required; expiry is kept as an absolute time and the token refreshed
+//!   [`OAuthConfig::refresh_skew`] ahead of it; a refresh that returns no
+//!   refresh token keeps the old one; only `invalid_grant` forgets tokens.
+//!   Client authentication at the token endpoint follows the registered
+//!   method, else what the server lists (`client_secret_basic`,
+//!   `client_secret_post`, `none`).
+//! - **Every URL** of the flow is https, or http on a loopback host.
+//!
+//! # Seams
+//!
+//! - [`CredentialStore`]: where client registrations and tokens live
+//!   (compare-and-swap writes). [`MemoryStore`] is the bundled one.
+//! - [`UserAgent`]: the browser step. [`NoInteraction`] reports "login
+//!   needed"; [`HeadlessRedirect`] reads the redirect without a browser.
+//!
+//! # Secrets
+//!
+//! Tokens, codes, verifiers and client secrets are [`Secret`]s: their
+//! `Debug` and `Display` print `***`, they are never logged, and an
+//! authorization server's error text is scrubbed of them before it is
+//! shown. Header values carrying them are marked sensitive.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+mod authorize;
+pub mod challenge;
+mod config;
+mod discovery;
+mod error;
+mod fetch;
+pub mod metadata;
+mod oauth;
+mod pkce;
+mod provider;
+mod registration;
+mod scope;
+mod secret;
+mod store;
+mod token;
+mod user_agent;
+
+pub use config::{OAuthConfig, PreregisteredClient};
+pub use error::AuthError;
+pub use oauth::OAuth;
+pub use secret::Secret;
+pub use store::{
+    ClientRecord, CredentialStore, MemoryStore, Record, Revision, StoreError, StoreKey, TokenRecord,
+};
+pub use user_agent::{
+    AuthorizationPrompt, CallbackParams, HeadlessRedirect, NoInteraction, UserAgent,
+};

@@ -1,0 +1,357 @@
+//! [`OAuth`]: the authorization flow for one MCP server, and the state it
+//! keeps between requests (which authorization server issued the current
+//! token, the scopes asked for, step-up counts). The transport hook that
+//! drives it is in `provider.rs`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use mcp_transport_http::Fetcher;
+use url::Url;
+
+use crate::authorize::{AuthorizationRequest, authorization_url, validate_response};
+use crate::config::OAuthConfig;
+use crate::discovery::{Discovered, discover};
+use crate::error::AuthError;
+use crate::pkce::{Pkce, random_token};
+use crate::registration::{self, Source};
+use crate::scope;
+use crate::store::{ClientRecord, CredentialStore, Record, StoreError, StoreKey, TokenRecord};
+use crate::token::request_token;
+use crate::user_agent::{AuthorizationPrompt, UserAgent};
+
+/// The OAuth 2.1 client for one MCP server (spec `basic/authorization`).
+/// Cheap to clone; [`provider`](OAuth::provider) plugs it into the HTTP
+/// transport.
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: OAuthConfig,
+    pub(crate) server: Url,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) store: Arc<dyn CredentialStore>,
+    pub(crate) agent: Arc<dyn UserAgent>,
+    /// Held by whoever refreshes or authorizes: one flow at a time, the
+    /// others wait and then find its token.
+    pub(crate) flow: tokio::sync::Mutex<()>,
+    pub(crate) state: Mutex<State>,
+}
+
+/// What the flow remembers between requests.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    /// The tokens' key: the resource and the issuer of the last
+    /// authorization (or refresh).
+    pub(crate) key: Option<StoreKey>,
+    /// Bumped each time a new access token is stored: tells a refused
+    /// request that carried an old one.
+    pub(crate) generation: u64,
+    /// The scopes of the last authorization.
+    pub(crate) scopes: Vec<String>,
+    /// Step-up authorizations per operation.
+    pub(crate) step_ups: HashMap<String, u32>,
+    /// The authorization server of the last authorization, for refreshes.
+    pub(crate) discovered: Option<Discovered>,
+}
+
+impl fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuth")
+            .field("server", &self.inner.server.as_str())
+            .field("store", &self.inner.store)
+            .field("user_agent", &self.inner.agent)
+            .finish()
+    }
+}
+
+pub(crate) fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl OAuth {
+    /// The flow for `config.server_url`, storing credentials in `store` and
+    /// taking the user through authorization with `agent`.
+    ///
+    /// Errors: `InsecureUrl` when the server URL or the redirect URI is not
+    /// an absolute https URL (or http on a loopback host, spec
+    /// § Communication Security), or the Client ID Metadata Document URL is
+    /// not https with a path (spec § Client ID Metadata Documents).
+    pub fn new(
+        config: OAuthConfig,
+        store: Arc<dyn CredentialStore>,
+        agent: Arc<dyn UserAgent>,
+    ) -> Result<OAuth, AuthError> {
+        let server = crate::fetch::check_url("MCP server URL", &config.server_url)?;
+        crate::fetch::check_url("redirect URI", &config.redirect_uri)?;
+        if let Some(cimd) = &config.client_metadata_url {
+            let ok =
+                url::Url::parse(cimd).is_ok_and(|u| u.scheme() == "https" && u.path().len() > 1);
+            if !ok {
+                return Err(AuthError::InsecureUrl {
+                    what: "client metadata document URL (https, with a path)",
+                    url: cimd.clone(),
+                });
+            }
+        }
+        let fetcher = Fetcher::new(config.fetch.clone());
+        Ok(OAuth {
+            inner: Arc::new(Inner {
+                config,
+                server,
+                fetcher,
+                store,
+                agent,
+                flow: tokio::sync::Mutex::new(()),
+                state: Mutex::new(State::default()),
+            }),
+        })
+    }
+
+    /// The fetcher the flow's requests go through (for a
+    /// [`HeadlessRedirect`](crate::HeadlessRedirect) on the same settings).
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.inner.fetcher
+    }
+}
+
+impl Inner {
+    /// The stored tokens of the current key.
+    pub(crate) async fn current_tokens(
+        &self,
+    ) -> Result<Option<(StoreKey, TokenRecord, crate::store::Revision)>, AuthError> {
+        let Some(key) = lock(&self.state).key.clone() else {
+            return Ok(None);
+        };
+        match self.store.get(&key).await.map_err(store_error)? {
+            Some((Record::Tokens(t), rev)) => Ok(Some((key, t, rev))),
+            _ => Ok(None),
+        }
+    }
+
+    /// Runs a whole authorization: discovery, client identity, the user
+    /// agent, the code exchange; stores the tokens. `challenge_scope` and
+    /// `resource_metadata` come from the refusal; `step_up` asks for the
+    /// union with the scopes asked for before.
+    pub(crate) async fn authorize(
+        &self,
+        resource_metadata: Option<&str>,
+        challenge_scope: Option<&str>,
+        step_up: bool,
+    ) -> Result<(), AuthError> {
+        let discovered = discover(&self.fetcher, &self.server, resource_metadata).await?;
+        let metadata = &discovered.metadata;
+        if !metadata.supports_s256() {
+            return Err(AuthError::PkceUnsupported {
+                issuer: metadata.issuer.clone(),
+            });
+        }
+        let client = self.client_for(&discovered).await?;
+        let previous = lock(&self.state).scopes.clone();
+        let wanted = if step_up {
+            let more = challenge_scope.map(scope::split).unwrap_or_default();
+            scope::union(&previous, &more)
+        } else {
+            scope::initial(challenge_scope, discovered.prm_scopes.as_deref())
+        };
+        let requested = scope::with_offline_access(
+            wanted.clone(),
+            metadata.scopes_supported.as_deref(),
+            self.config.request_offline_access,
+        );
+        let scope_text = (!requested.is_empty()).then(|| requested.join(" "));
+        let pkce = Pkce::generate();
+        let state = random_token(24);
+        let url = authorization_url(
+            metadata,
+            &AuthorizationRequest {
+                client_id: &client.client_id,
+                redirect_uri: &self.config.redirect_uri,
+                code_challenge: &pkce.challenge,
+                state: &state,
+                resource: &discovered.resource,
+                scope: scope_text.as_deref(),
+            },
+        )?;
+        tracing::info!(issuer = %metadata.issuer, scopes = scope_text.as_deref().unwrap_or(""), step_up, "authorizing with the authorization server");
+        let params = self
+            .agent
+            .authorize(&AuthorizationPrompt {
+                url,
+                redirect_uri: self.config.redirect_uri.clone(),
+            })
+            .await?;
+        let code = validate_response(&params, &state, metadata)?;
+        let tokens = request_token(
+            &self.fetcher,
+            metadata,
+            &client,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code.expose()),
+                ("redirect_uri", &self.config.redirect_uri),
+                ("code_verifier", pkce.verifier.expose()),
+                ("resource", &discovered.resource),
+            ],
+            &[&code, &pkce.verifier],
+            None,
+            scope_text.as_deref(),
+        )
+        .await?;
+        let key = StoreKey::Tokens {
+            resource: discovered.resource.clone(),
+            issuer: metadata.issuer.clone(),
+        };
+        self.put_tokens(&key, tokens).await?;
+        let mut st = lock(&self.state);
+        st.key = Some(key);
+        st.generation += 1;
+        st.scopes = wanted;
+        st.discovered = Some(discovered);
+        Ok(())
+    }
+
+    /// Refreshes the current tokens (with `resource`, spec § Resource
+    /// Parameter Implementation). Keeps the refresh token when the answer
+    /// has none. Only `invalid_grant` forgets the tokens.
+    ///
+    /// Returns `false` when there is nothing to refresh with.
+    pub(crate) async fn refresh(&self) -> Result<bool, AuthError> {
+        let Some((key, tokens, revision)) = self.current_tokens().await? else {
+            return Ok(false);
+        };
+        let Some(refresh_token) = tokens.refresh_token.clone() else {
+            return Ok(false);
+        };
+        let Some(discovered) = lock(&self.state).discovered.clone() else {
+            return Ok(false);
+        };
+        let client = self.client_for(&discovered).await?;
+        let result = request_token(
+            &self.fetcher,
+            &discovered.metadata,
+            &client,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token.expose()),
+                ("resource", &discovered.resource),
+            ],
+            &[&refresh_token, &tokens.access_token],
+            Some(refresh_token.clone()),
+            tokens.scope.as_deref(),
+        )
+        .await;
+        match result {
+            Ok(new) => {
+                match self
+                    .store
+                    .put(&key, Record::Tokens(new), Some(revision))
+                    .await
+                {
+                    Ok(_) => {}
+                    Err(StoreError::Conflict) => {
+                        // Someone else stored newer tokens meanwhile: theirs
+                        // stand (a rotated refresh token must not be lost).
+                        tracing::debug!(
+                            "tokens changed during the refresh; keeping the newer ones"
+                        );
+                    }
+                    Err(e) => return Err(store_error(e)),
+                }
+                lock(&self.state).generation += 1;
+                tracing::info!(issuer = %discovered.metadata.issuer, "access token refreshed");
+                Ok(true)
+            }
+            Err(e) if e.is_invalid_grant() => {
+                tracing::info!(issuer = %discovered.metadata.issuer, "the refresh token was refused (invalid_grant); forgetting the tokens");
+                self.store.delete(&key).await.map_err(store_error)?;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The client identity at the discovered authorization server: stored
+    /// for its issuer, else pre-registered, else a metadata document, else
+    /// registered now (and stored).
+    async fn client_for(&self, discovered: &Discovered) -> Result<ClientRecord, AuthError> {
+        let metadata = &discovered.metadata;
+        let key = StoreKey::Client {
+            issuer: metadata.issuer.clone(),
+        };
+        if let Some((Record::Client(c), _)) = self.store.get(&key).await.map_err(store_error)? {
+            return Ok(c);
+        }
+        let (client, source) =
+            if let Some(c) = registration::preregistered(&self.config, &metadata.issuer) {
+                (c, Source::Preregistered)
+            } else if let Some(c) = registration::metadata_document(&self.config, metadata) {
+                (c, Source::MetadataDocument)
+            } else {
+                (
+                    registration::register(&self.fetcher, &self.config, metadata).await?,
+                    Source::Dynamic,
+                )
+            };
+        tracing::info!(issuer = %metadata.issuer, source = ?source, "client identity for the authorization server");
+        if source == Source::Dynamic {
+            match self
+                .store
+                .put(&key, Record::Client(client.clone()), None)
+                .await
+            {
+                Ok(_) | Err(StoreError::Conflict) => {}
+                Err(e) => return Err(store_error(e)),
+            }
+        }
+        Ok(client)
+    }
+
+    /// Stores `tokens` at `key`, over whatever is there.
+    async fn put_tokens(&self, key: &StoreKey, tokens: TokenRecord) -> Result<(), AuthError> {
+        for _ in 0..3 {
+            let current = self
+                .store
+                .get(key)
+                .await
+                .map_err(store_error)?
+                .map(|(_, r)| r);
+            match self
+                .store
+                .put(key, Record::Tokens(tokens.clone()), current)
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(StoreError::Conflict) => continue,
+                Err(e) => return Err(store_error(e)),
+            }
+        }
+        Err(store_error(StoreError::Conflict))
+    }
+}
+
+/// `true` when the access token of `tokens` should be refreshed before
+/// use: its expiry is less than `skew` away, or less than half its
+/// lifetime when that is shorter (a token that lives 30 s is not refreshed
+/// at once because the skew is 60 s). A token without an expiry never is.
+pub(crate) fn expiring(tokens: &TokenRecord, skew: std::time::Duration) -> bool {
+    let Some(expires_at) = tokens.expires_at else {
+        return false;
+    };
+    let lifetime = tokens
+        .received_at
+        .and_then(|r| expires_at.duration_since(r).ok());
+    let margin = lifetime.map_or(skew, |l| skew.min(l / 2));
+    expires_at <= SystemTime::now() + margin
+}
+
+pub(crate) fn store_error(e: StoreError) -> AuthError {
+    AuthError::Store {
+        problem: e.to_string(),
+        source: Some(Arc::new(e)),
+    }
+}

@@ -1,0 +1,155 @@
+//! How [`OAuth`] answers the HTTP transport's auth hook: before a request,
+//! the current access token (refreshed when it is about to expire); on a
+//! 401, a retry when the refused token was already replaced, else a
+//! refresh, else a whole authorization; on a 403 `insufficient_scope`, a
+//! step-up authorization with the union of scopes, a bounded number of
+//! times per operation.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use http::{HeaderMap, HeaderValue};
+use mcp_transport_http::{
+    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, OutgoingRequest,
+};
+
+use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::error::AuthError;
+use crate::oauth::{Inner, OAuth, expiring, lock};
+
+impl OAuth {
+    /// The transport hook for this flow: put it in
+    /// [`HttpConfig::with_auth_provider`](mcp_transport_http::HttpConfig::with_auth_provider).
+    pub fn provider(&self) -> Arc<dyn AuthProvider> {
+        Arc::new(self.clone())
+    }
+}
+
+/// The hook's failure for `e`: its text is the reason, its cause (a
+/// network error, say) the source; the text is not repeated in the chain.
+fn failure(e: AuthError) -> AuthFailure {
+    let failure = AuthFailure::new(e.kind(), e.to_string());
+    match e.cause() {
+        Some(cause) => failure.with_source(cause),
+        None => failure,
+    }
+}
+
+impl Inner {
+    /// The header for the current token, refreshing it first when it is
+    /// about to expire.
+    async fn credential(&self) -> Result<Option<Credential>, AuthError> {
+        let Some((_, tokens, _)) = self.current_tokens().await? else {
+            return Ok(None);
+        };
+        let tokens = if expiring(&tokens, self.config.refresh_skew)
+            && tokens.refresh_token.is_some()
+        {
+            let _flow = self.flow.lock().await;
+            // Another request may have refreshed while this one waited.
+            match self.current_tokens().await? {
+                Some((_, t, _)) if !expiring(&t, self.config.refresh_skew) => t,
+                _ => {
+                    if let Err(e) = self.refresh().await {
+                        // A transient failure keeps the tokens; the old one
+                        // is sent and the server decides.
+                        tracing::warn!(error = %e, "refreshing the access token ahead of expiry failed");
+                    }
+                    match self.current_tokens().await? {
+                        Some((_, t, _)) => t,
+                        None => return Ok(None),
+                    }
+                }
+            }
+        } else {
+            tokens
+        };
+        let mut value = HeaderValue::try_from(format!("Bearer {}", tokens.access_token.expose()))
+            .map_err(|_| AuthError::TokenResponse {
+            url: "(stored token)".into(),
+            problem: "the access token cannot be sent in a header".into(),
+        })?;
+        value.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::AUTHORIZATION, value);
+        let generation = lock(&self.state).generation;
+        Ok(Some(Credential::new(headers).with_generation(generation)))
+    }
+
+    /// The answer to a refusal.
+    async fn on_refusal(&self, challenge: &AuthChallenge) -> Result<(), AuthError> {
+        let _flow = self.flow.lock().await;
+        let values: Vec<&str> = challenge
+            .headers
+            .get_all(http::header::WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let challenges = parse_challenges(values);
+        let oauth = oauth_challenge(&challenges);
+        let resource_metadata = oauth.and_then(|c| c.resource_metadata());
+        let scope = oauth.and_then(|c| c.scope());
+        let error = oauth.and_then(|c| c.error());
+        if challenge.status == 403 {
+            if error != Some("insufficient_scope") {
+                return Err(AuthError::AuthorizationResponse {
+                    problem: "the server refused the request (HTTP 403)".into(),
+                    error: error.map(str::to_owned),
+                });
+            }
+            let operation = challenge
+                .rpc_method
+                .clone()
+                .unwrap_or_else(|| challenge.method.to_string());
+            let attempts = {
+                let mut st = lock(&self.state);
+                let n = st.step_ups.entry(operation.clone()).or_insert(0);
+                *n += 1;
+                *n
+            };
+            if attempts > self.config.max_step_ups {
+                return Err(AuthError::StepUpLimit {
+                    attempts: attempts - 1,
+                    operation,
+                });
+            }
+            return self.authorize(resource_metadata, scope, true).await;
+        }
+        // 401.
+        let generation = lock(&self.state).generation;
+        let stale = match challenge.sent_credential {
+            Some(sent) => sent < generation,
+            // Sent before any token existed (or after one was forgotten):
+            // stale if there is one now (another refusal's login).
+            None => self.current_tokens().await?.is_some(),
+        };
+        if stale {
+            // A newer token arrived since this request went out.
+            return Ok(());
+        }
+        if challenge.sent_credential.is_some() && challenge.attempt == 0 && self.refresh().await? {
+            return Ok(());
+        }
+        self.authorize(resource_metadata, scope, false).await
+    }
+}
+
+#[async_trait]
+impl AuthProvider for OAuth {
+    async fn prepare(
+        &self,
+        _request: &OutgoingRequest<'_>,
+    ) -> Result<Option<Credential>, AuthFailure> {
+        self.inner.credential().await.map_err(failure)
+    }
+
+    async fn on_unauthorized(&self, challenge: &AuthChallenge) -> AuthDecision {
+        match self.inner.on_refusal(challenge).await {
+            Ok(()) => AuthDecision::Retry,
+            Err(e) => {
+                tracing::warn!(status = challenge.status, error = %e, "authorization failed");
+                AuthDecision::Fail(failure(e))
+            }
+        }
+    }
+}

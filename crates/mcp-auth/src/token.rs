@@ -1,0 +1,231 @@
+//! The token endpoint (OAuth 2.1 § 3.2): exchanging a code, refreshing,
+//! client authentication by the registered or advertised method (`none`,
+//! `client_secret_basic`, `client_secret_post`), and reading the answer
+//! strictly: `access_token` and a `Bearer` `token_type` are required.
+
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use http::{HeaderName, HeaderValue, header};
+use mcp_transport_http::Fetcher;
+use serde::Deserialize;
+use url::form_urlencoded;
+
+use crate::error::AuthError;
+use crate::fetch::{is_json, post};
+use crate::metadata::AuthorizationServerMetadata;
+use crate::secret::{Secret, scrub};
+use crate::store::{ClientRecord, TokenRecord};
+
+/// The client authentication method for `client` at this server: the
+/// registered one; else `none` without a secret; else the first of
+/// `client_secret_basic`, `client_secret_post` the server lists (RFC 8414's
+/// default when it lists none: `client_secret_basic`).
+pub(crate) fn auth_method(client: &ClientRecord, metadata: &AuthorizationServerMetadata) -> String {
+    if let Some(m) = &client.token_endpoint_auth_method {
+        return m.clone();
+    }
+    if client.client_secret.is_none() {
+        return "none".into();
+    }
+    let supported = metadata
+        .token_endpoint_auth_methods_supported
+        .clone()
+        .unwrap_or_else(|| vec!["client_secret_basic".into()]);
+    for m in ["client_secret_basic", "client_secret_post"] {
+        if supported.iter().any(|s| s == m) {
+            return m.into();
+        }
+    }
+    if supported.iter().any(|s| s == "none") {
+        return "none".into();
+    }
+    "client_secret_basic".into()
+}
+
+/// `application/x-www-form-urlencoded` of `pairs`.
+pub(crate) fn form(pairs: &[(&str, &str)]) -> String {
+    let mut s = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        s.append_pair(k, v);
+    }
+    s.finish()
+}
+
+#[derive(Deserialize)]
+struct TokenBody {
+    access_token: Option<String>,
+    token_type: Option<String>,
+    expires_in: Option<serde_json::Value>,
+    refresh_token: Option<String>,
+    scope: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// POSTs a token request with `params` (the grant's own) plus the client's
+/// authentication, and reads the token response. `previous_refresh` is
+/// kept when the response has no refresh token; `requested_scope` stands
+/// for the granted scope when the response does not say.
+///
+/// Errors: `TokenRefused` (an OAuth error answer; `is_invalid_grant()`
+/// tells a dead grant), `TokenResponse` (not a usable answer), `Fetch`.
+pub(crate) async fn request_token(
+    fetcher: &Fetcher,
+    metadata: &AuthorizationServerMetadata,
+    client: &ClientRecord,
+    params: &[(&str, &str)],
+    secrets: &[&Secret],
+    previous_refresh: Option<Secret>,
+    requested_scope: Option<&str>,
+) -> Result<TokenRecord, AuthError> {
+    let url = metadata.token_endpoint.as_str();
+    let method = auth_method(client, metadata);
+    let mut pairs: Vec<(&str, &str)> = params.to_vec();
+    let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+    let secret = client.client_secret.as_ref().map(Secret::expose);
+    match (method.as_str(), secret) {
+        ("client_secret_basic", Some(secret)) => {
+            // RFC 6749 § 2.3.1: both parts form-encoded before base64.
+            let id: String = form_urlencoded::byte_serialize(client.client_id.as_bytes()).collect();
+            let pw: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+            let basic = STANDARD.encode(format!("{id}:{pw}"));
+            let mut value = HeaderValue::try_from(format!("Basic {basic}")).map_err(|_| {
+                AuthError::TokenResponse {
+                    url: url.to_owned(),
+                    problem: "the client credentials cannot be sent in a header".into(),
+                }
+            })?;
+            value.set_sensitive(true);
+            headers.push((header::AUTHORIZATION, value));
+        }
+        ("client_secret_post", Some(secret)) => {
+            pairs.push(("client_id", &client.client_id));
+            pairs.push(("client_secret", secret));
+        }
+        _ => pairs.push(("client_id", &client.client_id)),
+    }
+    let response = post(
+        fetcher,
+        "token request",
+        url,
+        "application/x-www-form-urlencoded",
+        headers,
+        form(&pairs),
+    )
+    .await?;
+    let status = response.status().as_u16();
+    let mut all_secrets: Vec<&Secret> = secrets.to_vec();
+    if let Some(s) = &client.client_secret {
+        all_secrets.push(s);
+    }
+    if !response.status().is_success() {
+        let body = if is_json(&response) {
+            serde_json::from_slice::<ErrorBody>(response.body()).ok()
+        } else {
+            None
+        };
+        return Err(match body {
+            Some(b) => AuthError::TokenRefused {
+                url: url.to_owned(),
+                status,
+                error: b.error.map(|e| scrub(&e, &all_secrets)),
+                description: b.error_description.map(|d| scrub(&d, &all_secrets)),
+            },
+            None => AuthError::TokenRefused {
+                url: url.to_owned(),
+                status,
+                error: None,
+                description: Some("the reply is not a JSON OAuth error".into()),
+            },
+        });
+    }
+    let unusable = |problem: &str| AuthError::TokenResponse {
+        url: url.to_owned(),
+        problem: problem.to_owned(),
+    };
+    if !is_json(&response) {
+        return Err(unusable("the reply is not JSON"));
+    }
+    let body: TokenBody = serde_json::from_slice(response.body())
+        .map_err(|_| unusable("the reply is not a JSON object of a token response"))?;
+    let access_token = body
+        .access_token
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| unusable("no access_token"))?;
+    match body.token_type.as_deref() {
+        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
+        Some(_) => return Err(unusable("token_type is not Bearer")),
+        None => return Err(unusable("no token_type")),
+    }
+    let expires_at = match body.expires_in {
+        Some(serde_json::Value::Number(n)) => n
+            .as_u64()
+            .map(|s| SystemTime::now() + Duration::from_secs(s)),
+        // Some servers send the number as a string.
+        Some(serde_json::Value::String(s)) => s
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .map(|s| SystemTime::now() + Duration::from_secs(s)),
+        _ => None,
+    };
+    Ok(TokenRecord {
+        access_token: Secret::new(access_token),
+        refresh_token: body.refresh_token.map(Secret::new).or(previous_refresh),
+        expires_at,
+        received_at: Some(SystemTime::now()),
+        scope: body.scope.or_else(|| requested_scope.map(str::to_owned)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_auth_method_choice() {
+        let mut m = AuthorizationServerMetadata::fallback("https://a");
+        let public = ClientRecord::new("id", None);
+        let confidential = ClientRecord::new("id", Some(Secret::new("s")));
+        let cases: Vec<(&ClientRecord, Option<Vec<&str>>, &str)> = vec![
+            (&public, None, "none"),
+            (&public, Some(vec!["client_secret_basic"]), "none"),
+            (&confidential, None, "client_secret_basic"),
+            (
+                &confidential,
+                Some(vec!["client_secret_post"]),
+                "client_secret_post",
+            ),
+            (&confidential, Some(vec!["none"]), "none"),
+            (
+                &confidential,
+                Some(vec!["client_secret_post", "client_secret_basic"]),
+                "client_secret_basic",
+            ),
+        ];
+        for (client, supported, want) in cases {
+            m.token_endpoint_auth_methods_supported =
+                supported.map(|v| v.into_iter().map(String::from).collect());
+            assert_eq!(auth_method(client, &m), want);
+        }
+        let registered = confidential
+            .clone()
+            .with_token_endpoint_auth_method("client_secret_post");
+        m.token_endpoint_auth_methods_supported = None;
+        assert_eq!(auth_method(&registered, &m), "client_secret_post");
+    }
+
+    #[test]
+    fn form_encoding() {
+        assert_eq!(
+            form(&[("a", "b c"), ("resource", "https://x/mcp?q=1&r")]),
+            "a=b+c&resource=https%3A%2F%2Fx%2Fmcp%3Fq%3D1%26r"
+        );
+    }
+}

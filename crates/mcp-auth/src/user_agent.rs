@@ -1,0 +1,195 @@
+//! The browser step of the authorization code flow, as a seam: a
+//! [`UserAgent`] takes the authorization URL to the user and brings back
+//! the parameters of the redirect. Bundled: [`NoInteraction`] (daemons and
+//! background reconnects: "login needed") and [`HeadlessRedirect`] (GETs
+//! the authorization URL without following redirects and reads
+//! `Location`: for authorization servers that redirect at once, as test
+//! servers and the conformance suite do).
+
+use std::fmt;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use mcp_transport_http::Fetcher;
+use url::Url;
+
+use crate::error::AuthError;
+
+/// What the user agent is asked to do.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AuthorizationPrompt {
+    /// The authorization URL to open (holds `state` and the PKCE
+    /// challenge; no secret).
+    pub url: String,
+    /// The redirect URI the authorization server will send the user back
+    /// to.
+    pub redirect_uri: String,
+}
+
+/// The parameters of the redirect back to the client (`code`, `state`,
+/// `iss`, `error`, …), raw: the flow validates them. Their `Debug` output
+/// shows names only.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct CallbackParams {
+    params: Vec<(String, String)>,
+}
+
+impl CallbackParams {
+    /// Parameters from `(name, value)` pairs.
+    pub fn new(params: Vec<(String, String)>) -> CallbackParams {
+        CallbackParams { params }
+    }
+
+    /// The parameters of the query of `url` (a full redirect URL).
+    ///
+    /// Errors: `None` when `url` is not an absolute URL.
+    pub fn from_url(url: &str) -> Option<CallbackParams> {
+        let url = Url::parse(url).ok()?;
+        Some(CallbackParams::new(
+            url.query_pairs().into_owned().collect(),
+        ))
+    }
+
+    /// The first value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl fmt::Debug for CallbackParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.params.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("CallbackParams")
+            .field("names", &names)
+            .finish()
+    }
+}
+
+/// Takes the user through the authorization step.
+#[async_trait]
+pub trait UserAgent: Send + Sync + fmt::Debug {
+    /// Sends the user to `prompt.url` and returns the parameters of the
+    /// redirect to `prompt.redirect_uri`.
+    ///
+    /// Errors: [`AuthError::NeedsLogin`] when no user can be asked;
+    /// [`AuthError::UserAgent`] when the step failed.
+    async fn authorize(&self, prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError>;
+}
+
+/// No user to ask: every authorization fails with
+/// [`AuthError::NeedsLogin`] (a daemon, a background reconnect: no
+/// browser tabs opened behind the user's back).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct NoInteraction {
+    /// What the user should do, e.g. "run `mcp login github`".
+    pub hint: String,
+}
+
+impl NoInteraction {
+    /// An agent whose error says `hint`.
+    pub fn new(hint: impl Into<String>) -> NoInteraction {
+        NoInteraction { hint: hint.into() }
+    }
+}
+
+#[async_trait]
+impl UserAgent for NoInteraction {
+    async fn authorize(&self, _prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError> {
+        Err(AuthError::NeedsLogin {
+            hint: if self.hint.is_empty() {
+                "this server needs an interactive login".into()
+            } else {
+                self.hint.clone()
+            },
+        })
+    }
+}
+
+/// GETs the authorization URL without following redirects and reads the
+/// redirect's `Location`: for an authorization server that redirects back
+/// at once (no login page), as test servers and the conformance suite's
+/// do. Nothing listens on the redirect URI.
+#[derive(Debug, Clone)]
+pub struct HeadlessRedirect {
+    fetcher: Fetcher,
+}
+
+impl HeadlessRedirect {
+    /// An agent that sends its GET with `fetcher`.
+    pub fn new(fetcher: Fetcher) -> HeadlessRedirect {
+        HeadlessRedirect { fetcher }
+    }
+}
+
+#[async_trait]
+impl UserAgent for HeadlessRedirect {
+    async fn authorize(&self, prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError> {
+        let request = http::Request::get(prompt.url.as_str())
+            .body(Bytes::new())
+            .map_err(|_| AuthError::UserAgent {
+                problem: "the authorization URL is not a valid request URL".into(),
+            })?;
+        let response = self
+            .fetcher
+            .fetch(request)
+            .await
+            .map_err(|source| AuthError::Fetch {
+                what: "the authorization endpoint".into(),
+                source,
+            })?;
+        if !response.status().is_redirection() {
+            return Err(AuthError::UserAgent {
+                problem: format!(
+                    "the authorization endpoint answered HTTP {}, not a redirect",
+                    response.status().as_u16()
+                ),
+            });
+        }
+        let location = response
+            .headers()
+            .get(http::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| AuthError::UserAgent {
+                problem: "the authorization endpoint's redirect has no Location".into(),
+            })?;
+        let base = Url::parse(&prompt.url).map_err(|_| AuthError::UserAgent {
+            problem: "the authorization URL is not absolute".into(),
+        })?;
+        let target = base.join(location).map_err(|_| AuthError::UserAgent {
+            problem: "the redirect Location is not a URL".into(),
+        })?;
+        let expected = Url::parse(&prompt.redirect_uri).map_err(|_| AuthError::UserAgent {
+            problem: "the redirect URI is not absolute".into(),
+        })?;
+        if target.origin() != expected.origin() || target.path() != expected.path() {
+            return Err(AuthError::UserAgent {
+                problem: "the authorization endpoint redirected elsewhere than the redirect URI"
+                    .into(),
+            });
+        }
+        Ok(CallbackParams::new(
+            target.query_pairs().into_owned().collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callback_params_hide_values() {
+        let p = CallbackParams::from_url("http://localhost:3000/callback?code=c0de-secret&state=s")
+            .unwrap();
+        assert_eq!(p.get("code"), Some("c0de-secret"));
+        assert_eq!(p.get("state"), Some("s"));
+        assert_eq!(p.get("iss"), None);
+        assert!(!format!("{p:?}").contains("c0de-secret"));
+        assert!(CallbackParams::from_url("no").is_none());
+    }
+}

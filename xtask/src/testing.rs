@@ -1,0 +1,183 @@
+//! `cargo xtask test`: everything CI runs, in one command.
+//!
+//! Tests that need `../shared` (the spec's schemas and examples) are `#[ignore]`d with
+//! that reason, so a plain `cargo test` reports them as ignored, not passed. This command
+//! runs them when `../shared` is there, and otherwise lists them as skipped in its last
+//! lines. `#[ignore]` in this workspace means exactly that: needs `../shared`.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::{conformance, util};
+
+/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests, the
+/// `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
+/// writes, docs/conformance.md).
+pub fn test(args: &[String]) -> Result<(), String> {
+    let root = util::workspace_root()?;
+    let lint = !args.iter().any(|a| a == "--no-lint");
+    util::run(
+        util::cmd("bash", &root)
+            .arg(root.join("tests/peers/setup.sh"))
+            .arg("--quiet"),
+        "install the test peers",
+    )?;
+    if lint {
+        util::run(
+            util::cargo(&root).args(["fmt", "--all", "--", "--check"]),
+            "cargo fmt --check",
+        )?;
+        util::run(
+            util::cargo(&root).args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--locked",
+                "--",
+                "-D",
+                "warnings",
+            ]),
+            "cargo clippy",
+        )?;
+        util::run(
+            util::cargo(&root)
+                .args(["doc", "--workspace", "--no-deps", "--locked"])
+                .env(
+                    "RUSTDOCFLAGS",
+                    "-D warnings -D rustdoc::broken-intra-doc-links",
+                ),
+            "cargo doc (rustdoc -D warnings, broken intra-doc links)",
+        )?;
+        // The bench workspace builds with --locked; its lock file goes stale
+        // whenever a workspace crate gains a dependency, and nothing else
+        // builds it, so check it here rather than at the next `xtask bench`.
+        let mut lock = util::cargo(&root);
+        lock.args([
+            "metadata",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(root.join("bench/Cargo.toml"))
+        .stdout(std::process::Stdio::null());
+        util::run(
+            &mut lock,
+            "bench/Cargo.lock is up to date (else: cargo update --workspace --manifest-path bench/Cargo.toml)",
+        )?;
+    }
+    util::run(
+        util::cargo(&root).args(["test", "--workspace", "--locked"]),
+        "cargo test --workspace",
+    )?;
+    let shared = root.join("../shared");
+    let mut skipped = Vec::new();
+    if shared.is_dir() {
+        util::run(
+            util::cargo(&root).args(IGNORED_TESTS).arg("--ignored"),
+            "the tests that need ../shared (cargo test -- --ignored)",
+        )?;
+    } else {
+        let names = list_ignored(&root)?;
+        if !names.is_empty() {
+            skipped.push(format!(
+                "{} test(s) that need ../shared ({})",
+                names.len(),
+                names.join(", ")
+            ));
+        }
+    }
+    let summary = conformance::check_all()?;
+    println!("{}", verdict(&skipped, &summary.not_run));
+    Ok(())
+}
+
+/// `cargo test` over every test target (not the doctests: none is ignored), up to `--`.
+const IGNORED_TESTS: [&str; 7] = [
+    "test",
+    "--workspace",
+    "--locked",
+    "--lib",
+    "--bins",
+    "--tests",
+    "--",
+];
+
+/// The names of the ignored tests (`cargo test -- --ignored --list`).
+fn list_ignored(root: &Path) -> Result<Vec<String>, String> {
+    let out = util::cargo(root)
+        .args(IGNORED_TESTS)
+        .args(["--ignored", "--list", "--format", "terse"])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot list the ignored tests: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("listing the ignored tests failed ({})", out.status));
+    }
+    Ok(parse_test_list(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Test names from libtest's `--list --format terse` output (`path::name: test`).
+fn parse_test_list(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The last line of `cargo xtask test`: `PASSED` only when nothing was skipped.
+fn verdict(skipped_tests: &[String], conformance_not_run: &[String]) -> String {
+    let not_run: Vec<&str> = skipped_tests
+        .iter()
+        .chain(conformance_not_run)
+        .map(String::as_str)
+        .collect();
+    if not_run.is_empty() {
+        "xtask test: PASSED (everything ran)".to_string()
+    } else {
+        format!(
+            "xtask test: INCOMPLETE: nothing failed, but skipped: {}",
+            not_run.join("; ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_terse_test_list() {
+        let out = "schema_validation::legacy: test\nmodern_client_messages_validate_2026_07_28: test\n\
+                   not a test line\nsrc/lib.rs - x (line 3): test\n";
+        assert_eq!(
+            parse_test_list(out),
+            [
+                "schema_validation::legacy",
+                "modern_client_messages_validate_2026_07_28",
+                "src/lib.rs - x (line 3)"
+            ]
+        );
+        assert!(parse_test_list("\n0 tests, 0 benchmarks\n").is_empty());
+    }
+
+    #[test]
+    fn a_skip_is_never_reported_as_a_pass() {
+        assert_eq!(verdict(&[], &[]), "xtask test: PASSED (everything ran)");
+        for (tests, conf) in [
+            (
+                vec!["6 test(s) that need ../shared (a, b)".to_string()],
+                vec![],
+            ),
+            (vec![], vec!["the fault catalogue (absent)".to_string()]),
+        ] {
+            let v = verdict(&tests, &conf);
+            assert!(v.starts_with("xtask test: INCOMPLETE"), "{v}");
+            assert!(!v.contains("PASSED"), "{v}");
+            for part in tests.iter().chain(&conf) {
+                assert!(v.contains(part.as_str()), "{v}");
+            }
+        }
+    }
+}
