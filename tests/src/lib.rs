@@ -4,7 +4,6 @@
 //!
 //! Helpers that only one crate's tests need stay in that crate's
 //! `tests/support/` (or `tests/common/`).
-#![deny(missing_docs)]
 
 pub mod peers;
 pub mod temp;

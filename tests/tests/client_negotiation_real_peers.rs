@@ -5,6 +5,11 @@
 //! What each peer must negotiate is pinned: the Python SDK (mcp 2.x) speaks
 //! the stateless 2026-07-28 revision; server-everything speaks the handshake
 //! revisions; its `sse` mode is only reachable through the legacy fallback.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

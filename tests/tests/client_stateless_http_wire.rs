@@ -5,6 +5,11 @@
 //! refresh-and-retry, the `-32022` re-negotiation, no session machinery,
 //! and a timeout that drops the stream instead of POSTing
 //! `notifications/cancelled`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

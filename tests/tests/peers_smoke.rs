@@ -4,6 +4,11 @@
 //!
 //! Uses a raw HTTP/1.1 exchange over `std::net::TcpStream` so that these checks do not
 //! depend on the project's own HTTP transport.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};

@@ -13,7 +13,7 @@ use crate::{conformance, util};
 /// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests, the
 /// `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
-pub fn test(args: &[String]) -> Result<(), String> {
+pub(crate) fn test(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
     let lint = !args.iter().any(|a| a == "--no-lint");
     util::run(

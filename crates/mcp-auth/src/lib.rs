@@ -120,9 +120,6 @@
 //! `Debug` and `Display` print `***`, they are never logged, and an
 //! authorization server's error text is scrubbed of them before it is
 //! shown. Header values carrying them are marked sensitive.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod authorize;
 pub mod challenge;

@@ -2,6 +2,11 @@
 //! refresh token when none comes back, taking a rotated one), only
 //! `invalid_grant` forgetting tokens, and secrets never reaching logs or
 //! errors.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

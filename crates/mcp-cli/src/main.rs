@@ -3,8 +3,6 @@
 //! Exit codes: 0 success, 1 the tool reported an error (`isError`), 2
 //! failure (usage, configuration, connection, protocol), 130 / 143 / 129
 //! interrupted by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by the reader.
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod arguments;
 mod cli;

@@ -1,6 +1,11 @@
 //! A config file with one bad entry (unknown `type`) and one good one (the
 //! demo server): the bad entry is reported on stderr as a warning with its
 //! JSON path, and commands still work with the good server.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 fn write_config(dir: &std::path::Path) -> std::path::PathBuf {

@@ -1,6 +1,11 @@
 //! A config file with two servers (both the demo, under two names): listing
 //! groups by server, a tool offered by both needs SERVER, `servers` shows both
 //! (and the disabled entry as disabled), and ./.mcp.json is picked up by default.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 fn write_config(dir: &std::path::Path, file: &str) {

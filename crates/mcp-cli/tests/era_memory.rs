@@ -4,6 +4,11 @@
 //! dropped and the server probed again within the same run. A scripted
 //! stdio server (python3) records every method it receives; skipped, saying
 //! why, without python3.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use std::process::{Command, Stdio};

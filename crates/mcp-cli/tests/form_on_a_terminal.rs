@@ -5,6 +5,11 @@
 //!
 //! Each run is `sh -c 'stty …; mcp …; echo EXIT=$?; stty -a'` on a pty, so the
 //! test sees the exit code and the terminal's mode after `mcp` ended.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,11 @@
 //! Naming a server whose config entry was rejected, or that failed to
 //! start, says so ("server X was not started: why") instead of looking for
 //! a tool of that name; "available:" lists are capped.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 fn config(dir: &std::path::Path) -> std::path::PathBuf {

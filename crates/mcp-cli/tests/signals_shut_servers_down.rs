@@ -1,6 +1,11 @@
 //! SIGTERM and SIGHUP are handled like Ctrl-C: the stdio server (in its own
 //! process group, so the signal never reaches it) is shut down and `mcp`
 //! exits with 128 + the signal (143, 129).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use std::process::{Command, Stdio};

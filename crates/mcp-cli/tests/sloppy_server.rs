@@ -4,6 +4,11 @@
 //! the tool listed (B31); a tool result without `content` (B32) and one
 //! with lone surrogate escapes (B33) are shown. Skips when `python3` is
 //! not installed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use std::path::{Path, PathBuf};

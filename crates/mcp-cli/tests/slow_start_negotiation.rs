@@ -8,6 +8,11 @@
 //! (py_server.py, which commits to 2026-07-28 on the probe) and the
 //! handshake-only server-everything. Skipped, saying why, when a peer is not
 //! installed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use mcp_tests::peers::{everything_stdio_command, python_stdio_command, require_command};

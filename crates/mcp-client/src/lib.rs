@@ -101,9 +101,6 @@
 //! # Not yet supported
 //! The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`); the
 //! 2025-11-25 `tasks/*` methods above are supported.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod capabilities;
 mod client;

@@ -1,5 +1,10 @@
 //! Dropping a call, cancelling its token, or its timeout sends
 //! `notifications/cancelled` exactly once with the request's id.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

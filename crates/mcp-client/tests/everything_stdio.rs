@@ -3,6 +3,11 @@
 //! `resources/list` pagination (100 resources, 10 per page). Skips (printing
 //! why) when the peer is not installed (`tests/peers/setup.sh`), unless
 //! `MCP_PEERS_REQUIRED=1`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

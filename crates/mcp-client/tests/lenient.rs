@@ -3,6 +3,11 @@
 //! default takes it (handshake era only), a lone surrogate escape is
 //! U+FFFD. Cases B31–B33 of `../shared/cases/catalogue-2.md`, and the kinds
 //! behind them, several shapes each.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

@@ -1,6 +1,11 @@
 //! Multi round-trip requests (2026-07-28 `basic/patterns/mrtr`): input
 //! requests answered through the `ClientHandler`, the retry's params, the
 //! round cap, refusals, and `input_required` where it is not allowed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::Arc;
 

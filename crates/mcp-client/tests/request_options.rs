@@ -2,6 +2,11 @@
 //! cancel token cancels it (with `notifications/cancelled`), a per-call
 //! timeout bounds it, and default options keep the client's configured
 //! timeout rather than replacing it with another number.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

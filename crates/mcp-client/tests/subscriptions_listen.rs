@@ -3,6 +3,11 @@
 //! subscription and the handler, the end of a subscription, and dropping it
 //! (`notifications/cancelled` with the listen id on a connection like
 //! stdio); `MethodNotInRevision` on older revisions.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

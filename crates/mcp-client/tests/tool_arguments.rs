@@ -1,6 +1,11 @@
 //! `tools/call` arguments: anything that serializes to a JSON object is
 //! sent as `arguments`; nothing (`()`, `None`, `null`) sends none; a
 //! non-object is refused with a typed error before anything is sent.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

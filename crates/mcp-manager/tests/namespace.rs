@@ -1,5 +1,10 @@
 //! One namespace over several servers: colliding names get distinct,
 //! valid, deterministic qualified names that route to the right server.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 

@@ -130,9 +130,6 @@
 //! `notifications/cancelled` for it (never for `initialize`). Under
 //! 2026-07-28 the dropped stream is the cancellation. See
 //! [`Transport`](mcp_transport::Transport).
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod auth;
 mod body;

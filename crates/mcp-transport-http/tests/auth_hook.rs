@@ -3,6 +3,11 @@
 //! hops; never a cross-origin hop), the refusal's headers and the sent
 //! credential handed to the provider, several bounded retries per exchange,
 //! and a typed error when the provider gives up.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

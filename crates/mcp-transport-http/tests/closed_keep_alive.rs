@@ -12,6 +12,11 @@
 //! fresh connection, is never sent again.
 //!
 //! Catalogue cases: B37.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -9,6 +9,11 @@
 //! clear error.
 //!
 //! Catalogue cases: B34.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

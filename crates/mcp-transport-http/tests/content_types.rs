@@ -3,6 +3,11 @@
 //! reply fails that request with an error naming the type.
 //!
 //! Catalogue cases: B07.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -4,6 +4,11 @@
 //! removed), as `new URL(url, base)` does, by the one resolver both use.
 //!
 //! Catalogue cases: B35.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

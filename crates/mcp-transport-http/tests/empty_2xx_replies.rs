@@ -3,6 +3,11 @@
 //! that send.
 //!
 //! Catalogue cases: B06.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -4,6 +4,11 @@
 //! `HttpTimeouts::listen`). Without this, a server that sends what a request
 //! causes only on the GET stream (e.g. `elicitation/create`) loses it, and a
 //! late GET can be taken for the resumption of a request's stream.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

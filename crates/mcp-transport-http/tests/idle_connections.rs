@@ -1,6 +1,11 @@
 //! `HttpConfig::max_idle_connections`: after a burst of concurrent requests
 //! (HTTP/1.1: one connection each), the connections beyond the limit are
 //! closed as their requests end; up to the limit stay open for reuse.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

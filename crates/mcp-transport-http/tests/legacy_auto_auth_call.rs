@@ -1,6 +1,11 @@
 //! Legacy HTTP+SSE against the fault server, auto-detection (400/404/405 →
 //! legacy, 401 → auth error), the auth-provider hook, and the one-shot
 //! `call` helper.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

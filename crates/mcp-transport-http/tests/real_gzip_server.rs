@@ -5,6 +5,11 @@
 //! (`tests/peers/setup.sh`), unless `MCP_PEERS_REQUIRED=1`.
 //!
 //! Catalogue cases: B34.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

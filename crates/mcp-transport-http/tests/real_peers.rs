@@ -4,6 +4,11 @@
 //! replies, stateless; and sse). Each test prints why and skips when the
 //! peer is not installed (`tests/peers/setup.sh`), unless
 //! `MCP_PEERS_REQUIRED=1`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -3,6 +3,11 @@
 //! POST is a clear error, never a GET.
 //!
 //! Catalogue cases: B13.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

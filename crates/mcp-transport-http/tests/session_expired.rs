@@ -4,6 +4,11 @@
 //! a 404 without a session id is a plain HTTP error.
 //!
 //! Catalogue cases: B08.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

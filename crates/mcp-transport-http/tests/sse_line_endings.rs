@@ -2,6 +2,11 @@
 //! split across reads — each delivers exactly one initialize result.
 //!
 //! Catalogue cases: B01.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -106,9 +106,6 @@
 //! `notify` may or may not have queued the message; a queued message is
 //! written whole. Dropping the future of `close()` does not stop the
 //! shutdown sequence, which runs on its own task.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
 pub mod framing;

@@ -1,4 +1,9 @@
 //! Concurrent requests never interleave their bytes on stdin.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use mcp_transport::Transport;

@@ -3,6 +3,11 @@
 //! it shows fails with MessageTooLarge, and a following ping still works.
 //!
 //! Catalogue cases: B15.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use mcp_transport::{Transport, TransportError};

@@ -8,6 +8,11 @@
 //! be reaped by the transport itself.
 //!
 //! Catalogue cases: B18.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use std::path::Path;

@@ -3,6 +3,11 @@
 //! token is matched with its exact JSON type.
 //!
 //! Catalogue cases: B26.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -2,6 +2,11 @@
 //! resolved in the merged PATH, and a missing command names the PATH.
 //!
 //! Catalogue cases: B19.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 mod support;
 
 use mcp_transport::{Transport, TransportError};

@@ -6,6 +6,11 @@
 //! threads at once (a reader completing while callers register).
 //! `cargo bench -p mcp-transport`.
 #![allow(missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::Arc;
 

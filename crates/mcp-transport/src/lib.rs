@@ -118,9 +118,6 @@
 //! [`CancellationToken`] does the same.
 //! The notification is sent from a task spawned on the current tokio runtime;
 //! outside a runtime it is logged instead.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod backoff;
 pub mod dispatcher;

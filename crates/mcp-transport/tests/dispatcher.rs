@@ -1,5 +1,10 @@
 //! The shared request machinery, driven through an in-memory outbound that
 //! records what would go to the peer.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,6 +5,11 @@
 //! site, across threads, and a test hitting the same call site without a
 //! subscriber at the moment another installs its own can leave it switched
 //! off for that one.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 use std::sync::Arc;
 
 use mcp_transport::{RequestOptions, TransportError};

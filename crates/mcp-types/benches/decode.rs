@@ -6,6 +6,11 @@
 //! the writing of a 100 KiB `tools/call` request (`RequestBody::to_vec`).
 //! `cargo bench -p mcp-types`.
 #![allow(missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -86,9 +86,6 @@
 //! round trip; an unknown content block decodes to
 //! [`content::ContentBlock::Unknown`]; `inputSchema`, `outputSchema` and
 //! `structuredContent` are raw JSON.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod base;
 pub mod completion;

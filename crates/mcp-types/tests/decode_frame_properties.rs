@@ -3,6 +3,11 @@
 //! plain response round-trips its result and id, whatever it takes as a
 //! response the full decoder reads the same way, and it never takes a
 //! request or a notification for a response.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

@@ -6,6 +6,11 @@
 //! [`NOT_MODELLED`] with a reason; a directory in neither table fails the test.
 //! Ignored (with that reason) by a plain `cargo test`, since `../shared` may be absent;
 //! `cargo xtask test` runs them when it is there.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::path::PathBuf;
 

@@ -2,6 +2,11 @@
 //! writes what `with_params_meta` + `JsonRpcMessage::to_vec` write, and
 //! `JsonRpcMessage::to_vec` (its own string escaper, 32-byte blocks) is
 //! byte for byte serde_json's output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use mcp_types::base::with_params_meta;
 use mcp_types::jsonrpc::RequestBody;

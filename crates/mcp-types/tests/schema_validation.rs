@@ -4,6 +4,11 @@
 //! `JSONRPCMessage` and as the specific request / notification / result
 //! definition. Ignored (with that reason) by a plain `cargo test`, since `../shared` may be
 //! absent; `cargo xtask test` runs them when it is there.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::path::PathBuf;
 

@@ -6,6 +6,11 @@
 //! result meets: `serde_json::from_str`, this crate's own deserializer
 //! (`RawResult::parse`) and `serde_json::from_value` (owned keys).
 #![allow(missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod common;
 

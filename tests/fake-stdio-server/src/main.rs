@@ -33,6 +33,11 @@
 //! (notifications/progress with progress 1..=N; `token` overrides the
 //! request's token). Consecutive writes of one script hold stdout, so other
 //! output never lands inside them; `sleep_ms` and `progress` release it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::fs::OpenOptions;
 use std::io::{BufRead, Write};

@@ -24,8 +24,6 @@
 //! assert!(server.requests().is_empty());
 //! # }
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::io;

@@ -10,7 +10,7 @@
 
 /// Which kinds of section a run produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ran {
+pub(super) struct Ran {
     /// The official suites (and with them the preamble's notes).
     pub suites: bool,
     /// The fault catalogue.
@@ -91,7 +91,7 @@ fn parts(doc: &str) -> Vec<Part> {
 /// The differences in substance between the committed document and the one this run
 /// generated, limited to what the run produced; empty when the committed one is current.
 /// Each names the part (and its first differing line).
-pub fn differences(committed: &str, generated: &str, ran: Ran) -> Vec<String> {
+pub(super) fn differences(committed: &str, generated: &str, ran: Ran) -> Vec<String> {
     let old = parts(committed);
     let new = parts(generated);
     let mut out = Vec::new();

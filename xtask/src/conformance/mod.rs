@@ -42,11 +42,11 @@ const USAGE: &str = "usage: cargo xtask conformance [--no-suites] [--no-catalogu
     docs/conformance.md (a full run only: suites and catalogue).";
 
 /// The command that regenerates docs/conformance.md.
-pub const REGENERATE: &str = "cargo xtask conformance --write";
+pub(crate) const REGENERATE: &str = "cargo xtask conformance --write";
 
 /// What a run that found nothing wrong did not cover.
 #[derive(Debug, Default)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The parts that did not run, each with why (`the fault catalogue (../shared/cases
     /// absent)`).
     pub not_run: Vec<String>,
@@ -54,7 +54,7 @@ pub struct Summary {
 
 impl Summary {
     /// The last line: `OK` only when everything ran.
-    pub fn verdict(&self) -> String {
+    pub(crate) fn verdict(&self) -> String {
         if self.not_run.is_empty() {
             "conformance: OK".to_string()
         } else {
@@ -86,7 +86,7 @@ pub(crate) fn conformance(args: &[String]) -> Result<(), String> {
 
 /// `cargo xtask conformance` as `cargo xtask test` runs it: everything, checking (never
 /// writing) docs/conformance.md.
-pub fn check_all() -> Result<Summary, String> {
+pub(crate) fn check_all() -> Result<Summary, String> {
     run(&Options::default())
 }
 

@@ -1,6 +1,11 @@
 //! A scriptable MCP server and authorization server on one fault server
 //! (127.0.0.1), and a client wired to it through `mcp-auth`.
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -12,11 +17,11 @@ use mcp_transport_http::{
 };
 use serde_json::{Value, json};
 
-pub const REDIRECT: &str = "http://localhost:3000/callback";
+pub(crate) const REDIRECT: &str = "http://localhost:3000/callback";
 
 /// How the mock behaves.
 #[derive(Debug, Clone)]
-pub struct Script {
+pub(crate) struct Script {
     /// Overrides the PRM `resource` (default `<base>/mcp`).
     pub prm_resource: Option<String>,
     /// PRM `scopes_supported`.
@@ -84,14 +89,14 @@ impl Default for Script {
 /// What the mock issued: each access token with the scope of the
 /// authorization it came from.
 #[derive(Debug, Default)]
-pub struct Issued {
+pub(crate) struct Issued {
     pub tokens: Vec<(String, String)>,
     pub next: u32,
     /// The `scope` of the last authorization request.
     pub last_scope: String,
 }
 
-pub struct Mock {
+pub(crate) struct Mock {
     pub server: FaultServer,
     pub base: String,
     pub issued: Arc<Mutex<Issued>>,
@@ -103,11 +108,11 @@ fn query(r: &Recorded) -> Vec<(String, String)> {
         .collect()
 }
 
-pub fn form(r: &Recorded) -> Vec<(String, String)> {
+pub(crate) fn form(r: &Recorded) -> Vec<(String, String)> {
     url::form_urlencoded::parse(&r.body).into_owned().collect()
 }
 
-pub fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub(crate) fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     pairs
         .iter()
         .find(|(k, _)| k == name)
@@ -115,13 +120,13 @@ pub fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 impl Mock {
-    pub async fn start(script: Script) -> Mock {
+    pub(crate) async fn start(script: Script) -> Mock {
         Mock::start_with(script, |_, _| None).await
     }
 
     /// A mock whose replies `over` may replace (given the base URL and the
     /// request; `None`: the scripted reply).
-    pub async fn start_with(
+    pub(crate) async fn start_with(
         script: Script,
         over: impl Fn(&str, &Recorded) -> Option<Reply> + Send + Sync + 'static,
     ) -> Mock {
@@ -143,12 +148,12 @@ impl Mock {
         }
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("{}/mcp", self.base)
     }
 
     /// The recorded requests to `path`.
-    pub fn to(&self, path: &str) -> Vec<Recorded> {
+    pub(crate) fn to(&self, path: &str) -> Vec<Recorded> {
         self.server
             .requests()
             .into_iter()
@@ -156,22 +161,22 @@ impl Mock {
             .collect()
     }
 
-    pub fn authorize_queries(&self) -> Vec<Vec<(String, String)>> {
+    pub(crate) fn authorize_queries(&self) -> Vec<Vec<(String, String)>> {
         self.to("/authorize").iter().map(query).collect()
     }
 
-    pub fn config(&self) -> OAuthConfig {
+    pub(crate) fn config(&self) -> OAuthConfig {
         OAuthConfig::new(self.url(), REDIRECT)
             .with_client_name("mcp-auth-tests")
             .with_fetch(fetch_options())
     }
 
-    pub fn oauth(&self, config: OAuthConfig) -> OAuth {
+    pub(crate) fn oauth(&self, config: OAuthConfig) -> OAuth {
         let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch_options())));
         OAuth::new(config, Arc::new(MemoryStore::new()), agent).unwrap()
     }
 
-    pub async fn connect(&self, oauth: &OAuth) -> HttpTransport {
+    pub(crate) async fn connect(&self, oauth: &OAuth) -> HttpTransport {
         let config = HttpConfig::new(self.url())
             .with_proxy(ProxySetting::None)
             .with_listen_after_initialized(false)
@@ -182,11 +187,11 @@ impl Mock {
     }
 }
 
-pub fn fetch_options() -> FetchOptions {
+pub(crate) fn fetch_options() -> FetchOptions {
     FetchOptions::default().with_proxy(ProxySetting::None)
 }
 
-pub async fn call(t: &HttpTransport, method: &str) -> Result<Value, TransportError> {
+pub(crate) async fn call(t: &HttpTransport, method: &str) -> Result<Value, TransportError> {
     t.request(method, Some(&json!({})), RequestOptions::default())
         .await
         .map(|r| r.to_value().unwrap())

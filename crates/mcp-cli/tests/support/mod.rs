@@ -1,5 +1,10 @@
 //! Runs the built `mcp` binary with a deadline and captures its output.
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::io::Read;
 use std::path::Path;

@@ -1,5 +1,10 @@
 //! Shared helpers for the mcp-client integration tests.
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::{Arc, Mutex};
 

@@ -1,5 +1,10 @@
 //! Helpers shared by the mcp-manager integration tests.
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,5 +1,10 @@
 //! Helpers shared by the integration tests (each test file uses a subset).
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -172,7 +177,7 @@ pub(crate) async fn next_notification(
 /// as a chain printer shows it: what failed below the transport's own level
 /// (the URL of a failed HTTP request, a body that could not be read) is in
 /// the sources.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(cause) = source {

@@ -10,6 +10,11 @@
 //! executable's path (`<target>/<profile>/deps/<test>`). Set
 //! `FAKE_STDIO_SERVER=/path/to/fake-stdio-server` to use a prebuilt binary.
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

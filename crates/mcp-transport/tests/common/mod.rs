@@ -1,5 +1,10 @@
 //! Helpers shared by the dispatcher tests (each file uses a subset).
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 use std::sync::Arc;
 use std::time::Duration;
