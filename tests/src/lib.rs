@@ -1,6 +1,6 @@
 //! Test support shared by the integration tests of every crate: real peers
 //! ([`peers`]), fresh temporary paths ([`temp_dir`], [`temp_path`]) and, with
-//! the feature `tokio`, waiting for a condition ([`eventually`]).
+//! the feature `tokio`, waiting for a condition (`eventually`).
 //!
 //! Helpers that only one crate's tests need stay in that crate's
 //! `tests/support/` (or `tests/common/`).

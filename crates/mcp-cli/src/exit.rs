@@ -94,25 +94,7 @@ impl From<mcp_client::ClientError> for Failure {
     }
 }
 
-/// `error: cause: cause…`: the error and each of its sources, once each,
-/// joined with `": "`. Every `Display` of the stack describes its own level
-/// only (the cause is its `source()`), so nothing is left out or repeated;
-/// a level with no text of its own (empty) adds nothing.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !s_text.is_empty() {
-            if !text.is_empty() {
-                text.push_str(": ");
-            }
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
-}
+pub(crate) use mcp_manager::error_chain;
 
 /// How much of an HTTP error body a message shows: 200 characters.
 pub(crate) const HTTP_BODY_PREVIEW: usize = 200;
@@ -180,53 +162,6 @@ mod tests {
             "x: server answered resources/read with an error: MCP error -32602: Resource demo://nope not found"
         );
         assert_eq!(tidy("MCP error -1: fine"), "MCP error -1: fine");
-    }
-
-    /// One level of an error chain: its own text and its cause.
-    #[derive(Debug)]
-    struct Level(&'static str, Option<Box<Level>>);
-
-    impl fmt::Display for Level {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str(self.0)
-        }
-    }
-
-    impl std::error::Error for Level {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            self.1.as_deref().map(|l| l as _)
-        }
-    }
-
-    fn chain(levels: &[&'static str]) -> Level {
-        levels
-            .iter()
-            .rev()
-            .fold(None, |cause, text| Some(Level(text, cause.map(Box::new))))
-            .unwrap()
-    }
-
-    /// Each level is printed once, in order, even when its text happens to
-    /// be part of an outer level's text (a substring test would drop it).
-    #[test]
-    fn every_level_of_the_chain_is_printed_once() {
-        for (levels, printed) in [
-            (&["server \"a\""][..], "server \"a\""),
-            (
-                &["server \"a\"", "connection closed", "broken pipe"][..],
-                "server \"a\": connection closed: broken pipe",
-            ),
-            (
-                &["reading the response body", "body"][..],
-                "reading the response body: body",
-            ),
-            (
-                &["timed out after 5 ms", "", "timed out"][..],
-                "timed out after 5 ms: timed out",
-            ),
-        ] {
-            assert_eq!(error_chain(&chain(levels)), printed, "{levels:?}");
-        }
     }
 
     #[test]

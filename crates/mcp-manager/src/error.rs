@@ -94,3 +94,24 @@ impl ManagerError {
         }
     }
 }
+
+/// `e` and each of its sources, once each, joined with `": "` (every
+/// `Display` of the stack describes its own level only; a level with no
+/// text adds nothing). The one-line "why" of a status, an event or a
+/// listing failure, and what the `mcp` command line prints for an error:
+/// `server "a": connection closed: broken pipe`.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !part.is_empty() {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

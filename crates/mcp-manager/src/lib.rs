@@ -103,7 +103,7 @@ pub mod status;
 pub use config::{
     ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
 };
-pub use error::ManagerError;
+pub use error::{ManagerError, error_chain};
 pub use manager::Manager;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use mcp_transport::{Backoff, BackoffError};

@@ -1,5 +1,5 @@
 //! The subcommands, run against the connected servers: one file per
-//! command, [`run`] starts the servers and hands the command to it, and
+//! command, [`run()`] starts the servers and hands the command to it, and
 //! [`session`] holds what the commands share (the servers, choosing one).
 
 mod call;

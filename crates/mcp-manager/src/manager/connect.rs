@@ -12,6 +12,7 @@ use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
 use crate::era::EraMemory;
+use crate::error::error_chain;
 use crate::namespace::ServerLists;
 use crate::options::{ManagerOptions, StartListings};
 
@@ -30,26 +31,6 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
         TransportConfig::Stdio(_) => options.stdio_startup_timeout,
         _ => options.http_startup_timeout,
     })
-}
-
-/// `e` and each of its sources, once each, joined with `": "` (every
-/// `Display` of the stack describes its own level only; a level with no
-/// text adds nothing). The one-line "why" of a status, an event or a
-/// listing failure.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let part = s.to_string();
-        if !part.is_empty() {
-            if !text.is_empty() {
-                text.push_str(": ");
-            }
-            text.push_str(&part);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// Opens `config`: transport, handshake, listings. On failure or timeout
@@ -378,7 +359,7 @@ fn list_optional<T>(
 mod tests {
     use std::fmt;
 
-    use super::error_chain;
+    use crate::error::error_chain;
 
     /// One level of an error chain: its own text and its cause.
     #[derive(Debug)]

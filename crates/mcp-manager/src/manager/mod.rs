@@ -652,7 +652,7 @@ impl Manager {
             {
                 if transport_error.is_closed() {
                     // In case the close event has not reached the supervisor yet.
-                    signals.set_closed(connect::error_chain(&source));
+                    signals.set_closed(crate::error::error_chain(&source));
                 } else if !transport_error.is_timeout() && !transport_error.is_cancelled() {
                     // I/O, HTTP, session lost…: is the server still there?
                     signals.raise_suspect();

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::connect::{self, Connection, close_bounded, error_chain};
+use super::connect::{self, Connection, close_bounded};
 use super::{Shared, Slot};
+use crate::error::error_chain;
 use crate::status::{ManagerEvent, ServerStatus};
 
 /// How often the supervisor double-checks `is_connected`, in case
