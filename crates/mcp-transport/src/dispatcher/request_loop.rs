@@ -155,7 +155,11 @@ impl Dispatcher {
                     // The time counted against the request, pauses left out.
                     let ms = start.elapsed().saturating_sub(paused_for).as_millis() as u64;
                     self.abandon(&id, notify_peer, "timeout").await;
-                    return Err(TransportError::Timeout { ms, phase });
+                    return Err(TransportError::Timeout {
+                        ms,
+                        phase,
+                        method: Some(method.to_owned()),
+                    });
                 }
                 _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
