@@ -86,8 +86,15 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         listings: listings_for(&cli.command),
     };
     let bound = servers::start_bound(&config, &settings);
+    let starting: Vec<String> = config
+        .servers
+        .values()
+        .filter(|s| !s.disabled)
+        .map(|s| s.name.clone())
+        .collect();
     let manager = Manager::start(config, servers::manager_options(&settings, &ui)).await;
-    let outcome = match until_cancelled(&cancel, manager.wait_started(bound)).await {
+    let started = ui.while_starting(&starting, manager.wait_started(bound));
+    let outcome = match until_cancelled(&cancel, started).await {
         Err(f) => Err(f),
         Ok(_) => {
             let session = Session {
