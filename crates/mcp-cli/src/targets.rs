@@ -70,7 +70,8 @@ const LAUNCHERS: [&str; 8] = [
 
 /// The name a `--stdio` server goes by: the command's file name, or, for a
 /// launcher, the package or script it runs (`@scope/server-x@1.2` →
-/// `server-x`, `path/to/server.py` → `server`).
+/// `server-x`, `path/to/server.py` → `server`); a package's entry point is
+/// named for the package's directory (`weather/dist/index.js` → `weather`).
 fn stdio_name(command: &str, args: &[String]) -> String {
     let file_name = |path: &str| {
         Path::new(path)
@@ -84,22 +85,45 @@ fn stdio_name(command: &str, args: &[String]) -> String {
     let Some(target) = args.iter().find(|a| !a.starts_with('-')) else {
         return program;
     };
-    // `@scope/name@version`: the version starts at an `@` past the first byte.
-    let unversioned = match target.get(1..).and_then(|rest| rest.find('@')) {
-        Some(at) => &target[..at + 1],
+    // `@scope/name@version`: the version starts at an `@` that does not
+    // begin a path component (`…/@scope/name/dist/index.js` has no version).
+    let version_at = target
+        .char_indices()
+        .zip(target.chars().skip(1))
+        .find(|((_, before), at)| *at == '@' && *before != '/')
+        .map(|((i, before), _)| i + before.len_utf8());
+    let unversioned = match version_at {
+        Some(at) => &target[..at],
         None => target.as_str(),
     };
-    let base = unversioned.rsplit('/').next().unwrap_or(unversioned);
-    let name = [".js", ".mjs", ".cjs", ".ts", ".py"]
+    let mut parts = unversioned.rsplit('/');
+    let base = parts.next().unwrap_or(unversioned);
+    let script = [".js", ".mjs", ".cjs", ".ts", ".py"]
         .iter()
-        .find_map(|ext| base.strip_suffix(ext))
-        .unwrap_or(base);
+        .find_map(|ext| base.strip_suffix(ext));
+    let name = match script {
+        // A package's entry point (`…/weather/dist/index.js`) says nothing
+        // of the server: the package's directory does.
+        Some(stem) if GENERIC_SCRIPTS.contains(&stem) => parts
+            .find(|dir| !dir.is_empty() && !BUILD_DIRS.contains(dir))
+            .unwrap_or(stem),
+        Some(stem) => stem,
+        None => base,
+    };
     if name.is_empty() {
         program
     } else {
         name.to_owned()
     }
 }
+
+/// Script names that are a package's entry point rather than its name.
+const GENERIC_SCRIPTS: [&str; 4] = ["index", "main", "cli", "__main__"];
+
+/// Directories between a package and its entry point.
+const BUILD_DIRS: [&str; 9] = [
+    ".", "..", "dist", "build", "lib", "out", "src", "bin", "esm",
+];
 
 /// The demo server: this very binary, `mcp serve-demo`.
 ///
@@ -223,6 +247,18 @@ mod tests {
         assert_eq!(name("uvx mcp-server-fetch@2025.1"), "mcp-server-fetch");
         assert_eq!(name("/usr/bin/python3 -u path/to/server.py"), "server");
         assert_eq!(name("node build/index.js stdio"), "index");
+        assert_eq!(
+            name("node /home/u/weather-server/build/index.js"),
+            "weather-server"
+        );
+        assert_eq!(
+            name("node node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"),
+            "server-everything"
+        );
+        assert_eq!(name("node ./dist/esm/main.mjs"), "main");
+        assert_eq!(name("python3 tools/git_server/__main__.py"), "git_server");
+        assert_eq!(name("python3 src/cli.py"), "cli");
+        assert_eq!(name("bun run.ts"), "run");
         assert_eq!(name("/opt/bin/my-server --flag"), "my-server");
         assert_eq!(name("npx"), "npx");
         assert_eq!(name("npx -y"), "npx");

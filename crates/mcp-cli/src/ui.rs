@@ -2,8 +2,10 @@
 //! `notifications/progress` (an indicatif bar on a terminal, plain lines
 //! otherwise) and server log lines, which never tear the bar.
 
+use std::future::Future;
 use std::io::IsTerminal;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_client::{CancellationToken, Progress};
@@ -17,6 +19,36 @@ pub(crate) struct Ui {
     paused: Mutex<Option<Vec<String>>>,
     /// The command's cancellation (what Ctrl-C, SIGTERM and SIGHUP cancel).
     interrupt: CancellationToken,
+}
+
+/// How long servers may take to start before a spinner names them: 400 ms
+/// (a quick start shows nothing; a cold `npx -y …` does not sit silent).
+pub(crate) const START_SPINNER_DELAY: Duration = Duration::from_millis(400);
+
+/// What the start spinner says: `starting a, b, c and 2 more`.
+pub(crate) fn starting_text(names: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| crate::output::visible(n).into_owned())
+        .collect();
+    let mut text = format!("starting {}", shown.join(", "));
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text.push('…');
+    text
+}
+
+/// Clears the bar (or spinner) when dropped: a start cut short by Ctrl-C
+/// leaves nothing on the terminal.
+struct FinishOnDrop<'a>(&'a Ui);
+
+impl Drop for FinishOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -155,6 +187,39 @@ impl Ui {
         }
     }
 
+    /// Runs `start` (the servers starting); on a terminal, once it has taken
+    /// [`START_SPINNER_DELAY`], a spinner naming `names` turns until it ends.
+    /// Server log lines print above it, as above a progress bar.
+    pub(crate) async fn while_starting<T>(
+        &self,
+        names: &[String],
+        start: impl Future<Output = T>,
+    ) -> T {
+        if !self.tty {
+            return start.await;
+        }
+        tokio::pin!(start);
+        tokio::select! {
+            value = &mut start => return value,
+            () = tokio::time::sleep(START_SPINNER_DELAY) => {}
+        }
+        let _clear = FinishOnDrop(self);
+        {
+            let mut slot = lock(&self.bar);
+            if slot.is_none() && lock(&self.paused).is_none() && !self.interrupt.is_cancelled() {
+                let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                spinner.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                spinner.set_message(starting_text(names));
+                spinner.enable_steady_tick(Duration::from_millis(120));
+                *slot = Some(spinner);
+            }
+        }
+        start.await
+    }
+
     /// Removes the bar, if any.
     pub(crate) fn finish(&self) {
         if let Some(bar) = lock(&self.bar).take() {
@@ -210,6 +275,24 @@ mod tests {
         assert_eq!(
             bar_text(&p(7.0, Some(20.0), Some("step \u{1b}[2J"))),
             "step \\u{1b}[2J"
+        );
+    }
+
+    #[test]
+    fn the_start_spinner_names_the_servers() {
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            starting_text(&names(&["server-everything"])),
+            "starting server-everything…"
+        );
+        assert_eq!(starting_text(&names(&["a", "b"])), "starting a, b…");
+        assert_eq!(
+            starting_text(&names(&["a", "b", "c", "d", "e"])),
+            "starting a, b, c and 2 more…"
+        );
+        assert_eq!(
+            starting_text(&names(&["x\u{1b}[2J"])),
+            "starting x\\u{1b}[2J…"
         );
     }
 

@@ -1,7 +1,8 @@
 //! The elicitation form on a pseudo-terminal: Ctrl-C ends the command
 //! wherever it is pressed (exit 130, the terminal's mode given back), a
 //! terminal left in raw mode (no canonical input, no echo) does not trap the
-//! form, and a full form shows its choices and checks the date format.
+//! form, a full form shows its choices and checks the date format, and the
+//! time spent answering does not count against the call's timeout.
 //!
 //! Each run is `sh -c 'stty …; mcp …; echo EXIT=$?; stty -a'` on a pty, so the
 //! test sees the exit code and the terminal's mode after `mcp` ended.
@@ -132,6 +133,24 @@ fn a_raw_terminal_does_not_trap_the_form() {
     let (code, mode) = exit_and_mode(&mut p);
     assert_eq!(code, 0);
     assert!(!canonical(&mode), "raw before, raw after: {mode}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The time a person takes over a form does not count against the call's
+/// timeout: `--timeout 2`, answered after 4 s, still gets the tool's result.
+#[test]
+fn a_slow_answer_does_not_time_the_call_out() {
+    let dir = temp_dir("slow");
+    let mut p = spawn(&dir, "", &["--timeout", "2", "call", "ask_name"]);
+    p.exp_string("Answer?").expect("the first prompt");
+    std::thread::sleep(Duration::from_secs(4));
+    keys(&mut p, ENTER);
+    p.exp_string("Name *").expect("the field prompt");
+    keys(&mut p, "Ada");
+    keys(&mut p, ENTER);
+    p.exp_string("Hello, Ada!").expect("the greeting");
+    let (code, _) = exit_and_mode(&mut p);
+    assert_eq!(code, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,89 +1,97 @@
-//! The Rust snippets of README.md, kept compiling against the real APIs
-//! (the network ones are compiled, not run; the mcp-types one runs).
+//! The Rust snippets of README.md are complete programs, kept here as files
+//! (`tests/readme/*.rs`) that compile against the real APIs; a test checks
+//! that every `rust` block of the README is one of these files, word for
+//! word. The network ones are compiled, not run; the mcp-types one runs.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use async_trait::async_trait;
-use mcp_client::{Client, ClientHandler, ClientOptions, RequestContext};
-use mcp_transport::{CancellationToken, RequestOptions, Transport};
-use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
-use mcp_transport_stdio::{StdioConfig, StdioTransport};
-use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
-use mcp_types::{JsonRpcError, JsonRpcMessage, ProtocolVersion};
-
+// Each snippet is a program: its `main` is not called here.
 #[allow(dead_code)]
-async fn client_over_stdio() -> Result<(), Box<dyn std::error::Error>> {
-    let transport = StdioTransport::spawn(
-        StdioConfig::new("npx").with_args(["-y", "@modelcontextprotocol/server-everything"]),
-    )
-    .await?;
-    let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
-    println!("speaking {}", client.protocol_version());
-    for tool in client.list_all_tools(RequestOptions::default()).await? {
-        println!("{}", tool.name);
-    }
-    let args = serde_json::json!({"a": 2, "b": 3});
-    let options =
-        RequestOptions::default().with_progress(|p| eprintln!("{}/{:?}", p.progress, p.total));
-    let result = client.call_tool("get-sum", args, options).await?;
-    if result.is_error == Some(true) {
-        eprintln!("the tool failed: {:?}", result.content);
-    }
-    client.close().await?;
-    Ok(())
-}
-
+#[path = "readme/handler.rs"]
+mod handler;
 #[allow(dead_code)]
-async fn client_over_http() -> Result<(), Box<dyn std::error::Error>> {
-    let config =
-        HttpConfig::new("https://mcp.example.com/mcp").with_header("Authorization", "Bearer t");
-    let transport = HttpTransport::connect(config, HttpMode::Auto).await?;
-    let client = Client::connect(transport, ClientOptions::new("my-host", "1.0.0")).await?;
-    client.ping(Default::default()).await?;
-    Ok(())
-}
+#[path = "readme/http_client.rs"]
+mod http_client;
+#[allow(dead_code)]
+#[path = "readme/raw_transport.rs"]
+mod raw_transport;
+#[allow(dead_code)]
+#[path = "readme/stdio_client.rs"]
+mod stdio_client;
+/// The mcp-types snippet runs: its `main` is private to its file, so the
+/// file is included beside the test that calls it.
+mod types {
+    include!("readme/types.rs");
 
-struct AlwaysDecline;
-
-#[async_trait]
-impl ClientHandler for AlwaysDecline {
-    async fn elicit(
-        &self,
-        _p: ElicitRequestParams,
-        _c: RequestContext,
-    ) -> Result<ElicitResult, JsonRpcError> {
-        Ok(ElicitResult::new(ElicitAction::Decline))
+    #[test]
+    fn types_snippet_runs() {
+        main().unwrap();
     }
 }
 
-#[allow(dead_code)]
-async fn raw_transport(transport: impl Transport) -> Result<(), mcp_transport::TransportError> {
-    let cancel = CancellationToken::new();
-    let options = RequestOptions::default()
-        .with_timeout(Duration::from_secs(10))
-        .with_cancel(cancel.clone())
-        .with_progress(|p| eprintln!("{:?}", p));
-    let result = transport.request("tools/list", None, options).await?;
-    let _ = result;
-    Ok(())
+/// The snippet files, by name, as compiled above.
+const SNIPPETS: [(&str, &str); 5] = [
+    ("handler.rs", include_str!("readme/handler.rs")),
+    ("http_client.rs", include_str!("readme/http_client.rs")),
+    ("raw_transport.rs", include_str!("readme/raw_transport.rs")),
+    ("stdio_client.rs", include_str!("readme/stdio_client.rs")),
+    ("types.rs", include_str!("readme/types.rs")),
+];
+
+/// The body of every fenced block of `markdown` whose info string starts
+/// with `rust`.
+fn rust_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match &mut current {
+            None if line.starts_with("```rust") => current = Some(String::new()),
+            None => {}
+            Some(_) if line.starts_with("```") => blocks.extend(current.take()),
+            Some(body) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    blocks
 }
 
 #[test]
-fn handler_options_build() {
-    let options = ClientOptions::new("my-host", "1.0.0")
-        .with_elicitation(true, false)
-        .with_handler(Arc::new(AlwaysDecline));
-    assert!(options.capabilities().elicitation.is_some());
-}
-
-#[test]
-fn types_snippet_runs() {
-    let message = JsonRpcMessage::decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap();
-    assert!(matches!(message, JsonRpcMessage::Response(_)));
-    assert!(ProtocolVersion::V2025_03_26.allows_batch());
+fn every_rust_block_of_the_readme_is_a_compiled_snippet() {
+    let readme = include_str!("../../../README.md");
+    let blocks = rust_blocks(readme);
     assert_eq!(
-        ProtocolVersion::parse("2025-11-25"),
-        Some(ProtocolVersion::LATEST_HANDSHAKE)
+        blocks.len(),
+        SNIPPETS.len(),
+        "README.md has {} rust blocks; tests/readme has {} snippets",
+        blocks.len(),
+        SNIPPETS.len()
     );
+    for block in &blocks {
+        assert!(
+            SNIPPETS.iter().any(|(_, text)| text == block),
+            "a rust block of README.md is not one of tests/readme/*.rs word for word \
+             (edit the file, then copy it into the README):\n{block}"
+        );
+    }
+    for (name, text) in SNIPPETS {
+        assert!(
+            blocks.iter().any(|b| b == text),
+            "tests/readme/{name} is not in README.md"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("# ")),
+            "{name}: no hidden rustdoc lines; a snippet is a whole program"
+        );
+    }
+}
+
+#[test]
+fn the_block_finder_reads_fences() {
+    let md = "text\n```rust\nfn a() {}\n```\n```sh\nls\n```\n```rust,no_run\nfn b() {}\n```\n";
+    assert_eq!(rust_blocks(md), vec!["fn a() {}\n", "fn b() {}\n"]);
 }

@@ -21,7 +21,11 @@ pub(crate) fn resolve_command(
     if command.contains('/') {
         return Ok(PathBuf::from(command));
     }
-    let not_found = || spawn_error(command, search_path, std::io::ErrorKind::NotFound.into());
+    // The kind alone would read "entity not found"; say it as a shell would.
+    let not_found = || {
+        let source = std::io::Error::new(std::io::ErrorKind::NotFound, "command not found");
+        spawn_error(command, search_path, source)
+    };
     if command.is_empty() {
         return Err(not_found());
     }

@@ -88,3 +88,48 @@ async fn a_missing_command_names_the_command_and_the_path_searched() {
         "{text}"
     );
 }
+
+/// One wording for a command that cannot start, whichever way it fails:
+/// the command, the PATH searched when one was (not for a path), and the
+/// reason as the source, readable on its own.
+#[tokio::test]
+async fn a_command_that_cannot_start_says_why_in_one_wording() {
+    let dir = std::env::temp_dir().join(format!("mcp-spawn-words-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_executable = dir.join("not-executable");
+    std::fs::write(&not_executable, "#!/bin/sh\n").unwrap();
+    let not_executable = not_executable.to_str().unwrap().to_owned();
+    let table: [(&str, &str, std::io::ErrorKind, &str); 3] = [
+        (
+            "no-such-mcp-server-xyz",
+            "cannot start \"no-such-mcp-server-xyz\" (PATH searched: /nonexistent/a:/nonexistent/b)",
+            std::io::ErrorKind::NotFound,
+            "command not found",
+        ),
+        (
+            "/nonexistent/a/server",
+            "cannot start \"/nonexistent/a/server\"",
+            std::io::ErrorKind::NotFound,
+            "",
+        ),
+        (
+            &not_executable,
+            &format!("cannot start {not_executable:?}"),
+            std::io::ErrorKind::PermissionDenied,
+            "",
+        ),
+    ];
+    for (command, text, kind, reason) in table {
+        let config = StdioConfig::new(command).with_env("PATH", "/nonexistent/a:/nonexistent/b");
+        let err = StdioTransport::spawn(config).await.unwrap_err();
+        assert_eq!(err.to_string(), text, "{command}");
+        let TransportError::Spawn { source: io, .. } = &err else {
+            panic!("{command}: expected Spawn, got {err:?}");
+        };
+        assert_eq!(io.kind(), kind, "{command}");
+        if !reason.is_empty() {
+            assert_eq!(io.to_string(), reason, "{command}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

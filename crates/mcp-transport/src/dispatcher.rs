@@ -32,7 +32,7 @@ use mcp_types::{
     RequestId,
 };
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use crate::error::{CloseReason, TransportError};
@@ -122,6 +122,10 @@ pub struct Dispatcher {
     /// Set once the peer was seen echoing an integer id as a string, so
     /// that is warned about once per connection.
     echoed_string_ids: AtomicBool,
+    /// How many server requests are being answered (arrived, answer not
+    /// yet sent). While it is not zero the request timeouts stand still
+    /// (see `request_loop.rs`).
+    answering: watch::Sender<usize>,
 }
 
 pub use warn_limit::{SKIPPED_WARNING_WINDOW, SKIPPED_WARNINGS_PER_WINDOW};
@@ -151,6 +155,7 @@ impl Dispatcher {
             version: AtomicU8::new(NO_VERSION),
             skipped_warnings: Mutex::new(WarnLimit::default()),
             echoed_string_ids: AtomicBool::new(false),
+            answering: watch::Sender::new(0),
             label: label.into(),
         })
     }

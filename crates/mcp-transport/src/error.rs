@@ -23,6 +23,16 @@ pub enum TimeoutPhase {
     Connect,
 }
 
+/// What a [`TransportError::Timeout`] says it waited for: the request's
+/// method where there is one (`tools/call`), else the phase.
+fn waited_for(phase: TimeoutPhase, method: Option<&str>) -> String {
+    match (phase, method) {
+        (TimeoutPhase::Request, Some(method)) => method.to_owned(),
+        (TimeoutPhase::Total, Some(method)) => format!("{method} (its total time)"),
+        (phase, _) => phase.to_string(),
+    }
+}
+
 impl fmt::Display for TimeoutPhase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -91,13 +101,17 @@ impl fmt::Display for CloseReason {
 pub enum TransportError {
     /// A wait ran out. The peer was sent `notifications/cancelled` for a
     /// request (never for `initialize`).
-    #[error("timed out after {ms} ms waiting for {phase}")]
+    #[error("timed out after {ms} ms waiting for {}", waited_for(*phase, method.as_deref()))]
     #[non_exhaustive]
     Timeout {
         /// How long was waited, in milliseconds.
         ms: u64,
         /// Which wait.
         phase: TimeoutPhase,
+        /// The method of the request whose response was waited for
+        /// (`tools/call`), for [`TimeoutPhase::Request`] and
+        /// [`TimeoutPhase::Total`]; `None` for the other waits.
+        method: Option<String>,
     },
     /// The caller cancelled the request; the peer was sent `notifications/cancelled`.
     #[error("request cancelled")]
@@ -158,13 +172,20 @@ pub enum TransportError {
         limit: usize,
     },
     /// The server command could not be started; the OS error is the
-    /// `source`.
-    #[error("cannot start {command:?} (PATH searched: {path})")]
+    /// `source` (`command not found` when no `PATH` directory holds it).
+    /// The text names the `PATH` searched unless the command is a path
+    /// (holds a `/`), which is run as it is.
+    #[error("cannot start {command:?}{}", if command.contains('/') {
+        // A path is run as it is: no PATH was searched.
+        String::new()
+    } else {
+        format!(" (PATH searched: {path})")
+    })]
     #[non_exhaustive]
     Spawn {
         /// The command that was run.
         command: String,
-        /// The `PATH` it was looked up in.
+        /// The `PATH` it was (or, for a path, would have been) looked up in.
         path: String,
         /// The OS error.
         #[source]
@@ -275,6 +296,7 @@ impl TransportError {
         TransportError::Timeout {
             ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
             phase,
+            method: None,
         }
     }
 
@@ -504,12 +526,25 @@ mod tests {
             }
         ));
         assert_eq!(protocol.to_string(), "protocol error: no response");
+        // The waits that are not a request's name their phase.
+        for (phase, text) in [
+            (TimeoutPhase::Connect, "connect"),
+            (TimeoutPhase::Notify, "notify"),
+            (TimeoutPhase::SseResponse, "SSE response"),
+            (TimeoutPhase::Request, "request"),
+        ] {
+            assert_eq!(
+                TransportError::timeout(Duration::from_millis(5), phase).to_string(),
+                format!("timed out after 5 ms waiting for {text}")
+            );
+        }
         let timeout = TransportError::timeout(Duration::MAX, TimeoutPhase::Connect);
         assert!(matches!(
             timeout,
             TransportError::Timeout {
                 ms: u64::MAX,
-                phase: TimeoutPhase::Connect
+                phase: TimeoutPhase::Connect,
+                method: None,
             }
         ));
     }

@@ -7,7 +7,7 @@ use std::pin::Pin;
 
 use mcp_types::{JsonRpcError, JsonRpcNotification, RequestId};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::error::{CloseReason, TransportError};
 
@@ -48,6 +48,31 @@ pub struct IncomingRequest {
     /// The params object, when present.
     pub params: Option<Value>,
     responder: Option<Responder>,
+    /// Held from arrival until the answer is sent (or the request is
+    /// discarded): while any is held, the timeouts of the connection's
+    /// requests stand still.
+    _open: OpenServerRequest,
+}
+
+/// Counts one server request as being answered, from its arrival until it is
+/// dropped (answered, discarded or answered by default). The request loop
+/// pauses the timeouts of the connection's requests while the count is not
+/// zero: a server waiting on its own request (a person filling in a form, a
+/// model sampling) cannot answer ours sooner.
+#[derive(Debug)]
+pub(crate) struct OpenServerRequest(watch::Sender<usize>);
+
+impl OpenServerRequest {
+    pub(crate) fn new(count: &watch::Sender<usize>) -> Self {
+        count.send_modify(|n| *n += 1);
+        OpenServerRequest(count.clone())
+    }
+}
+
+impl Drop for OpenServerRequest {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// Sends the one response to a server request. The dispatcher makes it, so
@@ -78,12 +103,14 @@ impl IncomingRequest {
         method: String,
         params: Option<Value>,
         responder: Responder,
+        open: OpenServerRequest,
     ) -> Self {
         IncomingRequest {
             id,
             method,
             params,
             responder: Some(responder),
+            _open: open,
         }
     }
 

@@ -79,6 +79,20 @@ pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 /// method of the client takes them; [`RequestOptions::default`] is cheap
 /// (nothing allocated) and changes nothing (the timeout is inherited).
 ///
+/// The timeout (and the total cap) counts only the time the server is
+/// waited on: while the client answers a server request on the same
+/// connection (`elicitation/create`, `sampling/createMessage`, `roots/list`,
+/// `ping`; from its arrival until the answer is sent, or until it is
+/// discarded) the timers of every request in flight on that connection stand
+/// still, and run on with the time they had left once it is answered. So a
+/// person may take a minute over a form a 30 s tool call asked for. Every
+/// request is paused, not only the one the server request serves, because
+/// over stdio nothing on the wire ties a server request to ours. A
+/// multi round-trip request (2026-07-28) needs no pause: each round is a new
+/// request with its own timeout, and the input is answered between rounds.
+/// [`TransportError::Timeout`](crate::TransportError::Timeout)'s `ms` is the
+/// time counted, pauses left out.
+///
 /// ```
 /// use std::time::Duration;
 /// use mcp_transport::{RequestOptions, RequestTimeout};

@@ -140,6 +140,11 @@ async fn timeout_sends_one_cancelled_and_drops_late_response() {
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "timed out after 1000 ms waiting for tools/call",
+        "names the method"
+    );
     let req = out.recv().await.unwrap();
     assert_eq!(req.kind, OutgoingKind::Request);
     let cancel = out.recv().await.unwrap();
@@ -281,6 +286,10 @@ async fn endless_progress_hits_total_cap_and_wrong_token_does_not_reset() {
             }
         ),
         "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "timed out after 10000 ms waiting for tools/call (its total time)"
     );
     assert_eq!(start.elapsed().as_secs(), 10);
     feeder.abort();

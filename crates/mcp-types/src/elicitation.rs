@@ -158,6 +158,38 @@ impl ElicitResult {
             extra: Map::new(),
         }
     }
+
+    /// The user submitted the form: `accept` with the values, keyed by the
+    /// requested schema's property names (each a string, number, boolean or
+    /// array of strings).
+    ///
+    /// ```
+    /// use mcp_types::elicitation::{ElicitAction, ElicitResult};
+    /// let mut content = serde_json::Map::new();
+    /// content.insert("name".into(), "Ada".into());
+    /// let result = ElicitResult::accept(content);
+    /// assert_eq!(result.action, ElicitAction::Accept);
+    /// assert_eq!(
+    ///     serde_json::to_value(&result).unwrap(),
+    ///     serde_json::json!({"action": "accept", "content": {"name": "Ada"}})
+    /// );
+    /// ```
+    pub fn accept(content: Map<String, Value>) -> Self {
+        ElicitResult {
+            content: Some(content),
+            ..ElicitResult::new(ElicitAction::Accept)
+        }
+    }
+
+    /// The user declined: `decline`, no content.
+    pub fn decline() -> Self {
+        ElicitResult::new(ElicitAction::Decline)
+    }
+
+    /// The user dismissed the request without a choice: `cancel`, no content.
+    pub fn cancel() -> Self {
+        ElicitResult::new(ElicitAction::Cancel)
+    }
 }
 
 /// Params of `notifications/elicitation/complete` (2025-11-25).

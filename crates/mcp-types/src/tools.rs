@@ -194,6 +194,30 @@ pub struct CallToolResult {
     pub extra: Map<String, Value>,
 }
 
+impl CallToolResult {
+    /// The text of the result: its text blocks, in order, joined with a
+    /// newline (other blocks are left out; empty when there is none).
+    ///
+    /// ```
+    /// use mcp_types::content::ContentBlock;
+    /// use mcp_types::tools::CallToolResult;
+    /// let result = CallToolResult {
+    ///     content: vec![ContentBlock::text("5"), ContentBlock::text("done")],
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(result.text(), "5\ndone");
+    /// assert_eq!(CallToolResult::default().text(), "");
+    /// ```
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
+        texts.join("\n")
+    }
+}
+
 /// `tools/list` (client → server).
 #[derive(Debug)]
 pub enum ListTools {}

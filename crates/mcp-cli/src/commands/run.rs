@@ -86,8 +86,15 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         listings: listings_for(&cli.command),
     };
     let bound = servers::start_bound(&config, &settings);
+    let starting: Vec<String> = config
+        .servers
+        .values()
+        .filter(|s| !s.disabled)
+        .map(|s| s.name.clone())
+        .collect();
     let manager = Manager::start(config, servers::manager_options(&settings, &ui)).await;
-    let outcome = match until_cancelled(&cancel, manager.wait_started(bound)).await {
+    let started = ui.while_starting(&starting, manager.wait_started(bound));
+    let outcome = match until_cancelled(&cancel, started).await {
         Err(f) => Err(f),
         Ok(_) => {
             let session = Session {
@@ -104,13 +111,76 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         }
     };
     ui.finish();
-    if matches!(&outcome, Err(f) if crate::exit::is_interrupted(f.code)) {
+    let interrupted = matches!(&outcome, Err(f) if crate::exit::is_interrupted(f.code));
+    if interrupted {
         // The transport sends notifications/cancelled from a task of its own;
         // let it go out before the connections close.
         tokio::time::sleep(CANCEL_FLUSH).await;
     }
-    manager.shutdown().await;
+    // Taken before the shutdown, which ends every connection.
+    let up = if interrupted {
+        servers_still_up(&manager)
+    } else {
+        Vec::new()
+    };
+    let shutdown = manager.shutdown();
+    tokio::pin!(shutdown);
+    if interrupted {
+        tokio::select! {
+            () = &mut shutdown => return outcome,
+            () = tokio::time::sleep(SLOW_STOP_NOTICE) => {
+                // A server that ignores notifications/cancelled and does not
+                // end when its input closes holds the exit up: say so.
+                eprintln!("{}", waiting_for_exit(&up));
+            }
+        }
+    }
+    shutdown.await;
     outcome
+}
+
+/// After Ctrl-C, how long stopping the servers may take before `mcp` says
+/// what it waits for: 300 ms.
+const SLOW_STOP_NOTICE: Duration = Duration::from_millis(300);
+
+/// The servers that were connected (or still starting) when the command
+/// ended: the ones `mcp` may be waiting on to exit.
+fn servers_still_up(manager: &Manager) -> Vec<String> {
+    manager
+        .status()
+        .into_iter()
+        .filter(|(_, status)| {
+            matches!(
+                status,
+                mcp_manager::ServerStatus::Connected { .. } | mcp_manager::ServerStatus::Starting
+            )
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The line shown while `mcp` waits for servers to exit after Ctrl-C: a
+/// stdio server has its input closed, then gets SIGTERM after
+/// [`mcp_transport_stdio::DEFAULT_SHUTDOWN_GRACE`] and SIGKILL after
+/// [`mcp_transport_stdio::SIGTERM_GRACE`] more.
+fn waiting_for_exit(names: &[String]) -> String {
+    let who = match names {
+        [] => "the servers".to_owned(),
+        [one] => format!("server {}", crate::output::visible(one)),
+        many => format!(
+            "servers {}",
+            many.iter()
+                .map(|n| crate::output::visible(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "mcp: waiting for {who} to exit (the request was cancelled and its input \
+         closed; a stdio server is sent SIGTERM after {} s, SIGKILL {} s later)",
+        mcp_transport_stdio::DEFAULT_SHUTDOWN_GRACE.as_secs(),
+        mcp_transport_stdio::SIGTERM_GRACE.as_secs(),
+    )
 }
 
 /// Runs `fut` unless Ctrl-C comes first (dropping it cancels its requests).

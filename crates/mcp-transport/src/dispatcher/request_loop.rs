@@ -3,6 +3,15 @@
 //! its progress sink, and the `notifications/cancelled` owed to the peer when
 //! the request is abandoned (timeout, cancel, or the future dropped; never
 //! for `initialize`).
+//!
+//! The timeout stands still while the client answers a server request on
+//! the same connection (from its arrival until the answer is sent): a
+//! server asking a person to fill in a form, or a model to sample, is
+//! waiting on us, so that time is not the server's delay. Nothing on the
+//! wire of the handshake revisions says which of our requests a server
+//! request belongs to (over stdio there is no reply stream to go by), so
+//! every request in flight on the connection is paused; the total cap
+//! (`max_total_timeout`) is moved by the same amount.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,7 +64,7 @@ impl Dispatcher {
             armed: true,
         };
         let start = Instant::now();
-        let total_deadline = options.max_total_timeout.map(|t| start + t);
+        let mut total_deadline = options.max_total_timeout.map(|t| start + t);
         // A transport has no configured timeout of its own: an inherited
         // one is the default.
         let timeout = options.timeout.resolve(DEFAULT_REQUEST_TIMEOUT);
@@ -71,6 +80,12 @@ impl Dispatcher {
         let send = self.outbound.send(outgoing, self);
         tokio::pin!(send);
         let mut sent = false;
+        let mut answering = self.answering.subscribe();
+        let mut watching = true;
+        // Since when the timers stand still (a server request is being
+        // answered), and for how long they stood still before.
+        let mut paused_since = (*answering.borrow_and_update() > 0).then(Instant::now);
+        let mut paused_for = Duration::ZERO;
         loop {
             tokio::select! {
                 biased;
@@ -106,19 +121,45 @@ impl Dispatcher {
                         sink(update);
                     }
                     if options.reset_timeout_on_progress {
-                        deadline = deadline_after(Instant::now(), timeout, total_deadline);
+                        // While paused the clock stands at the pause's start.
+                        let now = paused_since.unwrap_or_else(Instant::now);
+                        deadline = deadline_after(now, timeout, total_deadline);
                     }
                 }
-                _ = sleep_until_opt(deadline) => {
+                changed = answering.changed(), if watching => {
+                    if changed.is_err() {
+                        // The dispatcher owns the sender and outlives this
+                        // call; should it go, the timers simply run.
+                        watching = false;
+                    }
+                    let busy = watching && *answering.borrow_and_update() > 0;
+                    match (busy, paused_since) {
+                        (true, None) => paused_since = Some(Instant::now()),
+                        (false, Some(since)) => {
+                            let stood = since.elapsed();
+                            paused_for += stood;
+                            deadline = deadline.map(|d| later(d, stood));
+                            total_deadline = total_deadline.map(|d| later(d, stood));
+                            paused_since = None;
+                        }
+                        _ => {}
+                    }
+                }
+                _ = sleep_until_opt(deadline), if paused_since.is_none() => {
                     guard.armed = false;
                     let phase = if total_deadline.is_some() && deadline == total_deadline {
                         TimeoutPhase::Total
                     } else {
                         TimeoutPhase::Request
                     };
-                    let ms = start.elapsed().as_millis() as u64;
+                    // The time counted against the request, pauses left out.
+                    let ms = start.elapsed().saturating_sub(paused_for).as_millis() as u64;
                     self.abandon(&id, notify_peer, "timeout").await;
-                    return Err(TransportError::Timeout { ms, phase });
+                    return Err(TransportError::Timeout {
+                        ms,
+                        phase,
+                        method: Some(method.to_owned()),
+                    });
                 }
                 _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
@@ -195,6 +236,12 @@ fn deadline_after(
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
+}
+
+/// `instant` moved `by` later; a deadline too far out to move is already
+/// beyond any wait.
+fn later(instant: Instant, by: Duration) -> Instant {
+    instant.checked_add(by).unwrap_or(instant)
 }
 
 async fn sleep_until_opt(deadline: Option<Instant>) {

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use super::Dispatcher;
 use crate::error::TransportError;
-use crate::event::{IncomingRequest, Responder, TransportEvent, default_answer};
+use crate::event::{IncomingRequest, OpenServerRequest, Responder, TransportEvent, default_answer};
 use crate::options::Progress;
 use crate::pending::IdMatch;
 
@@ -64,7 +64,9 @@ impl Dispatcher {
                 let responder: Responder = Box::new(move |id, outcome| {
                     Box::pin(async move { dispatcher.send_response(id, outcome).await })
                 });
-                let incoming = IncomingRequest::new(req.id, req.method, req.params, responder);
+                let open = OpenServerRequest::new(&self.answering);
+                let incoming =
+                    IncomingRequest::new(req.id, req.method, req.params, responder, open);
                 match self.events_sender() {
                     Some(tx) => {
                         if let Err(mpsc::error::SendError(TransportEvent::Request(r))) =
