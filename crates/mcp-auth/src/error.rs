@@ -133,7 +133,7 @@ pub enum AuthError {
         url: String,
     },
     /// Interaction with the user is needed and not possible here.
-    #[error("login needed: {hint}")]
+    #[error("{hint}")]
     #[non_exhaustive]
     NeedsLogin {
         /// What to do.
