@@ -39,8 +39,8 @@ pub enum ServerStatus {
     /// `mcp login`). Not retried: log in, then start the manager again.
     /// Like `Failed`, nothing of the server is in the namespace.
     NeedsLogin {
-        /// Which URL refused and what to do, in one line: "authorization
-        /// needs login for <url>: <the user agent's hint>" (no secrets).
+        /// Which URL refused and what to do, in one line: `authorization
+        /// needs login for <url>: <the user agent's hint>` (no secrets).
         why: String,
     },
     /// `"disabled": true` in the configuration: never started.
