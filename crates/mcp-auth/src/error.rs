@@ -133,7 +133,7 @@ pub enum AuthError {
         url: String,
     },
     /// Interaction with the user is needed and not possible here.
-    #[error("login needed: {hint}")]
+    #[error("{hint}")]
     #[non_exhaustive]
     NeedsLogin {
         /// What to do.
@@ -168,6 +168,22 @@ pub enum AuthError {
 }
 
 impl AuthError {
+    /// [`AuthError::UserAgent`]: the authorization step failed, saying
+    /// `problem` (no secret). For [`UserAgent`](crate::UserAgent)
+    /// implementations outside this crate, which cannot build the variant.
+    pub fn user_agent(problem: impl Into<String>) -> AuthError {
+        AuthError::UserAgent {
+            problem: problem.into(),
+        }
+    }
+
+    /// [`AuthError::NeedsLogin`]: no user can be asked; `hint` says what to
+    /// do. For [`UserAgent`](crate::UserAgent) implementations outside this
+    /// crate.
+    pub fn needs_login(hint: impl Into<String>) -> AuthError {
+        AuthError::NeedsLogin { hint: hint.into() }
+    }
+
     /// The transport-level kind this error is reported as.
     pub fn kind(&self) -> AuthErrorKind {
         match self {

@@ -150,6 +150,8 @@ impl Inner {
                 issuer: metadata.issuer.clone(),
             });
         }
+        // No client is registered for a login no one can give.
+        self.agent.available()?;
         let client = self.client_for(&discovered).await?;
         let previous = lock(&self.state).scopes.clone();
         let wanted = if step_up {

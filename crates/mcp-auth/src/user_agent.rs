@@ -78,6 +78,16 @@ pub trait UserAgent: Send + Sync + fmt::Debug {
     /// Errors: [`AuthError::NeedsLogin`] when no user can be asked;
     /// [`AuthError::UserAgent`] when the step failed.
     async fn authorize(&self, prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError>;
+
+    /// Whether a user can be asked at all, checked once the authorization
+    /// server is known and before anything is sent to it: an agent that
+    /// can never ask anyone stops the flow there, so that no client is
+    /// registered for a login that cannot happen. The default: `Ok(())`.
+    ///
+    /// Errors: [`AuthError::NeedsLogin`] when no user can be asked.
+    fn available(&self) -> Result<(), AuthError> {
+        Ok(())
+    }
 }
 
 /// No user to ask: every authorization fails with
@@ -97,16 +107,27 @@ impl NoInteraction {
     }
 }
 
-#[async_trait]
-impl UserAgent for NoInteraction {
-    async fn authorize(&self, _prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError> {
-        Err(AuthError::NeedsLogin {
+impl NoInteraction {
+    /// The error of every authorization.
+    fn needs_login(&self) -> AuthError {
+        AuthError::NeedsLogin {
             hint: if self.hint.is_empty() {
                 "this server needs an interactive login".into()
             } else {
                 self.hint.clone()
             },
-        })
+        }
+    }
+}
+
+#[async_trait]
+impl UserAgent for NoInteraction {
+    async fn authorize(&self, _prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError> {
+        Err(self.needs_login())
+    }
+
+    fn available(&self) -> Result<(), AuthError> {
+        Err(self.needs_login())
     }
 }
 

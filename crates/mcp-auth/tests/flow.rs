@@ -394,7 +394,8 @@ fn insecure_urls_are_refused() {
 }
 
 /// A host without a user to ask (a daemon, a background reconnect) gets a
-/// typed "login needed" error, and no browser step is attempted.
+/// typed "login needed" error once the authorization server is known: no
+/// client is registered for it and no browser step is attempted.
 #[tokio::test]
 async fn no_interaction_reports_login_needed() {
     let mock = Mock::start(Script::default()).await;
@@ -409,6 +410,12 @@ async fn no_interaction_reports_login_needed() {
     let err = call(&t, "tools/list").await.unwrap_err();
     assert_eq!(err.auth_kind(), Some(AuthErrorKind::NeedsLogin), "{err}");
     assert!(err.to_string().contains("run `mcp login example`"), "{err}");
+    assert!(
+        !mock
+            .to("/.well-known/oauth-authorization-server")
+            .is_empty()
+    );
+    assert!(mock.to("/register").is_empty());
     assert!(mock.to("/authorize").is_empty());
     assert!(mock.to("/token").is_empty());
 }

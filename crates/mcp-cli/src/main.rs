@@ -11,6 +11,7 @@ mod demo;
 mod exit;
 mod form;
 mod handler;
+mod oauth;
 mod output;
 mod render;
 mod servers;

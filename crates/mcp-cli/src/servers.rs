@@ -91,6 +91,7 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         .with_backoff(no_reconnect)
         .with_unavailable(UnavailablePolicy::FailFast)
         .with_start_listings(settings.listings)
+        .with_oauth(crate::oauth::flow_for)
         .with_handler_per_server(move |config| {
             Arc::new(CliHandler::new(
                 &config.name,

@@ -36,6 +36,16 @@ pub enum ManagerError {
         /// Its status when the call gave up.
         status: ServerStatus,
     },
+    /// The server needs an OAuth login that no one could be asked for
+    /// ([`ServerStatus::NeedsLogin`]); the request was not sent.
+    #[non_exhaustive]
+    #[error("server {server:?} needs login: {why}")]
+    NeedsLogin {
+        /// Server name.
+        server: String,
+        /// What to do (the user agent's hint) and which URL refused.
+        why: String,
+    },
     /// The call waited for the server to (re)connect, in vain.
     #[non_exhaustive]
     #[error("server {server:?} did not connect within {} ms ({status})", waited.as_millis())]
@@ -64,12 +74,13 @@ pub enum ManagerError {
 }
 
 impl ManagerError {
-    /// `true` for `Unavailable`, `WaitTimeout` and `ShutDown`: the request
+    /// `true` for `Unavailable`, `NeedsLogin`, `WaitTimeout` and `ShutDown`: the request
     /// was never sent.
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self,
             ManagerError::Unavailable { .. }
+                | ManagerError::NeedsLogin { .. }
                 | ManagerError::WaitTimeout { .. }
                 | ManagerError::ShutDown
         )
@@ -88,6 +99,7 @@ impl ManagerError {
         match self {
             ManagerError::UnknownServer(s) => Some(s),
             ManagerError::Unavailable { server, .. }
+            | ManagerError::NeedsLogin { server, .. }
             | ManagerError::WaitTimeout { server, .. }
             | ManagerError::Client { server, .. } => Some(server),
             _ => None,

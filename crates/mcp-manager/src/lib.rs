@@ -64,6 +64,10 @@
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
 //! - [`Backoff`]: the jittered exponential reconnection policy (the one
 //!   [`mcp_transport::Backoff`], re-exported).
+//! - Feature `oauth` (off by default): `ManagerOptions::with_oauth` /
+//!   `with_server_oauth` give remote servers an OAuth 2.1 flow from
+//!   `mcp-auth` (re-exported as `mcp_manager::mcp_auth`). Without it the
+//!   crate does not depend on `mcp-auth`.
 //!
 //! # Health and recovery
 //! A server whose **first** start fails (command not found, startup
@@ -82,6 +86,12 @@
 //! After `max_attempts` failed reconnections the server is `Failed` and its
 //! tools, prompts and resources leave the namespace. A connection that
 //! lasted at least the backoff cap resets the attempt count.
+//!
+//! A server whose authorization hook says a login is needed that no one can
+//! be asked for (`mcp_auth::NoInteraction`) is [`ServerStatus::NeedsLogin`]
+//! at once, on a first start or a reconnection, and not retried; calls to it
+//! fail with [`ManagerError::NeedsLogin`], whose text is the hint of what to
+//! do.
 //!
 //! # Cancel safety
 //! Dropping a [`Manager::call_tool`] future while it waits for a server
@@ -105,9 +115,13 @@ pub use config::{
 };
 pub use error::{ManagerError, error_chain};
 pub use manager::Manager;
+#[cfg(feature = "oauth")]
+pub use mcp_auth;
 pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
 pub use mcp_transport::{Backoff, BackoffError};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
+#[cfg(feature = "oauth")]
+pub use options::OAuthFactory;
 pub use options::{
     HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,
 };

@@ -24,6 +24,12 @@ pub type HandlerFactory = Arc<dyn Fn(&ServerConfig) -> Arc<dyn ClientHandler> + 
 pub type TransportLayer =
     Arc<dyn Fn(&ServerConfig, Arc<dyn Transport>) -> Arc<dyn Transport> + Send + Sync>;
 
+/// Gives a remote server its OAuth flow (`None`: no authorization hook,
+/// as without the `oauth` feature); see [`ManagerOptions::with_oauth`].
+/// Called for remote entries only.
+#[cfg(feature = "oauth")]
+pub type OAuthFactory = Arc<dyn Fn(&ServerConfig) -> Option<mcp_auth::OAuth> + Send + Sync>;
+
 /// Default startup timeout of a stdio server: 60 000 ms.
 pub const DEFAULT_STDIO_STARTUP_TIMEOUT: Duration = Duration::from_millis(60_000);
 /// Default startup timeout of a remote server: 30 000 ms.
@@ -116,6 +122,10 @@ pub struct ManagerOptions {
     /// [`crate::cache::default_era_dir`]); `None` probes every server at
     /// every start.
     pub era_dir: Option<PathBuf>,
+    /// The OAuth flow of each remote server (default `None`: none); see
+    /// [`with_oauth`](Self::with_oauth).
+    #[cfg(feature = "oauth")]
+    pub oauth: Option<OAuthFactory>,
 }
 
 /// Which lists the manager fetches when a server connects or reconnects
@@ -182,8 +192,8 @@ impl Default for StartListings {
 
 impl fmt::Debug for ManagerOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ManagerOptions")
-            .field("client", &self.client)
+        let mut f = f.debug_struct("ManagerOptions");
+        f.field("client", &self.client)
             .field("stdio_startup_timeout", &self.stdio_startup_timeout)
             .field("http_startup_timeout", &self.http_startup_timeout)
             .field("cache_dir", &self.cache_dir)
@@ -196,8 +206,10 @@ impl fmt::Debug for ManagerOptions {
             .field("handler_per_server", &self.handler_per_server.is_some())
             .field("transport_layer", &self.transport_layer.is_some())
             .field("start_listings", &self.start_listings)
-            .field("era_dir", &self.era_dir)
-            .finish()
+            .field("era_dir", &self.era_dir);
+        #[cfg(feature = "oauth")]
+        f.field("oauth", &self.oauth.is_some());
+        f.finish()
     }
 }
 
@@ -224,7 +236,57 @@ impl ManagerOptions {
             transport_layer: None,
             start_listings: StartListings::ALL,
             era_dir: crate::cache::default_era_dir(),
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
+    }
+
+    /// Gives remote servers an OAuth 2.1 flow (spec `basic/authorization`):
+    /// `factory` is asked once per remote server (by name and URL; the
+    /// answer is kept for its reconnections, so tokens and the flow's state
+    /// live as long as the manager) and its `OAuth` answers the HTTP
+    /// transport's auth hook. `None` leaves a server without one. Replaces
+    /// what an earlier `with_oauth` or `with_server_oauth` gave.
+    ///
+    /// With a user agent that cannot ask anyone
+    /// ([`mcp_auth::NoInteraction`]), a server that needs a login fails its
+    /// start (or reconnection) at once with
+    /// [`ServerStatus::NeedsLogin`](crate::ServerStatus::NeedsLogin), and
+    /// calls to it with [`ManagerError::NeedsLogin`](crate::ManagerError::NeedsLogin).
+    #[cfg(feature = "oauth")]
+    pub fn with_oauth(
+        mut self,
+        factory: impl Fn(&ServerConfig) -> Option<mcp_auth::OAuth> + Send + Sync + 'static,
+    ) -> Self {
+        type Made = std::collections::HashMap<(String, String), Option<mcp_auth::OAuth>>;
+        let made: std::sync::Mutex<Made> = std::sync::Mutex::default();
+        self.oauth = Some(Arc::new(move |config: &ServerConfig| {
+            let url = match &config.transport {
+                crate::config::TransportConfig::Remote(r) => r.url.clone(),
+                _ => return None,
+            };
+            let mut made = made.lock().unwrap_or_else(|p| p.into_inner());
+            made.entry((config.name.clone(), url))
+                .or_insert_with(|| factory(config))
+                .clone()
+        }));
+        self
+    }
+
+    /// Gives the remote server `server` this OAuth flow (the others keep
+    /// what [`with_oauth`](Self::with_oauth) gave them, if anything).
+    #[cfg(feature = "oauth")]
+    pub fn with_server_oauth(mut self, server: impl Into<String>, oauth: mcp_auth::OAuth) -> Self {
+        let server = server.into();
+        let others = self.oauth.take();
+        self.oauth = Some(Arc::new(move |config: &ServerConfig| {
+            if config.name == server {
+                Some(oauth.clone())
+            } else {
+                others.as_ref().and_then(|f| f(config))
+            }
+        }));
+        self
     }
 
     /// Keeps the era memory in `dir` (`None`: no memory, every start probes).

@@ -34,6 +34,15 @@ pub enum ServerStatus {
         /// values never appear).
         why: String,
     },
+    /// The server wants an OAuth login and its flow's user agent cannot
+    /// ask anyone (`NoInteraction`: a daemon, the command line without
+    /// `mcp login`). Not retried: log in, then start the manager again.
+    /// Like `Failed`, nothing of the server is in the namespace.
+    NeedsLogin {
+        /// Which URL refused and what to do, in one line: `authorization
+        /// needs login for <url>: <the user agent's hint>` (no secrets).
+        why: String,
+    },
     /// `"disabled": true` in the configuration: never started.
     Disabled,
     /// The connection was lost; attempt `attempt` (1-based) of the
@@ -76,6 +85,9 @@ impl fmt::Display for ServerStatus {
                 "connected ({revision}; {tools} tools, {prompts} prompts, {resources} resources)"
             ),
             ServerStatus::Failed { why } => write!(f, "failed: {why}"),
+            // `why` is the transport's "authorization needs login for <url>:
+            // <what to do>": a prefix would only repeat it.
+            ServerStatus::NeedsLogin { why } => f.write_str(why),
             ServerStatus::Disabled => f.write_str("disabled"),
             ServerStatus::Reconnecting { attempt } => write!(f, "reconnecting (attempt {attempt})"),
             ServerStatus::Stopped => f.write_str("stopped"),

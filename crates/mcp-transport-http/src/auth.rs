@@ -18,7 +18,9 @@
 //!   `insufficient_scope` on the retry, is two).
 //!
 //! The hook's header values are marked sensitive, so the `Debug` output of
-//! a request or a header map shows them as `Sensitive`.
+//! a request or a header map shows them as `Sensitive`, and remembered as
+//! secrets of the connection: a server that echoes one back (`denied for
+//! Bearer …`) has it hidden in the error (`errors.rs`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -184,11 +186,14 @@ impl AuthFailure {
         self
     }
 
-    /// The transport error for a request to `url` (already redacted).
-    fn into_error(self, url: String) -> TransportError {
+    /// The transport error for a request to `url` (already redacted), its
+    /// reason with the connection's secrets hidden (`scrub`): a provider
+    /// may quote what an authorization server echoed.
+    fn into_error(self, url: String, scrub: impl Fn(&str) -> String) -> TransportError {
+        let reason = scrub(&self.reason);
         match self.source {
-            Some(source) => TransportError::auth_with_source(self.kind, url, self.reason, source),
-            None => TransportError::auth(self.kind, url, self.reason),
+            Some(source) => TransportError::auth_with_source(self.kind, url, reason, source),
+            None => TransportError::auth(self.kind, url, reason),
         }
     }
 }
@@ -297,9 +302,10 @@ impl Connection {
             Err(failure) => {
                 let url = redact_url(&request.uri().to_string());
                 tracing::debug!(connection = %self.label(), kind = %failure.kind, "the auth hook refused to prepare the request");
-                return Err(failure.into_error(url));
+                return Err(failure.into_error(url, |t| self.scrub(t)));
             }
         };
+        self.remember_secrets(&credential.headers);
         let headers = request.headers_mut();
         for name in credential.headers.keys() {
             headers.remove(name);
@@ -360,6 +366,7 @@ impl Connection {
         match provider.on_unauthorized(&challenge).await {
             AuthDecision::Retry => Refusal::Retry,
             AuthDecision::RetryWith(extra) => {
+                self.remember_secrets(&extra);
                 let mut auth = lock(&self.auth_headers);
                 for name in extra.keys() {
                     auth.remove(name);
@@ -374,7 +381,7 @@ impl Connection {
             }
             AuthDecision::Fail(failure) => {
                 tracing::debug!(connection = %self.label(), status = challenge.status, kind = %failure.kind, "the auth hook gave up on a refusal");
-                Refusal::Fail(failure.into_error(challenge.url))
+                Refusal::Fail(failure.into_error(challenge.url, |t| self.scrub(t)))
             }
         }
     }

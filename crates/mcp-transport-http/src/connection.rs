@@ -12,7 +12,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderName, HeaderValue, Uri};
 use mcp_transport::TransportError;
 use mcp_types::ProtocolVersion;
@@ -21,7 +20,7 @@ use tokio::task::AbortHandle;
 use crate::config::HttpConfig;
 use crate::connector::{HttpClient, build_client};
 use crate::mode::ModeState;
-use crate::redact::redact_url;
+use crate::redact::{SentSecrets, is_sensitive_name, redact_url};
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
 
 /// One MCP connection to one server over HTTP: what every request, the GET
@@ -41,6 +40,10 @@ pub(crate) struct Connection {
     /// The headers the auth hook returned, sent on every later request to
     /// the server's origin (see `auth.rs`).
     pub(crate) auth_headers: Mutex<HeaderMap>,
+    /// Every secret value the connection sent (sensitive configured
+    /// headers, the auth hook's credentials), hidden from whatever a
+    /// server echoes back before it is shown (`errors.rs`).
+    pub(crate) sent_secrets: Mutex<SentSecrets>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<ProtocolVersion>>,
     mode: Mutex<ModeState>,
@@ -99,6 +102,7 @@ impl Connection {
             }
         }
         let mut static_headers = HeaderMap::new();
+        let mut sent_secrets = SentSecrets::default();
         for (name, value) in &config.headers {
             let name = HeaderName::try_from(name.as_str())
                 .map_err(|_| TransportError::protocol(format!("invalid header name {name:?}")))?;
@@ -106,11 +110,9 @@ impl Connection {
                 // Never echo the value: it may be a secret.
                 TransportError::protocol(format!("invalid value for header {name}"))
             })?;
-            if name == AUTHORIZATION
-                || name.as_str().contains("key")
-                || name.as_str().contains("token")
-            {
+            if is_sensitive_name(&name) {
                 value.set_sensitive(true);
+                sent_secrets.remember_fixed(&value);
             }
             static_headers.append(name, value);
         }
@@ -125,6 +127,7 @@ impl Connection {
             url,
             static_headers,
             auth_headers: Mutex::new(HeaderMap::new()),
+            sent_secrets: Mutex::new(sent_secrets),
             session: Mutex::new(None),
             version: Mutex::new(None),
             mode: Mutex::new(initial),
@@ -142,6 +145,20 @@ impl Connection {
     pub(crate) fn fresh_client(&self) -> &HttpClient {
         self.fresh
             .get_or_init(|| build_client(&self.config.proxy, self.config.timeouts.connect, 0))
+    }
+
+    /// `text` with every secret value the connection sent hidden: what a
+    /// server sends back (an error body, a challenge) may echo one.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        lock(&self.sent_secrets).scrub(text).into_owned()
+    }
+
+    /// Remembers the values of `headers`, about to be sent, as secrets.
+    pub(crate) fn remember_secrets(&self, headers: &HeaderMap) {
+        let mut secrets = lock(&self.sent_secrets);
+        for value in headers.values() {
+            secrets.remember(value);
+        }
     }
 
     /// The label, for logs.

@@ -59,6 +59,7 @@ impl Connection {
     /// the session is unknown, to a request that carried `Mcp-Session-Id`;
     /// the id is dropped), the JSON-RPC error for `request` when the body is
     /// one, else `Http` with the body (truncated to 4 KiB) and the auth hints.
+    /// Every secret value the connection sent is hidden in all of them.
     ///
     /// The body is read for at most [`ERROR_BODY_WAIT`], and not past
     /// `deadline` (the send's own, when it has one): a server that never
@@ -75,6 +76,11 @@ impl Connection {
         let wait_until = Instant::now() + ERROR_BODY_WAIT;
         let until = deadline.map_or(wait_until, |d| d.min(wait_until));
         let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
+        // Servers echo what they refused (`denied for Bearer …`): every
+        // secret the connection sent is hidden before the body is looked
+        // at, so neither the error, its hint nor a log line built from it
+        // can show one.
+        let text = self.scrub(&String::from_utf8_lossy(&bytes));
         // A body still coded (in a coding the client does not decode; the
         // others arrive decoded) is not shown as text: its bytes would be
         // noise, or worse, on a terminal.
@@ -85,7 +91,7 @@ impl Connection {
                 bytes.len(),
                 crate::media::NOT_DECODED
             ),
-            None => String::from_utf8_lossy(&bytes).into_owned(),
+            None => text.clone(),
         };
         if let Some(sent) = reply.sent_session.as_deref()
             && (status == 404 || (status == 400 && says_session_unknown(&body)))
@@ -98,18 +104,19 @@ impl Connection {
             && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
                 id: Some(rid),
                 outcome: Err(e),
-            })) = JsonRpcMessage::decode(&bytes)
+            })) = JsonRpcMessage::decode(text.as_bytes())
             && mcp_transport::echo_answers(id, &rid)
         {
             return TransportError::JsonRpc(e);
         }
         let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
-            .map(String::into_boxed_str);
+            .map(|hint| self.scrub(&hint).into_boxed_str());
+        let shown = |name: &str| header_text(&headers, name).map(|text| self.scrub(&text));
         TransportError::http(
             status,
             body,
-            header_text(&headers, WWW_AUTHENTICATE.as_str()),
-            header_text(&headers, MCP_AUTH_SERVER),
+            shown(WWW_AUTHENTICATE.as_str()),
+            shown(MCP_AUTH_SERVER),
             hint,
         )
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_client::{Client, ClientError, VersionPreference};
-use mcp_transport::Transport;
+use mcp_transport::{AuthErrorKind, Transport};
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
@@ -45,7 +45,7 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
-) -> Result<Connection, String> {
+) -> Result<Connection, StartFailure> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
     let memory = options.era_dir.as_ref().map(EraMemory::new);
@@ -58,6 +58,7 @@ pub(crate) async fn open(
         Err(Failed {
             why,
             handshake: true,
+            needs_login: false,
         }) if recalled.is_some() => {
             tracing::info!(server = %config.name, %why, "the remembered handshake era did not hold; probing again");
             if let Some(m) = &memory
@@ -79,8 +80,20 @@ pub(crate) async fn open(
             }
             Ok(conn)
         }
-        Err(failed) => Err(failed.why),
+        Err(failed) => Err(StartFailure {
+            why: failed.why,
+            needs_login: failed.needs_login,
+        }),
     }
+}
+
+/// Why a server could not be opened.
+pub(crate) struct StartFailure {
+    /// In one line, no secrets.
+    pub(crate) why: String,
+    /// The server wants a login that no one could be asked for (the auth
+    /// hook's `NeedsLogin`): retrying cannot help.
+    pub(crate) needs_login: bool,
 }
 
 /// Why an attempt to open a server failed, and whether it was the
@@ -88,6 +101,7 @@ pub(crate) async fn open(
 struct Failed {
     why: String,
     handshake: bool,
+    needs_login: bool,
 }
 
 impl From<String> for Failed {
@@ -95,8 +109,16 @@ impl From<String> for Failed {
         Failed {
             why,
             handshake: false,
+            needs_login: false,
         }
     }
+}
+
+/// `true` when `e` is the auth hook's "log in first".
+fn needs_login(e: &ClientError) -> bool {
+    e.transport_error()
+        .and_then(|t| t.auth_kind())
+        .is_some_and(|kind| kind == AuthErrorKind::NeedsLogin)
 }
 
 /// The revisions `config` negotiates under `options`: the entry's own
@@ -168,16 +190,23 @@ async fn open_once(
     client_options.auto_refresh_tools = false;
 
     let mut initialized = false;
+    let mut login_needed = false;
     let handshake = async {
         let client = Client::connect_shared(transport.clone(), client_options)
             .await
             .map_err(|e| {
+                login_needed = needs_login(&e);
                 if e.is_timeout() {
                     // the client's own initialize timeout (= the startup timeout)
                     format!(
                         "startup timed out after {} ms (no answer to the handshake)",
                         limit.as_millis()
                     )
+                } else if login_needed {
+                    // The transport's "authorization needs login for <url>:
+                    // <what to do>"; "handshake failed" would only hide it.
+                    e.transport_error()
+                        .map_or_else(|| error_chain(&e), |t| error_chain(t))
                 } else {
                     format!("handshake failed: {}", error_chain(&e))
                 }
@@ -185,7 +214,10 @@ async fn open_once(
         initialized = true;
         let lists = list_everything(&client, options.start_listings)
             .await
-            .map_err(|e| format!("listing failed: {}", error_chain(&e)))?;
+            .map_err(|e| {
+                login_needed = needs_login(&e);
+                format!("listing failed: {}", error_chain(&e))
+            })?;
         Ok::<_, String>((client, lists))
     };
     let outcome = match tokio::time::timeout_at(deadline, handshake).await {
@@ -219,7 +251,8 @@ async fn open_once(
             }
             Err(Failed {
                 why,
-                handshake: !initialized,
+                handshake: !initialized && !login_needed,
+                needs_login: login_needed,
             })
         }
     }
@@ -289,6 +322,10 @@ async fn make_transport(
             let mut http = HttpConfig::new(r.url.clone()).with_label(config.name.clone());
             for (k, v) in &r.headers {
                 http = http.with_header(k.clone(), v.clone());
+            }
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = options.oauth.as_ref().and_then(|factory| factory(config)) {
+                http = http.with_auth_provider(oauth.provider());
             }
             let mode = match r.kind {
                 RemoteKind::StreamableHttp => HttpMode::Auto,

@@ -175,6 +175,24 @@ impl Shared {
         });
     }
 
+    /// The server needs a login no one could be asked for: given up as
+    /// [`set_failed`](Self::set_failed) does, with its own status.
+    pub(crate) fn set_needs_login(&self, slot: &Slot, why: String) {
+        slot.state.send_modify(|s| {
+            s.client = None;
+            s.transport = None;
+            s.signals = None;
+            s.pid = None;
+            s.lists = ServerLists::default();
+            s.status = ServerStatus::NeedsLogin { why: why.clone() };
+            self.lists_changed();
+        });
+        self.emit(ManagerEvent::Failed {
+            server: slot.config.name.clone(),
+            why,
+        });
+    }
+
     fn update_counts(s: &mut SlotState) {
         if let ServerStatus::Connected {
             tools,
@@ -533,9 +551,15 @@ impl Manager {
                 None => s.status.clone(),
             }
         };
-        let unavailable = |status| ManagerError::Unavailable {
-            server: server.to_owned(),
-            status,
+        let unavailable = |status| match status {
+            ServerStatus::NeedsLogin { why } => ManagerError::NeedsLogin {
+                server: server.to_owned(),
+                why,
+            },
+            status => ManagerError::Unavailable {
+                server: server.to_owned(),
+                status,
+            },
         };
         // A connection lost but not yet handled by the supervisor counts as
         // reconnecting.

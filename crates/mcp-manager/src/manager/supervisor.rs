@@ -58,12 +58,21 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
                 close_bounded(&conn.transport, shared.options.shutdown_timeout).await;
                 reason
             }
-            Err(why) if attempt == 0 => {
+            Err(connect::StartFailure {
+                why,
+                needs_login: true,
+            }) => {
+                // Retrying cannot help: only a login can.
+                tracing::warn!(server = %name, %why, "server needs a login");
+                shared.set_needs_login(&slot, why);
+                return;
+            }
+            Err(connect::StartFailure { why, .. }) if attempt == 0 => {
                 tracing::warn!(server = %name, %why, "server failed to start");
                 shared.set_failed(&slot, why);
                 return;
             }
-            Err(why) => {
+            Err(connect::StartFailure { why, .. }) => {
                 tracing::warn!(server = %name, attempt, %why, "reconnection failed");
                 attempt = attempt.saturating_add(1);
                 why

@@ -1,0 +1,169 @@
+// A real authorization server (oidc-provider) and an MCP server it protects,
+// for the end-to-end OAuth test (tests/tests/oauth_oidc_provider.rs).
+//
+//   node oidc_mcp.mjs
+//
+// Listens on two ephemeral ports of 127.0.0.1 only and prints one JSON line
+// on stdout once both listen: {"issuer": "http://127.0.0.1:A", "mcp":
+// "http://127.0.0.1:B/mcp", "stats": "http://127.0.0.1:B/stats"}.
+//
+// The authorization server (oidc-provider, certified OpenID/OAuth server):
+// open Dynamic Client Registration, PKCE S256 required, resource indicators
+// (RFC 8707: tokens for the MCP server's URL only, scope `mcp:tools`),
+// RFC 9207 `iss` on the authorization response, refresh tokens rotated on
+// every use, access tokens that live ACCESS_TOKEN_TTL seconds (env, default
+// 4). Its own login and consent pages (dev interactions: any login and
+// password) are what the test submits, as a headless user agent would.
+//
+// The MCP server (the TypeScript SDK's McpServer, stateless Streamable HTTP):
+// every request needs a bearer token that the provider itself vouches for
+// (found in its store, not expired, for this resource, with `mcp:tools`),
+// else 401 with a `resource_metadata` challenge; its Protected Resource
+// Metadata (RFC 9728) names the provider. One tool, `whoami`, returns a
+// fingerprint of the token that called it (never the token). GET /stats says
+// how many tokens were issued per grant and how many refresh tokens were
+// consumed (rotation), so the test can check what really happened.
+
+import { createHash } from "node:crypto";
+import http from "node:http";
+
+import Provider from "oidc-provider";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+
+const HOST = "127.0.0.1";
+const SCOPE = "mcp:tools";
+const ttl = Number(process.env.ACCESS_TOKEN_TTL || "4");
+
+function listen(server) {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, HOST, () => resolve(server.address().port));
+  });
+}
+
+const asServer = http.createServer();
+const mcpServer = http.createServer();
+const asPort = await listen(asServer);
+const mcpPort = await listen(mcpServer);
+const issuer = `http://${HOST}:${asPort}`;
+const resource = `http://${HOST}:${mcpPort}/mcp`;
+const prmUrl = `http://${HOST}:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
+
+const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0 };
+
+const provider = new Provider(issuer, {
+  clients: [],
+  scopes: ["openid", "offline_access", SCOPE],
+  features: {
+    devInteractions: { enabled: true },
+    registration: { enabled: true },
+    introspection: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => resource,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, indicator) => {
+        if (indicator !== resource) {
+          throw new Provider.errors.InvalidTarget();
+        }
+        return { scope: SCOPE, audience: resource, accessTokenTTL: ttl, accessTokenFormat: "opaque" };
+      },
+    },
+  },
+  pkce: { required: () => true },
+  rotateRefreshToken: true,
+  // A refresh token for every client allowed the grant (not only OpenID
+  // requests with offline_access and a consent prompt).
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+  clientDefaults: {
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  },
+  ttl: { AccessToken: ttl },
+});
+provider.on("grant.success", (ctx) => {
+  const grant = ctx.oidc.params.grant_type;
+  if (grant in stats) stats[grant] += 1;
+});
+provider.on("refresh_token.consumed", () => {
+  stats.refresh_tokens_consumed += 1;
+});
+provider.on("registration_create.success", () => {
+  stats.registrations += 1;
+});
+asServer.on("request", provider.callback());
+
+/// The token's record when the provider vouches for it for this resource.
+async function verify(authorization) {
+  const match = /^Bearer (.+)$/.exec(authorization || "");
+  if (!match) return null;
+  const token = await provider.AccessToken.find(match[1]);
+  if (!token || token.isExpired) return null;
+  const audience = Array.isArray(token.aud) ? token.aud : [token.aud];
+  if (!audience.includes(resource)) return null;
+  if (!String(token.scope || "").split(" ").includes(SCOPE)) return null;
+  return { token: match[1], clientId: token.clientId, scopes: token.scope.split(" "), expiresAt: token.exp };
+}
+
+function makeMcp() {
+  const server = new McpServer({ name: "oidc-protected", version: "1.0.0" });
+  server.registerTool("whoami", { description: "A fingerprint of the calling token." }, async (extra) => {
+    const print = createHash("sha256").update(extra.authInfo.token).digest("hex").slice(0, 16);
+    return { content: [{ type: "text", text: `${extra.authInfo.clientId} ${print}` }] };
+  });
+  return server;
+}
+
+mcpServer.on("request", async (req, res) => {
+  try {
+    const url = new URL(req.url, `http://${HOST}:${mcpPort}`);
+    if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: [SCOPE] }));
+      return;
+    }
+    if (url.pathname === "/stats") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(stats));
+      return;
+    }
+    if (url.pathname !== "/mcp") {
+      res.writeHead(404).end();
+      return;
+    }
+    const auth = await verify(req.headers.authorization);
+    if (!auth) {
+      stats.rejected += 1;
+      const error = req.headers.authorization ? ', error="invalid_token"' : "";
+      res.writeHead(401, {
+        "www-authenticate": `Bearer resource_metadata="${prmUrl}", scope="${SCOPE}"${error}`,
+      });
+      res.end();
+      return;
+    }
+    req.auth = auth;
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = text ? JSON.parse(text) : undefined;
+    const server = makeMcp();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on("close", () => {
+      transport.close();
+      server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  } catch (e) {
+    process.stderr.write(`mcp server error: ${e && e.stack}\n`);
+    if (!res.headersSent) res.writeHead(500);
+    res.end();
+  }
+});
+
+process.stdout.write(`${JSON.stringify({ issuer, mcp: resource, stats: `http://${HOST}:${mcpPort}/stats` })}\n`);
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => process.exit(0));
+}
