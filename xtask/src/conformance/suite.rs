@@ -519,14 +519,58 @@ pub(super) fn client_verdict(stderr: &str) -> Result<(), String> {
         .find(|l| l.starts_with("conformance-client: "))
     {
         Some("conformance-client: ok") => Ok(()),
-        Some(line) => Err(line["conformance-client: ".len()..].to_string()),
+        Some(line) => Err(without_ports(&line["conformance-client: ".len()..])),
         None => Err("no verdict line on stderr (crashed or was killed?)".to_string()),
     }
+}
+
+/// `text` with the port of every loopback address (`localhost:41557`,
+/// `127.0.0.1:8080`) written as `<port>`: the suite's servers listen on
+/// ephemeral ports, and the report quotes client errors that name them, so
+/// without this two runs of the same code would write different reports.
+fn without_ports(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = ["localhost:", "127.0.0.1:"]
+        .iter()
+        .filter_map(|host| rest.find(host).map(|i| i + host.len()))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            out.push_str("<port>");
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_errors_name_no_ephemeral_port() {
+        for (line, said) in [
+            (
+                "conformance-client: error: denied for http://localhost:45297/mcp: no",
+                "error: denied for http://localhost:<port>/mcp: no",
+            ),
+            (
+                "conformance-client: error: 127.0.0.1:8080 and localhost:1 refused",
+                "error: 127.0.0.1:<port> and localhost:<port> refused",
+            ),
+            (
+                "conformance-client: error: localhost: no port, localhost:x",
+                "error: localhost: no port, localhost:x",
+            ),
+        ] {
+            assert_eq!(client_verdict(line), Err(said.to_string()), "{line}");
+        }
+    }
 
     #[test]
     fn strips_the_timestamp_suffix() {
