@@ -13,7 +13,7 @@ use mcp_manager::{
 
 use crate::handler::CliHandler;
 use crate::ui::Ui;
-use crate::wiretap::Wiretap;
+use crate::wiretap::VerboseTap;
 
 /// Settings shared by every connection.
 #[derive(Debug, Clone)]
@@ -102,7 +102,10 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         });
     if settings.verbose {
         options.with_transport_layer(|config, transport| {
-            Arc::new(Wiretap::new(transport, &config.name))
+            if !transport.set_wire_tap(Arc::new(VerboseTap)) {
+                tracing::debug!(server = %config.name, "this transport shows no traffic to --verbose");
+            }
+            transport
         })
     } else {
         options

@@ -1,174 +1,89 @@
-//! `--verbose`: a [`Transport`] wrapper that logs the JSON-RPC traffic
-//! through `tracing` (target `mcp::wire`, level DEBUG) and forwards
-//! everything unchanged.
+//! `--verbose`: the JSON-RPC traffic as it is really sent and received,
+//! logged through `tracing` (target `mcp::wire`, level DEBUG). The tap sits
+//! in the connection's dispatcher, below the client, so a request shows its
+//! `id` and `_meta.progressToken`, every `notifications/cancelled` the
+//! client sends is shown, and what the client decided on its own (a
+//! timeout, a cancellation) is marked `(local)`, never as traffic. Secrets
+//! the connection sent read `***`.
 
-use std::sync::Arc;
+use mcp_transport::{TapEvent, WireTap};
+use mcp_types::JsonRpcMessage;
 
-use async_trait::async_trait;
-use mcp_transport::{RequestOptions, Transport, TransportError, TransportEvent, TransportEvents};
-use mcp_types::ProtocolVersion;
-use serde_json::Value;
-use tokio::sync::mpsc;
+/// Logs every message of one connection.
+#[derive(Debug, Default)]
+pub(crate) struct VerboseTap;
 
-/// Logs what passes through `inner`.
-#[derive(Debug)]
-pub(crate) struct Wiretap {
-    inner: Arc<dyn Transport>,
-    label: String,
-}
-
-impl Wiretap {
-    /// Wraps `inner`; `label` names the server in each line.
-    pub(crate) fn new(inner: Arc<dyn Transport>, label: &str) -> Self {
-        Wiretap {
-            inner,
-            label: label.to_owned(),
+impl WireTap for VerboseTap {
+    fn observe(&self, label: &str, event: TapEvent<'_>) {
+        match event {
+            TapEvent::Sent(text) => {
+                tracing::debug!(target: "mcp::wire", server = %label, "--> {} {text}", describe(text))
+            }
+            TapEvent::Received(text) => {
+                tracing::debug!(target: "mcp::wire", server = %label, "<-- {} {text}", describe(text))
+            }
+            TapEvent::Local(what) => {
+                tracing::debug!(target: "mcp::wire", server = %label, "(local) {what}")
+            }
+            other => tracing::debug!(target: "mcp::wire", server = %label, "{other:?}"),
         }
     }
 }
 
-fn compact(v: Option<&Value>) -> String {
-    v.map_or_else(String::new, Value::to_string)
+/// What a message is, in a few words, for the start of its log line:
+/// `request tools/list (id 1)`, `notification notifications/cancelled`,
+/// `result of 1`, `error for 1`, `batch of 2`, or `unreadable` for text
+/// that is not JSON-RPC (it is shown all the same).
+fn describe(text: &str) -> String {
+    match JsonRpcMessage::decode(text.as_bytes()) {
+        Ok(message) => describe_message(&message),
+        Err(_) => "unreadable".to_owned(),
+    }
 }
 
-#[async_trait]
-impl Transport for Wiretap {
-    async fn request(
-        &self,
-        method: &str,
-        params: Option<&Value>,
-        options: RequestOptions,
-    ) -> Result<mcp_types::RawResult, TransportError> {
-        tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", compact(params));
-        let outcome = self.inner.request(method, params, options).await;
-        match &outcome {
-            Ok(result) => {
-                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- result of {method} {result}")
-            }
-            Err(e) => {
-                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- error for {method}: {e}")
+fn describe_message(message: &JsonRpcMessage) -> String {
+    match message {
+        JsonRpcMessage::Request(r) => format!("request {} (id {})", r.method, r.id),
+        JsonRpcMessage::Notification(n) => format!("notification {}", n.method),
+        JsonRpcMessage::Response(r) => {
+            let id =
+                r.id.as_ref()
+                    .map_or_else(|| "null".to_owned(), ToString::to_string);
+            match r.outcome {
+                Ok(_) => format!("result of {id}"),
+                Err(_) => format!("error for {id}"),
             }
         }
-        outcome
-    }
-
-    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
-        tracing::debug!(target: "mcp::wire", server = %self.label, "--> notification {method} {}", compact(params.as_ref()));
-        self.inner.notify(method, params).await
-    }
-
-    async fn close(&self) -> Result<(), TransportError> {
-        self.inner.close().await
-    }
-
-    fn is_connected(&self) -> bool {
-        self.inner.is_connected()
-    }
-
-    fn take_events(&self) -> Option<TransportEvents> {
-        let mut inner = self.inner.take_events()?;
-        let (tx, rx) = mpsc::channel(mcp_transport::EVENTS_CAPACITY);
-        let label = self.label.clone();
-        tokio::spawn(async move {
-            while let Some(event) = inner.recv().await {
-                match &event {
-                    TransportEvent::Notification(n) => {
-                        tracing::debug!(target: "mcp::wire", server = %label,
-                        "<-- notification {} {}", n.method, compact(n.params.as_ref()))
-                    }
-                    TransportEvent::Request(r) => {
-                        tracing::debug!(target: "mcp::wire", server = %label,
-                        "<-- request {} (id {}) {}", r.method, r.id, compact(r.params.as_ref()))
-                    }
-                    TransportEvent::Closed(reason) => {
-                        tracing::debug!(target: "mcp::wire", server = %label, "connection closed: {reason}")
-                    }
-                    other => tracing::debug!(target: "mcp::wire", server = %label, "{other:?}"),
-                }
-                if tx.send(event).await.is_err() {
-                    break;
-                }
-            }
-        });
-        Some(rx)
-    }
-
-    fn set_protocol_version(&self, version: ProtocolVersion) {
-        self.inner.set_protocol_version(version);
-    }
-
-    fn sends_metadata_headers(&self) -> bool {
-        self.inner.sends_metadata_headers()
-    }
-
-    fn session_id(&self) -> Option<String> {
-        self.inner.session_id()
+        JsonRpcMessage::Batch(items) => format!("batch of {}", items.len()),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
-    use mcp_transport::RequestOptions;
-
     use super::*;
 
-    /// A transport whose every query answers what a default would not.
-    #[derive(Debug, Default)]
-    struct Unusual {
-        versions: Mutex<Vec<ProtocolVersion>>,
-    }
-
-    #[async_trait]
-    impl Transport for Unusual {
-        async fn request(
-            &self,
-            _method: &str,
-            _params: Option<&Value>,
-            _options: RequestOptions,
-        ) -> Result<mcp_types::RawResult, TransportError> {
-            Ok(serde_json::json!({"ok": true}).into())
+    #[test]
+    fn each_kind_of_message_is_named() {
+        for (text, want) in [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":7}}}"#,
+                "request tools/call (id 7)",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+                "notification notifications/cancelled",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a","result":{}}"#,
+                "result of \"a\"",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#,
+                "error for 3",
+            ),
+            ("not json", "unreadable"),
+        ] {
+            assert_eq!(describe(text), want, "{text}");
         }
-        async fn notify(&self, _: &str, _: Option<Value>) -> Result<(), TransportError> {
-            Ok(())
-        }
-        async fn close(&self) -> Result<(), TransportError> {
-            Ok(())
-        }
-        fn is_connected(&self) -> bool {
-            true
-        }
-        fn take_events(&self) -> Option<TransportEvents> {
-            None
-        }
-        fn set_protocol_version(&self, version: ProtocolVersion) {
-            self.versions.lock().unwrap().push(version);
-        }
-        fn sends_metadata_headers(&self) -> bool {
-            true
-        }
-        fn session_id(&self) -> Option<String> {
-            Some("session-1".into())
-        }
-    }
-
-    #[tokio::test]
-    async fn every_query_is_forwarded() {
-        let inner = Arc::new(Unusual::default());
-        let tap = Wiretap::new(inner.clone(), "s");
-        assert!(tap.sends_metadata_headers());
-        assert_eq!(tap.session_id().as_deref(), Some("session-1"));
-        assert!(tap.is_connected());
-        tap.set_protocol_version(ProtocolVersion::V2026_07_28);
-        assert_eq!(
-            *inner.versions.lock().unwrap(),
-            [ProtocolVersion::V2026_07_28]
-        );
-        let result = tap
-            .request("ping", None, RequestOptions::default())
-            .await
-            .unwrap();
-        assert_eq!(result.to_value().unwrap()["ok"], true);
     }
 }

@@ -208,7 +208,12 @@ impl Client {
     ) -> Result<R::Result, ClientError> {
         let params = codec::params(R::METHOD, &params)?;
         let value = self.inner.send(R::METHOD, params, options).await?;
-        codec::decode(R::METHOD, value, self.session().protocol_version)
+        codec::decode(
+            R::METHOD,
+            value,
+            self.session().protocol_version,
+            self.transport().as_ref(),
+        )
     }
 
     /// Sends a request by name with untyped params and returns the result

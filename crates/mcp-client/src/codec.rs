@@ -2,6 +2,9 @@
 //! parsed once into the method's result type, forgiven where
 //! `mcp_types::lenient` says so.
 
+use std::borrow::Cow;
+
+use mcp_transport::Transport;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde::Serialize;
 use serde_json::Value;
@@ -33,8 +36,9 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned + 'static>(
     method: &str,
     raw: RawResult,
     version: ProtocolVersion,
+    shown: &dyn Transport,
 ) -> Result<T, ClientError> {
-    decode_like(method, method, raw, version)
+    decode_like(method, method, raw, version, shown)
 }
 
 /// [`decode`] for a result that is another method's (`tasks/result` holds
@@ -45,6 +49,7 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
     like: &str,
     raw: RawResult,
     version: ProtocolVersion,
+    shown: &dyn Transport,
 ) -> Result<T, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
     if version.is_stateless() {
@@ -59,25 +64,63 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
         }
     }
     let (value, forgiven) = mcp_types::lenient::parse_result(like, version, &raw)
-        .map_err(|e| ClientError::decode(method, e))?;
-    log_forgiven(method, &forgiven);
+        .map_err(|e| decode_error(method, e, shown))?;
+    log_forgiven(method, &forgiven, shown);
     Ok(value)
+}
+
+/// `error` as it may be shown: a [`ClientError::Decode`] quoting a secret
+/// gets it hidden (see [`decode_error`]); other errors pass unchanged.
+pub(crate) fn shown_error(error: ClientError, shown: &dyn Transport) -> ClientError {
+    match error {
+        ClientError::Decode { method, source } => {
+            let text = source.to_string();
+            match shown.redact(&text) {
+                Cow::Borrowed(_) => ClientError::Decode { method, source },
+                Cow::Owned(hidden) => ClientError::decode(
+                    &method,
+                    <serde_json::Error as serde::de::Error>::custom(hidden),
+                ),
+            }
+        }
+        other => other,
+    }
+}
+
+/// [`ClientError::Decode`] as it may be shown: serde quotes the value it
+/// choked on, which may be a secret the server echoed (see
+/// [`Transport::redact`]).
+pub(crate) fn decode_error(
+    method: &str,
+    error: serde_json::Error,
+    shown: &dyn Transport,
+) -> ClientError {
+    shown_error(ClientError::decode(method, error), shown)
 }
 
 /// One line per thing forgiven in a result (see `mcp_types::lenient`):
 /// a defaulted member at debug (the result means what it would have
 /// meant), a dropped list entry at warn (the listing is short of it).
-pub(crate) fn log_forgiven(method: &str, forgiven: &mcp_types::lenient::Forgiven) {
+///
+/// What the server sent is quoted through [`Transport::redact`].
+pub(crate) fn log_forgiven(
+    method: &str,
+    forgiven: &mcp_types::lenient::Forgiven,
+    shown: &dyn Transport,
+) {
     for member in &forgiven.defaulted {
         tracing::debug!(method, member, "result without `{member}`; taken as empty");
     }
     for problem in &forgiven.dropped {
+        let reason = problem.reason.to_string();
+        let whole = problem.to_string();
         tracing::warn!(
             method,
             index = problem.index,
-            name = problem.name.as_deref().unwrap_or(""),
-            reason = %problem.reason,
-            "{method}: {problem}"
+            name = %shown.redact(problem.name.as_deref().unwrap_or("")),
+            reason = %shown.redact(&reason),
+            "{method}: {}",
+            shown.redact(&whole)
         );
     }
 }

@@ -406,6 +406,7 @@ impl Connection {
                         ListTools::METHOD,
                         raw,
                         session.protocol_version,
+                        self.transport.as_ref(),
                     )
                 }
             })

@@ -186,8 +186,8 @@ async fn initialize(
         };
         let (result, forgiven): (InitializeResult, _) =
             mcp_types::lenient::parse_result("initialize", version, &value)
-                .map_err(|e| ClientError::decode("initialize", e))?;
-        crate::codec::log_forgiven("initialize", &forgiven);
+                .map_err(|e| crate::codec::decode_error("initialize", e, transport))?;
+        crate::codec::log_forgiven("initialize", &forgiven, transport);
         let acceptable: Vec<ProtocolVersion> = legacy_versions()
             .into_iter()
             .filter(|v| {
@@ -556,7 +556,7 @@ async fn discover(
                     theirs: format!("a server without server/discover ({why})"),
                 });
             }
-            Probe::Fail(e) => return Err(e),
+            Probe::Fail(e) => return Err(crate::codec::shown_error(e, transport)),
         }
     }
     Err(ClientError::Protocol {

@@ -47,6 +47,7 @@ impl Client {
             CallTool::METHOD,
             value,
             self.session().protocol_version,
+            self.transport().as_ref(),
         )
     }
 

@@ -145,6 +145,14 @@ impl Transport for MemoryTransport {
     fn session_id(&self) -> Option<String> {
         None
     }
+
+    fn set_wire_tap(&self, tap: Arc<dyn mcp_transport::WireTap>) -> bool {
+        self.dispatcher.set_wire_tap(tap)
+    }
+
+    fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        self.dispatcher.redact(text)
+    }
 }
 
 impl MemoryPeer {

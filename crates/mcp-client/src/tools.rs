@@ -163,8 +163,12 @@ impl Client {
             .inner
             .send(CallTool::METHOD, Some(params), options.request)
             .await?;
-        let result: CallToolResult =
-            codec::decode(CallTool::METHOD, value, self.session().protocol_version)?;
+        let result: CallToolResult = codec::decode(
+            CallTool::METHOD,
+            value,
+            self.session().protocol_version,
+            self.transport().as_ref(),
+        )?;
         if options.validate_output && result.is_error != Some(true) {
             let validators = self.inner.tools().compiled(name);
             if let Some(validators) = validators {
@@ -211,7 +215,12 @@ impl Client {
             .inner
             .send(CallTool::METHOD, Some(params), options)
             .await?;
-        codec::decode(CallTool::METHOD, value, self.session().protocol_version)
+        codec::decode(
+            CallTool::METHOD,
+            value,
+            self.session().protocol_version,
+            self.transport().as_ref(),
+        )
     }
 }
 

@@ -43,7 +43,8 @@ pub(crate) struct Connection {
     /// Every secret value the connection sent (sensitive configured
     /// headers, the auth hook's credentials), hidden from whatever a
     /// server echoes back before it is shown (`errors.rs`).
-    pub(crate) sent_secrets: Mutex<SentSecrets>,
+    /// Shared with the dispatcher's redactor ([`SecretsRedactor`]).
+    pub(crate) sent_secrets: Arc<Mutex<SentSecrets>>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<ProtocolVersion>>,
     mode: Mutex<ModeState>,
@@ -127,7 +128,7 @@ impl Connection {
             url,
             static_headers,
             auth_headers: Mutex::new(HeaderMap::new()),
-            sent_secrets: Mutex::new(sent_secrets),
+            sent_secrets: Arc::new(Mutex::new(sent_secrets)),
             session: Mutex::new(None),
             version: Mutex::new(None),
             mode: Mutex::new(initial),

@@ -5,8 +5,10 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use http::{HeaderName, HeaderValue};
+use mcp_transport::Redactor;
 
 /// The replacement of a secret in text that is shown.
 pub(crate) const HIDDEN: &str = "***";
@@ -102,6 +104,21 @@ impl SentSecrets {
             }
         }
         Cow::Owned(out)
+    }
+}
+
+/// The dispatcher's view of a connection's [`SentSecrets`]: what it shows
+/// (an error response of a 2xx reply, a skipped message, a server's log
+/// message, the wire tap) passes through the same scrub as the HTTP errors.
+pub(crate) struct SecretsRedactor(pub(crate) Arc<Mutex<SentSecrets>>);
+
+impl Redactor for SecretsRedactor {
+    fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let secrets = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match secrets.scrub(text) {
+            Cow::Borrowed(_) => Cow::Borrowed(text),
+            Cow::Owned(hidden) => Cow::Owned(hidden),
+        }
     }
 }
 

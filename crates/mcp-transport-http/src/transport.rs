@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::config::{HttpConfig, HttpMode};
 use crate::connection::{Connection, lock};
 use crate::mode::ModeState;
+use crate::redact::SecretsRedactor;
 use crate::request::RequestKind;
 
 /// Which transport a connection ended up speaking.
@@ -75,6 +76,7 @@ impl HttpTransport {
         let label = config.label.clone();
         let connection = Connection::new(config, initial)?;
         let dispatcher = Dispatcher::new(connection.clone(), label);
+        dispatcher.set_redactor(Arc::new(SecretsRedactor(connection.sent_secrets.clone())));
         if mode == HttpMode::Legacy {
             let link = connection.open_legacy(&dispatcher).await?;
             connection.set_mode(ModeState::Legacy(link));
@@ -208,6 +210,14 @@ impl Transport for HttpTransport {
 
     fn session_id(&self) -> Option<String> {
         self.connection.session()
+    }
+
+    fn set_wire_tap(&self, tap: Arc<dyn mcp_transport::WireTap>) -> bool {
+        self.dispatcher.set_wire_tap(tap)
+    }
+
+    fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        self.dispatcher.redact(text)
     }
 
     /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).

@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use common::*;
 use fault_http::{FaultServer, Recorded, Reply};
 use http::{HeaderMap, HeaderValue};
-use mcp_transport::TransportError;
+use mcp_transport::{Transport, TransportError};
 use mcp_transport_http::{
     AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, HttpConfig, HttpMode,
     HttpTransport, OutgoingRequest,
@@ -200,6 +200,143 @@ async fn a_secret_the_server_echoes_is_shown_nowhere() {
             (name, TransportError::Auth { .. }) => assert!(name.contains("hook's reason"), "{e:?}"),
             (_, TransportError::Http { .. }) => {}
             (name, other) => panic!("{name}: unexpected {other:?}"),
+        }
+        drop(logs);
+    }
+}
+
+/// A tap that keeps every text it is shown.
+#[derive(Default)]
+struct Keep(std::sync::Mutex<String>);
+
+impl mcp_transport::WireTap for Keep {
+    fn observe(&self, _label: &str, event: mcp_transport::TapEvent<'_>) {
+        let mut all = self.0.lock().unwrap();
+        all.push_str(&format!("{event:?}\n"));
+    }
+}
+
+/// One 2xx answer to `tools/call` that echoes the token where the
+/// dispatcher, not the HTTP error path, shows it.
+struct Echo2xx {
+    name: &'static str,
+    reply: fn(&serde_json::Value, &str) -> Reply,
+}
+
+fn echoes_in_2xx() -> Vec<Echo2xx> {
+    vec![
+        Echo2xx {
+            name: "a JSON-RPC error in a 200 JSON body",
+            reply: |id, token| {
+                Reply::json(
+                    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32001, "message": format!("token {token} refused"),
+                        "data": {"sent": format!("Bearer {token}"), "why": [token]}}})
+                    .to_string(),
+                )
+            },
+        },
+        Echo2xx {
+            name: "a JSON-RPC error in an SSE event, after a log message echoing it",
+            reply: |id, token| {
+                Reply::sse(vec![
+                    fault_http::sse_data(
+                        &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+                            "params": {"level": "error", "data": format!("upstream saw {token}")}})
+                        .to_string(),
+                    ),
+                    fault_http::sse_data(
+                        &serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
+                            "code": -32001, "message": format!("Bearer {token} expired")}})
+                        .to_string(),
+                    ),
+                ])
+            },
+        },
+        Echo2xx {
+            name: "a skipped message that is not JSON-RPC, the token past its first 200 bytes",
+            reply: |id, token| {
+                let padding = "x".repeat(190);
+                Reply::json(format!(
+                    r#"{{"jsonrpc":"1.0","id":{id},"pad":"{padding}","result":"{token}"}}"#
+                ))
+            },
+        },
+        Echo2xx {
+            name: "an error member that is not an error object",
+            reply: |id, token| {
+                Reply::json(
+                    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": token, "message": token}})
+                        .to_string(),
+                )
+            },
+        },
+    ]
+}
+
+#[tokio::test]
+async fn a_secret_echoed_in_a_2xx_reply_is_shown_nowhere() {
+    for case in echoes_in_2xx() {
+        let logs = capture_at(tracing::Level::DEBUG);
+        let server = FaultServer::start(move |r: &Recorded| {
+            let id = r.rpc_id().unwrap_or_default();
+            match r.rpc_method().as_deref() {
+                Some("initialize") => Reply::json(fault_http::init_result(&id, "2025-06-18")),
+                Some("tools/call") => {
+                    let auth = sent(r, "authorization");
+                    (case.reply)(&id, auth.trim_start_matches("Bearer "))
+                }
+                _ => Reply::status(202),
+            }
+        })
+        .await
+        .unwrap();
+        let t = HttpTransport::connect(static_bearer(&server.url("/mcp")), HttpMode::Streamable)
+            .await
+            .unwrap();
+        let tap = Arc::new(Keep::default());
+        assert!(
+            t.set_wire_tap(tap.clone()),
+            "{}: the tap is taken",
+            case.name
+        );
+        let mut events = t.take_events().unwrap();
+        initialize(&t).await.unwrap();
+        let e = t
+            .request(
+                "tools/call",
+                Some(&serde_json::json!({"name": "x"})),
+                opts().with_timeout(std::time::Duration::from_secs(5)),
+            )
+            .await
+            .expect_err(case.name);
+        let mut notified = String::new();
+        while let Ok(event) = events.try_recv() {
+            notified.push_str(&format!("{event:?}\n"));
+        }
+        let tapped = tap.0.lock().unwrap().clone();
+        let shown = format!(
+            "{}\n{e:?}\n{notified}\n{tapped}\n{}",
+            error_chain(&e),
+            logs.text()
+        );
+        for form in [TOKEN, "t0k+en", "S3cr3t%2Ft0k", "S3cr3t\\/t0k"] {
+            assert!(
+                !shown.contains(form),
+                "{}: {form:?} is shown:\n{shown}",
+                case.name
+            );
+        }
+        assert!(shown.contains("***"), "{}: {shown}", case.name);
+        assert!(
+            tapped.contains("Sent") && tapped.contains("Received"),
+            "{}: the tap saw the traffic: {tapped}",
+            case.name
+        );
+        match &e {
+            TransportError::JsonRpc(rpc) => assert!(rpc.message.contains("***"), "{e:?}"),
+            TransportError::Malformed { .. } => {}
+            other => panic!("{}: unexpected {other:?}", case.name),
         }
         drop(logs);
     }

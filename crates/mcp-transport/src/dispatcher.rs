@@ -21,6 +21,7 @@ mod request_loop;
 mod routing;
 mod warn_limit;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -39,6 +40,7 @@ use crate::error::{CloseReason, TransportError};
 use crate::event::{EVENTS_CAPACITY, TransportEvent, TransportEvents};
 use crate::options::RequestOptions;
 use crate::pending::PendingTable;
+use crate::tap::{Redactor, TapEvent, WireTap};
 use warn_limit::WarnLimit;
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
@@ -126,6 +128,10 @@ pub struct Dispatcher {
     /// yet sent). While it is not zero the request timeouts stand still
     /// (see `request_loop.rs`).
     answering: watch::Sender<usize>,
+    /// Takes the secrets the transport sent out of what is shown.
+    redactor: OnceLock<Arc<dyn Redactor>>,
+    /// Sees every message sent and received, when a host asked.
+    tap: OnceLock<Arc<dyn WireTap>>,
 }
 
 pub use warn_limit::{SKIPPED_WARNING_WINDOW, SKIPPED_WARNINGS_PER_WINDOW};
@@ -156,8 +162,64 @@ impl Dispatcher {
             skipped_warnings: Mutex::new(WarnLimit::default()),
             echoed_string_ids: AtomicBool::new(false),
             answering: watch::Sender::new(0),
+            redactor: OnceLock::new(),
+            tap: OnceLock::new(),
             label: label.into(),
         })
+    }
+
+    /// Installs the connection's [`Redactor`]: from then on every text the
+    /// dispatcher shows (an error response's message and data, a skipped
+    /// message in a log line, a server's `notifications/message`, what a
+    /// [`WireTap`] sees) passes through it first. One per connection:
+    /// `false` when one was already installed (it stays).
+    pub fn set_redactor(&self, redactor: Arc<dyn Redactor>) -> bool {
+        self.redactor.set(redactor).is_ok()
+    }
+
+    /// `text` as it may be shown: through the installed [`Redactor`], or
+    /// as it is when there is none.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        match self.redactor.get() {
+            Some(r) => r.redact(text),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// Installs a [`WireTap`] that sees every message from now on. One per
+    /// connection: `false` when one was already installed (it stays).
+    pub fn set_wire_tap(&self, tap: Arc<dyn WireTap>) -> bool {
+        self.tap.set(tap).is_ok()
+    }
+
+    /// Shows the tap a message on its way out.
+    fn tap_sent(&self, message: &Outgoing) {
+        if let Some(tap) = self.tap.get() {
+            let text = String::from_utf8_lossy(&message.body);
+            tap.observe(&self.label, TapEvent::Sent(&self.redact(&text)));
+        }
+    }
+
+    /// Shows the tap a frame as it came in.
+    fn tap_received(&self, frame: &[u8]) {
+        if let Some(tap) = self.tap.get() {
+            let text = String::from_utf8_lossy(frame);
+            tap.observe(&self.label, TapEvent::Received(&self.redact(&text)));
+        }
+    }
+
+    /// Shows the tap something decided here; `what` is only built when a
+    /// tap is installed.
+    fn tap_local(&self, what: impl FnOnce() -> String) {
+        if let Some(tap) = self.tap.get() {
+            tap.observe(&self.label, TapEvent::Local(&self.redact(&what())));
+        }
+    }
+
+    /// Delivers `message` through the transport, shown to the tap first.
+    async fn send_out(self: &Arc<Self>, message: Outgoing) -> Result<(), TransportError> {
+        self.tap_sent(&message);
+        self.outbound.send(message, self).await
     }
 
     /// The connection's label, for logs.
@@ -222,6 +284,15 @@ impl Dispatcher {
         )
     }
 
+    /// `true` while a server request has arrived and its answer is not sent
+    /// yet (a person filling in a form, a model sampling). The request
+    /// timeouts stand still meanwhile; a transport with a silence limit of
+    /// its own (HTTP's `sse_idle`) does not count that silence either: the
+    /// server is waiting on us.
+    pub fn is_answering(&self) -> bool {
+        *self.answering.borrow() > 0
+    }
+
     /// How many requests await a response.
     pub fn pending_len(&self) -> usize {
         self.pending.len()
@@ -259,9 +330,7 @@ impl Dispatcher {
         if !self.is_open() {
             return Err(self.closed_error());
         }
-        self.outbound
-            .send(notification_message(method, params), self)
-            .await
+        self.send_out(notification_message(method, params)).await
     }
     /// Sends the response to a server request.
     pub(crate) async fn send_response(
@@ -279,19 +348,15 @@ impl Dispatcher {
             })
             .to_vec(),
         );
-        self.outbound
-            .send(
-                Outgoing {
-                    kind: OutgoingKind::Response,
-                    method: None,
-                    id: Some(id),
-                    body,
-                    metadata_headers: Vec::new(),
-                    deadline: None,
-                },
-                self,
-            )
-            .await
+        self.send_out(Outgoing {
+            kind: OutgoingKind::Response,
+            method: None,
+            id: Some(id),
+            body,
+            metadata_headers: Vec::new(),
+            deadline: None,
+        })
+        .await
     }
 
     /// Handles one framed message from the peer: decodes it and routes it.
@@ -344,6 +409,7 @@ impl Dispatcher {
             return false;
         }
         let _ = self.close_reason.set(reason.clone());
+        self.tap_local(|| format!("connection closed: {reason}"));
         self.pending
             .fail_all(&TransportError::Closed(reason.clone()));
         if let Some(tx) = self.events.lock().unwrap_or_else(|p| p.into_inner()).take() {

@@ -14,13 +14,14 @@
 //! once.
 //!
 //! ```
+//! use std::borrow::Cow;
 //! use std::sync::Arc;
 //!
 //! use async_trait::async_trait;
 //! use bytes::Bytes;
 //! use mcp_transport::{
 //!     CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
-//!     Transport, TransportError, TransportEvents,
+//!     Transport, TransportError, TransportEvents, WireTap,
 //! };
 //! use mcp_types::ProtocolVersion;
 //! use serde_json::{Value, json};
@@ -80,6 +81,12 @@
 //!     fn session_id(&self) -> Option<String> {
 //!         None
 //!     }
+//!     fn set_wire_tap(&self, tap: Arc<dyn WireTap>) -> bool {
+//!         self.0.set_wire_tap(tap)
+//!     }
+//!     fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+//!         self.0.redact(text)
+//!     }
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -125,6 +132,7 @@ pub mod error;
 pub mod event;
 pub mod options;
 mod pending;
+pub mod tap;
 pub mod transport;
 
 pub use backoff::{Backoff, BackoffError};
@@ -140,5 +148,6 @@ pub use options::{
     DEFAULT_REQUEST_TIMEOUT, Progress, ProgressSink, RequestOptions, RequestTimeout,
 };
 pub use pending::{PROGRESS_QUEUE, echo_answers};
+pub use tap::{Redactor, TapEvent, WireTap};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;

@@ -1,6 +1,9 @@
 //! The `Transport` trait: the seam between the protocol side (`mcp-client`)
 //! and a concrete transport (stdio, Streamable HTTP, legacy HTTP+SSE).
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
@@ -8,6 +11,7 @@ use serde_json::Value;
 use crate::error::TransportError;
 use crate::event::TransportEvents;
 use crate::options::RequestOptions;
+use crate::tap::WireTap;
 
 /// A connection to one MCP server that moves JSON-RPC messages.
 ///
@@ -78,4 +82,22 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one;
     /// `None` for stdio.
     fn session_id(&self) -> Option<String>;
+
+    /// Installs a [`WireTap`] that sees every message of the connection
+    /// from now on, exactly as sent and received, plus what this side
+    /// decided on its own (a timeout, a cancellation); secrets the
+    /// connection sent read `***`. Returns `false` when the transport
+    /// cannot, or a tap is already installed. A transport built on the
+    /// [`Dispatcher`](crate::Dispatcher) forwards to
+    /// [`Dispatcher::set_wire_tap`](crate::Dispatcher::set_wire_tap).
+    fn set_wire_tap(&self, tap: Arc<dyn WireTap>) -> bool;
+
+    /// `text` as it may be shown to a person: every secret value this
+    /// connection sent (an `Authorization` header, an API key header)
+    /// replaced by `***`. The protocol side passes what it shows of the
+    /// peer's answers through it (a result that does not decode quotes the
+    /// value it choked on). A transport that sends no secrets returns
+    /// `text` borrowed; one built on the dispatcher forwards to
+    /// [`Dispatcher::redact`](crate::Dispatcher::redact).
+    fn redact<'a>(&self, text: &'a str) -> Cow<'a, str>;
 }

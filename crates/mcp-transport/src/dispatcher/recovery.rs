@@ -27,6 +27,7 @@ impl Dispatcher {
         options: DecodeOptions,
     ) {
         let bytes: &[u8] = frame;
+        let err = self.shown_decode_error(err);
         if let Some(id) = err.request_id() {
             // A response with both/neither result and error. `ping`
             // answered with neither is tolerated (some peers do it).
@@ -70,7 +71,7 @@ impl Dispatcher {
                 Some(not_shown) => tracing::warn!(
                     connection = %self.label,
                     error = %err,
-                    input = %preview(bytes),
+                    input = %self.preview(bytes),
                     requests_failed = failed,
                     earlier_not_shown = not_shown,
                     "skipping a message that is not JSON-RPC"
@@ -78,7 +79,7 @@ impl Dispatcher {
                 None => tracing::debug!(
                     connection = %self.label,
                     error = %err,
-                    input = %preview(bytes),
+                    input = %self.preview(bytes),
                     requests_failed = failed,
                     "skipping a message that is not JSON-RPC (warnings rate-limited)"
                 ),
@@ -99,6 +100,7 @@ impl Dispatcher {
             match JsonRpcMessage::from_value(item) {
                 Ok(message) => Box::pin(self.route(message)).await,
                 Err(err) => {
+                    let err = self.shown_decode_error(err);
                     let failed = answers.is_some_and(|id| {
                         let how = self.pending.complete_response(
                             &id,
@@ -149,18 +151,35 @@ impl Dispatcher {
             metadata_headers: Vec::new(),
             deadline: None,
         };
-        if let Err(e) = self.outbound.send(message, self).await {
+        if let Err(e) = self.send_out(message).await {
             tracing::debug!(connection = %self.label, error = %e, "could not answer an invalid request");
         }
     }
 }
 
-/// The first 200 characters of `bytes`, lossily decoded, for logs.
-pub(crate) fn preview(bytes: &[u8]) -> String {
-    let cut = &bytes[..bytes.len().min(200)];
-    let mut s = String::from_utf8_lossy(cut).into_owned();
-    if bytes.len() > 200 {
-        s.push('…');
+/// How much of a skipped message a log line shows, in bytes.
+const PREVIEW_LEN: usize = 200;
+
+/// How far past [`PREVIEW_LEN`] a secret is looked for, so that one cut by
+/// the preview's end is still recognised and hidden whole.
+const PREVIEW_SECRET_MARGIN: usize = 4096;
+
+impl Dispatcher {
+    /// The first 200 bytes of `bytes`, lossily decoded and redacted, for
+    /// logs. Redacted before it is cut, so the end of the preview never
+    /// shows the start of a secret.
+    fn preview(&self, bytes: &[u8]) -> String {
+        let window = &bytes[..bytes.len().min(PREVIEW_LEN + PREVIEW_SECRET_MARGIN)];
+        let text = String::from_utf8_lossy(window);
+        let text = self.redact(&text);
+        let mut cut = text.len().min(PREVIEW_LEN);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let mut s = text[..cut].to_owned();
+        if text.len() > cut || bytes.len() > window.len() {
+            s.push('…');
+        }
+        s
     }
-    s
 }

@@ -77,7 +77,7 @@ impl Dispatcher {
             metadata_headers: options.metadata_headers.clone(),
             deadline,
         };
-        let send = self.outbound.send(outgoing, self);
+        let send = self.send_out(outgoing);
         tokio::pin!(send);
         let mut sent = false;
         let mut answering = self.answering.subscribe();
@@ -154,6 +154,7 @@ impl Dispatcher {
                     };
                     // The time counted against the request, pauses left out.
                     let ms = start.elapsed().saturating_sub(paused_for).as_millis() as u64;
+                    self.tap_local(|| format!("request {id} ({method}) timed out after {ms} ms"));
                     self.abandon(&id, notify_peer, "timeout").await;
                     return Err(TransportError::Timeout {
                         ms,
@@ -163,6 +164,7 @@ impl Dispatcher {
                 }
                 _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
+                    self.tap_local(|| format!("request {id} ({method}) cancelled by the caller"));
                     self.abandon(&id, notify_peer, "cancelled by the client").await;
                     return Err(TransportError::Cancelled);
                 }
@@ -198,12 +200,15 @@ impl Drop for CancelOnDrop {
             return;
         }
         self.dispatcher.pending.remove(&self.id);
+        self.dispatcher
+            .tap_local(|| format!("request {} dropped by the caller", self.id));
         if !self.notify_peer || !self.dispatcher.is_open() {
             return;
         }
         let params =
             serde_json::json!({ "requestId": self.id, "reason": "request dropped by the client" });
         let message = notification_message("notifications/cancelled", Some(params));
+        self.dispatcher.tap_sent(&message);
         // Queue it now where the transport can, so a close() that follows
         // the drop cannot overtake it; otherwise send it from a task.
         let Err(message) = self.dispatcher.outbound.try_send_now(message) else {

@@ -9,8 +9,8 @@ use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use mcp_types::{
-    DecodeOptions, Decoded, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RawResult,
-    RequestId, decode_frame,
+    DecodeError, DecodeOptions, Decoded, JsonRpcError, JsonRpcMessage, JsonRpcNotification,
+    JsonRpcResponse, RawResult, RequestId, decode_frame,
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -20,16 +20,18 @@ use crate::error::TransportError;
 use crate::event::{IncomingRequest, OpenServerRequest, Responder, TransportEvent, default_answer};
 use crate::options::Progress;
 use crate::pending::IdMatch;
+use crate::tap::{redact_decode_error, redact_jsonrpc_error, redact_value};
 
 impl Dispatcher {
     /// The body of [`Dispatcher::handle_frame`].
     pub(super) async fn decode_and_route(self: &Arc<Self>, frame: Bytes) {
+        self.tap_received(&frame);
         let options = DecodeOptions {
             allow_batch: self.protocol_version().is_some_and(|v| v.allows_batch()),
         };
         match decode_frame(&frame, options) {
             Ok(Decoded::Response { id, outcome }) => {
-                let outcome = outcome.map_err(TransportError::JsonRpc);
+                let outcome = outcome.map_err(|e| TransportError::JsonRpc(self.shown_error(e)));
                 self.deliver(&id, outcome);
             }
             Ok(Decoded::Message(message)) => self.route(message).await,
@@ -45,12 +47,12 @@ impl Dispatcher {
             }) => {
                 let outcome = outcome
                     .map(|v| RawResult::from_value(&v))
-                    .map_err(TransportError::JsonRpc);
+                    .map_err(|e| TransportError::JsonRpc(self.shown_error(e)));
                 self.deliver(&id, outcome);
             }
             JsonRpcMessage::Response(JsonRpcResponse { id: None, outcome }) => {
                 let detail = match outcome {
-                    Err(e) => e.to_string(),
+                    Err(e) => self.shown_error(e).to_string(),
                     Ok(_) => "result with a null id".into(),
                 };
                 tracing::warn!(connection = %self.label, %detail, "error response with a null id");
@@ -59,7 +61,8 @@ impl Dispatcher {
                 ))))
                 .await;
             }
-            JsonRpcMessage::Request(req) => {
+            JsonRpcMessage::Request(mut req) => {
+                self.redact_params(&mut req.params);
                 let dispatcher = self.clone();
                 let responder: Responder = Box::new(move |id, outcome| {
                     Box::pin(async move { dispatcher.send_response(id, outcome).await })
@@ -85,10 +88,11 @@ impl Dispatcher {
                     }
                 }
             }
-            JsonRpcMessage::Notification(n) => {
+            JsonRpcMessage::Notification(mut n) => {
                 if n.method == "notifications/progress" && self.route_progress(&n) {
                     return;
                 }
+                self.redact_params(&mut n.params);
                 self.emit(TransportEvent::Notification(n)).await;
             }
             JsonRpcMessage::Batch(items) => {
@@ -96,6 +100,33 @@ impl Dispatcher {
                     Box::pin(self.route(item)).await;
                 }
             }
+        }
+    }
+
+    /// An error response as it may be shown: redacted (see
+    /// [`Dispatcher::set_redactor`]).
+    pub(super) fn shown_error(&self, error: JsonRpcError) -> JsonRpcError {
+        match self.redactor.get() {
+            Some(r) => redact_jsonrpc_error(r.as_ref(), error),
+            None => error,
+        }
+    }
+
+    /// A decode error as it may be shown: the input it quotes redacted.
+    pub(super) fn shown_decode_error(&self, error: DecodeError) -> DecodeError {
+        match self.redactor.get() {
+            Some(r) => redact_decode_error(r.as_ref(), &error),
+            None => error,
+        }
+    }
+
+    /// The params of a server request or notification with the secrets
+    /// this connection sent hidden: the host shows them to a person (a log
+    /// message, an elicitation's text) or hands them to a model, and
+    /// neither should see a token the server echoes.
+    fn redact_params(&self, params: &mut Option<Value>) {
+        if let (Some(r), Some(params)) = (self.redactor.get(), params.as_mut()) {
+            redact_value(r.as_ref(), params);
         }
     }
 
