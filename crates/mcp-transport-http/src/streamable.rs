@@ -210,6 +210,11 @@ impl Connection {
                         tracing::warn!(connection = %self.label(), %id, limit, "SSE event over the size limit; failing the request");
                         return Err(TransportError::message_too_large(limit));
                     }
+                    Next::Idle(d) if dispatcher.is_answering() => {
+                        // The server waits for our answer to its request (a
+                        // form a person is filling in): its silence is ours.
+                        tracing::debug!(connection = %self.label(), %id, idle_ms = d.as_millis() as u64, "SSE reply silent while a server request is answered; waiting on");
+                    }
                     Next::Idle(d) => return Err(timeout(d, TimeoutPhase::SseResponse)),
                     Next::End(why) => break why,
                 }

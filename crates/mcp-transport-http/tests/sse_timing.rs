@@ -171,3 +171,61 @@ async fn request_timeout_and_notify_timeout_name_their_phase() {
     );
     holder.abort();
 }
+
+/// A server that asks a question on the reply stream of `tools/call` and
+/// stays silent until the answer arrives: the silence is the client's (a
+/// person filling in a form), so `sse_idle` does not end the request.
+#[tokio::test]
+async fn sse_idle_stands_still_while_a_server_request_is_answered() {
+    type Sender = tokio::sync::mpsc::UnboundedSender<Part>;
+    let stream: Arc<Mutex<Option<(Sender, serde_json::Value)>>> = Arc::default();
+    let on_server = stream.clone();
+    let server = FaultServer::start(move |r| {
+        if r.is_call("tools/call") {
+            let (reply, tx) = Reply::sse_channel();
+            let question = json!({"jsonrpc": "2.0", "id": "q1", "method": "elicitation/create",
+                "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}});
+            let _ = tx.send(fault_http::sse_data(&question.to_string()));
+            *on_server.lock().unwrap() = Some((tx, r.rpc_id().unwrap_or_default()));
+            return reply;
+        }
+        // The answer to the question: the result of the call follows on
+        // its stream.
+        if r.json().is_some_and(|m| m.get("id") == Some(&json!("q1")))
+            && let Some((tx, id)) = on_server.lock().unwrap().as_ref()
+        {
+            let result = json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}});
+            let _ = tx.send(fault_http::sse_data(&result.to_string()));
+        }
+        Reply::status(202)
+    })
+    .await
+    .unwrap();
+    let timeouts = HttpTimeouts::default().with_sse_idle(Some(Duration::from_millis(200)));
+    let t = HttpTransport::connect(
+        config(&server.url("/mcp")).with_timeouts(timeouts),
+        HttpMode::Streamable,
+    )
+    .await
+    .unwrap();
+    let mut events = t.take_events().unwrap();
+    let person = tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if let mcp_transport::TransportEvent::Request(question) = event {
+                // Five idle periods pass while the form is filled in.
+                tokio::time::sleep(Duration::from_millis(1000)).await;
+                question
+                    .respond(Ok(json!({"action": "accept", "content": {}})))
+                    .await
+                    .unwrap();
+                return;
+            }
+        }
+    });
+    let result = t
+        .request("tools/call", None, opts())
+        .await
+        .expect("the call outlives the server's silence while it waits on us");
+    assert_eq!(result.to_value().unwrap(), json!({"content": []}));
+    person.await.unwrap();
+}
