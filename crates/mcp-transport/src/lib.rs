@@ -142,3 +142,8 @@ pub use options::{
 pub use pending::{PROGRESS_QUEUE, echo_answers};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
