@@ -100,12 +100,29 @@ struct Report {
 /// `cargo xtask release-check [--quick] [--write-api]`.
 pub(crate) fn release_check(args: &[String]) -> Result<(), String> {
     let flag = |name: &str| args.iter().any(|a| a == name);
-    for a in args {
-        if !matches!(a.as_str(), "--quick" | "--write-api") {
-            return Err(format!(
-                "release-check: unknown argument {a:?} (usage: cargo xtask release-check \
-                 [--quick] [--write-api])"
-            ));
+    let mut only = None;
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--quick" | "--write-api" => {}
+            "--only" => {
+                let list = rest.next().ok_or("--only needs a list of checks")?;
+                let names: Vec<String> = list.split(',').map(str::to_string).collect();
+                if let Some(bad) = names.iter().find(|n| !CHECKS.contains(&n.as_str())) {
+                    return Err(format!(
+                        "release-check: no check {bad:?} (checks: {})",
+                        CHECKS.join(", ")
+                    ));
+                }
+                only = Some(names);
+            }
+            _ => {
+                return Err(format!(
+                    "release-check: unknown argument {a:?} (usage: cargo xtask release-check \
+                     [--quick] [--write-api] [--only {}])",
+                    CHECKS.join(",")
+                ));
+            }
         }
     }
     let mode = if flag("--quick") {
@@ -115,7 +132,12 @@ pub(crate) fn release_check(args: &[String]) -> Result<(), String> {
     };
     let root = util::workspace_root()?;
     let started = Instant::now();
-    let report = run(&Workspace::load(&root)?, mode, flag("--write-api"))?;
+    let report = run(
+        &Workspace::load(&root)?,
+        mode,
+        flag("--write-api"),
+        only.as_deref(),
+    )?;
     report.print();
     eprintln!(
         "release-check took {:.0} s",
@@ -128,7 +150,7 @@ pub(crate) fn release_check(args: &[String]) -> Result<(), String> {
 /// otherwise what did not run (listed in the test's last line).
 pub(crate) fn quick_for_tests(root: &std::path::Path) -> Result<Vec<String>, String> {
     let started = Instant::now();
-    let report = run(&Workspace::load(root)?, Mode::Quick, false)?;
+    let report = run(&Workspace::load(root)?, Mode::Quick, false, None)?;
     report.print();
     eprintln!(
         "release-check --quick took {:.0} s",
@@ -145,8 +167,28 @@ pub(crate) fn quick_for_tests(root: &std::path::Path) -> Result<Vec<String>, Str
         .collect())
 }
 
-fn run(ws: &Workspace, mode: Mode, write_api: bool) -> Result<Report, String> {
+/// The checks, by the names `--only` takes.
+const CHECKS: [&str; 10] = [
+    "metadata",
+    "packaging",
+    "layers",
+    "features",
+    "api",
+    "semver",
+    "msrv",
+    "docs",
+    "licences",
+    "changelog",
+];
+
+fn run(
+    ws: &Workspace,
+    mode: Mode,
+    write_api: bool,
+    only: Option<&[String]>,
+) -> Result<Report, String> {
     let full = mode == Mode::Full;
+    let wanted = |name: &str| only.is_none_or(|o| o.iter().any(|n| n == name));
     let mut r = Report {
         mode,
         checks: Vec::new(),
@@ -186,74 +228,84 @@ fn run(ws: &Workspace, mode: Mode, write_api: bool) -> Result<Report, String> {
         }
     }
 
-    // 1. metadata
-    let mut problems = metadata::check(ws);
-    problems.extend(metadata::outside(&ws.root));
-    r.checks
-        .push(("metadata", Outcome::from_problems(problems)));
+    if wanted("metadata") {
+        // 1. metadata
+        let mut problems = metadata::check(ws);
+        problems.extend(metadata::outside(&ws.root));
+        r.checks
+            .push(("metadata", Outcome::from_problems(problems)));
+    }
 
-    // 2. packaging
-    r.checks.push((
-        "packaging",
-        match package::check(ws, full) {
-            Ok(packaged) => {
-                for (name, size) in packaged.sizes {
-                    if let Some(row) = r.rows.get_mut(&name) {
-                        row.size = Some(size);
+    if wanted("packaging") {
+        // 2. packaging
+        r.checks.push((
+            "packaging",
+            match package::check(ws, full) {
+                Ok(packaged) => {
+                    for (name, size) in packaged.sizes {
+                        if let Some(row) = r.rows.get_mut(&name) {
+                            row.size = Some(size);
+                        }
                     }
+                    Outcome::from_problems(packaged.problems)
                 }
-                Outcome::from_problems(packaged.problems)
+                Err(e) => Outcome::Failed(vec![e]),
+            },
+        ));
+    }
+
+    if wanted("layers") {
+        // 3. each layer alone
+        r.checks.push((
+            "layers",
+            match layers::check(ws, full) {
+                Ok((problems, results)) => {
+                    r.layers = results;
+                    Outcome::from_problems(problems)
+                }
+                Err(e) => Outcome::Failed(vec![e]),
+            },
+        ));
+    }
+
+    if wanted("features") {
+        // 4. features
+        let features = if full {
+            match features::check_powerset(ws) {
+                Ok(problems) => {
+                    for p in ws.libraries() {
+                        let f = p.features();
+                        if let Some(row) = r.rows.get_mut(&p.name) {
+                            row.features = if f.is_empty() {
+                                "default, none".to_string()
+                            } else {
+                                format!("powerset of {}", f.join(", "))
+                            };
+                        }
+                    }
+                    Outcome::from_problems(problems)
+                }
+                Err(why) => Outcome::NotRun(why),
+            }
+        } else {
+            Outcome::from_problems(features::check_no_default(ws))
+        };
+        r.checks.push(("features", features));
+    }
+
+    if wanted("api") {
+        // 5. API files
+        let api = match api::check(ws, write_api) {
+            Ok(found) => {
+                for name in &found.written {
+                    eprintln!("xtask: wrote docs/api/{name}.txt");
+                }
+                Outcome::from_problems(found.problems)
             }
             Err(e) => Outcome::Failed(vec![e]),
-        },
-    ));
-
-    // 3. each layer alone
-    r.checks.push((
-        "layers",
-        match layers::check(ws, full) {
-            Ok((problems, results)) => {
-                r.layers = results;
-                Outcome::from_problems(problems)
-            }
-            Err(e) => Outcome::Failed(vec![e]),
-        },
-    ));
-
-    // 4. features
-    let features = if full {
-        match features::check_powerset(ws) {
-            Ok(problems) => {
-                for p in ws.libraries() {
-                    let f = p.features();
-                    if let Some(row) = r.rows.get_mut(&p.name) {
-                        row.features = if f.is_empty() {
-                            "default, none".to_string()
-                        } else {
-                            format!("powerset of {}", f.join(", "))
-                        };
-                    }
-                }
-                Outcome::from_problems(problems)
-            }
-            Err(why) => Outcome::NotRun(why),
-        }
-    } else {
-        Outcome::from_problems(features::check_no_default(ws))
-    };
-    r.checks.push(("features", features));
-
-    // 5. API files
-    let api = match api::check(ws, write_api) {
-        Ok(found) => {
-            for name in &found.written {
-                eprintln!("xtask: wrote docs/api/{name}.txt");
-            }
-            Outcome::from_problems(found.problems)
-        }
-        Err(e) => Outcome::Failed(vec![e]),
-    };
-    r.checks.push(("api", api));
+        };
+        r.checks.push(("api", api));
+    }
 
     // 9. changelog (before semver: it decides the comparison point)
     let base = changelog::base(ws);
@@ -279,7 +331,7 @@ fn run(ws: &Workspace, mode: Mode, write_api: bool) -> Result<Report, String> {
     };
 
     // 5b. semver
-    if full {
+    if full && wanted("semver") {
         let semver = match &base {
             Err(e) => Outcome::Failed(vec![e.clone()]),
             Ok(_) if !tools::SEMVER_CHECKS.present(&ws.root) => {
@@ -300,24 +352,28 @@ fn run(ws: &Workspace, mode: Mode, write_api: bool) -> Result<Report, String> {
         r.checks.push(("semver", semver));
     }
 
-    // 6. MSRV
-    let mut problems = msrv::check_static(ws);
-    if full {
-        let (more, note) = msrv::check_build(ws);
-        problems.extend(more);
-        r.not_checked_here.extend(note);
+    if wanted("msrv") {
+        // 6. MSRV
+        let mut problems = msrv::check_static(ws);
+        if full {
+            let (more, note) = msrv::check_build(ws);
+            problems.extend(more);
+            r.not_checked_here.extend(note);
+        }
+        r.checks.push(("msrv", Outcome::from_problems(problems)));
     }
-    r.checks.push(("msrv", Outcome::from_problems(problems)));
 
-    // 7. docs
-    let mut problems = docs::check_static(ws);
-    if full {
-        problems.extend(docs::check_build(ws));
+    if wanted("docs") {
+        // 7. docs
+        let mut problems = docs::check_static(ws);
+        if full {
+            problems.extend(docs::check_build(ws));
+        }
+        r.checks.push(("docs", Outcome::from_problems(problems)));
     }
-    r.checks.push(("docs", Outcome::from_problems(problems)));
 
     // 8. licences and duplicates
-    if full {
+    if full && wanted("licences") {
         let deny = match deny::check(ws) {
             Ok(problems) => Outcome::from_problems(problems),
             Err(why) => Outcome::NotRun(why),
@@ -327,7 +383,9 @@ fn run(ws: &Workspace, mode: Mode, write_api: bool) -> Result<Report, String> {
             .push(deny::ADVISORIES_NOT_CHECKED.to_string());
     }
 
-    r.checks.push(("changelog", changelog));
+    if wanted("changelog") {
+        r.checks.push(("changelog", changelog));
+    }
     Ok(r)
 }
 

@@ -75,6 +75,7 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
         let listing = list(&file)?;
         let is_bin = !p.has_lib();
         problems.extend(files_problems(&p.name, &listing, is_bin));
+        problems.extend(sources_missing(&p.name, &p.dir, &listing));
     }
     Ok(Packaged { problems, sizes })
 }
@@ -110,6 +111,31 @@ fn parse_tar_listing(text: &str) -> Vec<(String, u64)> {
             let path = cols.get(5..)?.join(" ");
             let inner = path.split_once('/').map(|(_, rest)| rest.to_string())?;
             Some((inner, size))
+        })
+        .collect()
+}
+
+/// Every file under the crate's `src/` that git tracks must be in the
+/// package: one left out by `include` is a build that works here and fails
+/// for every user. (The verified build of the full check finds the rest,
+/// such as a file outside `src/` that the code includes.)
+fn sources_missing(name: &str, dir: &Path, files: &[(String, u64)]) -> Vec<String> {
+    let Ok(out) = Command::new("git")
+        .current_dir(dir)
+        .args(["ls-files", "--", "src"])
+        .output()
+    else {
+        return Vec::new();
+    };
+    let shipped: std::collections::BTreeSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|f| !shipped.contains(f))
+        .map(|f| {
+            format!(
+                "{name}: {f} is not in the package, so the published crate cannot build (widen \
+                 `include` in [workspace.package] of Cargo.toml, or the crate's own `include`)"
+            )
         })
         .collect()
 }
