@@ -277,7 +277,7 @@ fn run(
                         let f = p.features();
                         if let Some(row) = r.rows.get_mut(&p.name) {
                             row.features = if f.is_empty() {
-                                "default, none".to_string()
+                                "default (no features)".to_string()
                             } else {
                                 format!("powerset of {}", f.join(", "))
                             };
