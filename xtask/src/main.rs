@@ -3,28 +3,35 @@
 //! - `test`: installs the test peers (tests/peers/setup.sh), then runs
 //!   `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings`,
 //!   `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings -D
-//!   rustdoc::broken-intra-doc-links"`, `cargo test --workspace` and the
-//!   conformance suites. This is what CI runs. It leaves the tree as it found it, and
+//!   rustdoc::broken-intra-doc-links"`, `cargo xtask release-check --quick`,
+//!   `cargo test --workspace` and the conformance suites. This is what CI runs. It leaves the tree as it found it, and
 //!   its last line says what did not run (no `../shared`: the schema tests and the
 //!   fault catalogue) rather than calling that a pass.
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
+//! - `release-check [--quick] [--write-api]`: whether the crates can be
+//!   released (docs/releasing.md); `test` runs the `--quick` part.
 
 mod bench;
 mod conformance;
+mod release;
 mod testing;
 mod util;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if let Some(real) = release::as_rustdoc() {
+        return release::run_as_rustdoc(real);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => testing::test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
+        Some("release-check") => release::release_check(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <test|conformance|bench>");
+            println!("usage: cargo xtask <test|conformance|bench|release-check>");
             Ok(())
         }
         Some(other) => Err(format!(

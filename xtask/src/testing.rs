@@ -8,14 +8,15 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::{conformance, util};
+use crate::{conformance, release, util};
 
-/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests, the
-/// `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
+/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
+/// workspace tests, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
     let lint = !args.iter().any(|a| a == "--no-lint");
+    let mut skipped = Vec::new();
     util::run(
         util::cmd("bash", &root)
             .arg(root.join("tests/peers/setup.sh"))
@@ -65,13 +66,14 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
             &mut lock,
             "bench/Cargo.lock is up to date (else: cargo update --workspace --manifest-path bench/Cargo.toml)",
         )?;
+        // After `cargo doc`: the API files' rustdoc JSON reuses what it compiled.
+        skipped.extend(release::quick_for_tests(&root)?);
     }
     util::run(
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
     let shared = root.join("../shared");
-    let mut skipped = Vec::new();
     if shared.is_dir() {
         util::run(
             util::cargo(&root).args(IGNORED_TESTS).arg("--ignored"),

@@ -148,3 +148,8 @@ pub use store::{
 pub use user_agent::{
     AuthorizationPrompt, CallbackParams, HeadlessRedirect, NoInteraction, UserAgent,
 };
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

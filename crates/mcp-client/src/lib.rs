@@ -72,6 +72,11 @@
 //! - [`ClientError`]: typed errors with `is_*` questions.
 //!
 //! # Feature flags
+//! - `schema-validation` (default): tool arguments and `structuredContent`
+//!   are checked against the tool's `inputSchema` / `outputSchema` with the
+//!   `jsonschema` crate ([`CallOptions`]). Without it no schema is enforced
+//!   and `jsonschema` is not built; a result without the `structuredContent`
+//!   its tool declares is still refused.
 //! - `test-util`: the `testing` module, an in-memory transport on the real
 //!   dispatcher and a scriptable server peer.
 //!
@@ -133,3 +138,8 @@ pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, VersionPreference};
 pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -320,7 +320,8 @@ impl ClientOptions {
 
 /// Options of one `tools/call` ([`crate::Client::call_tool`]): the
 /// [`RequestOptions`] every request method takes, and what only a tool call
-/// has, the schema checks.
+/// has, the schema checks. Schemas are enforced only with the
+/// `schema-validation` feature (on by default).
 ///
 /// [`crate::Client::call_tool`] takes anything that converts into it, so a
 /// plain [`RequestOptions`] does when the checks keep their defaults.

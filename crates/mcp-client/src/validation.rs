@@ -2,6 +2,11 @@
 //! (`outputSchema`) with the `jsonschema` crate (spec `server/tools` §
 //! Output Schema: clients SHOULD validate structured results).
 //!
+//! The `jsonschema` crate is behind the `schema-validation` feature (on by
+//! default). Without it no schema compiles: every schema is logged (debug)
+//! and not enforced, and a result missing the `structuredContent` its tool
+//! declares is still refused, as that check needs no schema.
+//!
 //! Validators are compiled once per tool and cached by the client
 //! ([`crate::tool_cache`]). A schema
 //! that does not compile (e.g. it needs a remote `$ref`, which is never
@@ -16,12 +21,36 @@ use crate::error::ClientError;
 use crate::tool_cache::Validators;
 
 /// At most this many violations are reported per validation.
+#[cfg(feature = "schema-validation")]
 pub(crate) const MAX_REPORTED_ERRORS: usize = 10;
 
+#[cfg(feature = "schema-validation")]
+use jsonschema::Validator;
+
+/// Without `schema-validation` no schema is ever compiled: a validator
+/// cannot exist.
+#[cfg(not(feature = "schema-validation"))]
+#[derive(Debug)]
+pub(crate) enum Validator {}
+
 /// A compiled schema, or `None` when it did not compile.
-pub(crate) type Compiled = Option<Arc<jsonschema::Validator>>;
+pub(crate) type Compiled = Option<Arc<Validator>>;
+
+/// Without `schema-validation`: nothing compiles, so nothing is enforced.
+#[cfg(not(feature = "schema-validation"))]
+pub(crate) fn compile(_schema: &Value, tool: &str, which: &str) -> Compiled {
+    tracing::debug!(%tool, schema = which, "mcp-client built without the `schema-validation` feature; not validating against the tool's schema");
+    None
+}
+
+/// Without `schema-validation` there is no validator to ask.
+#[cfg(not(feature = "schema-validation"))]
+pub(crate) fn violations(validator: &Validator, _instance: &Value) -> Vec<String> {
+    match *validator {}
+}
 
 /// Compiles `schema` (default dialect 2020-12 when `$schema` is absent).
+#[cfg(feature = "schema-validation")]
 pub(crate) fn compile(schema: &Value, tool: &str, which: &str) -> Compiled {
     match jsonschema::options()
         .with_draft(draft_of(schema))
@@ -36,6 +65,7 @@ pub(crate) fn compile(schema: &Value, tool: &str, which: &str) -> Compiled {
     }
 }
 
+#[cfg(feature = "schema-validation")]
 fn draft_of(schema: &Value) -> jsonschema::Draft {
     use jsonschema::Draft;
     match schema.get("$schema").and_then(Value::as_str) {
@@ -49,7 +79,8 @@ fn draft_of(schema: &Value) -> jsonschema::Draft {
 
 /// The violations of `instance`, each as `"<pointer>: <message>"`, at most
 /// [`MAX_REPORTED_ERRORS`].
-pub(crate) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+#[cfg(feature = "schema-validation")]
+pub(crate) fn violations(validator: &Validator, instance: &Value) -> Vec<String> {
     validator
         .iter_errors(instance)
         .take(MAX_REPORTED_ERRORS)
@@ -70,7 +101,7 @@ pub(crate) fn violations(validator: &jsonschema::Validator, instance: &Value) ->
 /// Errors: [`ClientError::InvalidArguments`] with each violation.
 pub(crate) fn check_arguments(
     tool: &str,
-    input: &jsonschema::Validator,
+    input: &Validator,
     arguments: Option<&Map<String, Value>>,
 ) -> Result<(), ClientError> {
     let instance = Value::Object(arguments.cloned().unwrap_or_default());
@@ -113,7 +144,7 @@ pub(crate) fn check_output(
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "schema-validation"))]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -64,6 +64,9 @@
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
 //! - [`Backoff`]: the jittered exponential reconnection policy (the one
 //!   [`mcp_transport::Backoff`], re-exported).
+//! - Feature `schema-validation` (on by default): tool arguments and
+//!   results are checked against the tools' schemas (`mcp-client`'s
+//!   feature of that name, the `jsonschema` crate).
 //! - Feature `oauth` (off by default): `ManagerOptions::with_oauth` /
 //!   `with_server_oauth` give remote servers an OAuth 2.1 flow from
 //!   `mcp-auth` (re-exported as `mcp_manager::mcp_auth`). Without it the
@@ -126,3 +129,8 @@ pub use options::{
     HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,
 };
 pub use status::{ListingFailure, ManagerEvent, ServerStatus};
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -168,3 +168,8 @@ pub use fetch::{DEFAULT_FETCH_MAX_BODY, FetchError, FetchOptions, Fetcher};
 pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -120,3 +120,8 @@ pub use config::{
 };
 pub use framing::{Frame, LineFramer};
 pub use transport::StdioTransport;
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -151,3 +151,8 @@ pub use pending::{PROGRESS_QUEUE, echo_answers};
 pub use tap::{Redactor, TapEvent, WireTap};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

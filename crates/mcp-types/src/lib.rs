@@ -123,3 +123,8 @@ pub use jsonrpc::{
 pub use method::{Notification, Request};
 pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};
 pub use version::ProtocolVersion;
+
+/// The crate README (its crates.io page): its example is compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

@@ -1,0 +1,321 @@
+//! Check 3: each layer alone. A scratch downstream crate per documented
+//! combination depends on our crates by path, once with default features and
+//! once with `default-features = false`; its dependency tree must not hold
+//! what that layer promises to leave out. The full check also builds each in
+//! release mode in a target directory of its own, so the printed time is the
+//! cost of that layer from nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::workspace::Workspace;
+use crate::util;
+
+/// The HTTP stack: a stdio-only build must not compile it (the stdio layers'
+/// lists below hold all of it; a test keeps them so).
+#[cfg(test)]
+const HTTP_STACK: [&str; 8] = [
+    "hyper",
+    "hyper-util",
+    "h2",
+    "rustls",
+    "hyper-rustls",
+    "ring",
+    "webpki-roots",
+    "mcp-transport-http",
+];
+
+/// One documented combination of crates a downstream user may pick.
+pub(crate) struct Layer {
+    pub(crate) name: &'static str,
+    pub(crate) crates: &'static [&'static str],
+    /// Never in its tree, whatever the features.
+    pub(crate) forbidden: &'static [&'static str],
+    /// Also never in its tree with `default-features = false`.
+    pub(crate) forbidden_without_defaults: &'static [&'static str],
+    /// Why: printed with a violation.
+    pub(crate) why: &'static str,
+}
+
+pub(crate) const LAYERS: [Layer; 5] = [
+    Layer {
+        name: "types",
+        crates: &["mcp-types"],
+        forbidden: &[
+            "tokio",
+            "hyper",
+            "rustls",
+            "jsonschema",
+            "mcp-transport",
+            "mcp-auth",
+        ],
+        forbidden_without_defaults: &[],
+        why: "mcp-types is data only: serde, no I/O, no runtime",
+    },
+    Layer {
+        name: "transport+stdio",
+        crates: &["mcp-transport", "mcp-transport-stdio"],
+        forbidden: &concat_forbidden::STDIO,
+        forbidden_without_defaults: &[],
+        why: "a stdio-only user builds no HTTP stack, no schema validator, no OAuth",
+    },
+    Layer {
+        name: "client+stdio",
+        crates: &["mcp-client", "mcp-transport-stdio"],
+        forbidden: &concat_forbidden::STDIO_CLIENT,
+        forbidden_without_defaults: &["jsonschema"],
+        why: "a stdio client builds no HTTP stack and no OAuth; without `schema-validation` no \
+              jsonschema",
+    },
+    Layer {
+        name: "client+http",
+        crates: &["mcp-client", "mcp-transport-http"],
+        forbidden: &["mcp-auth", "mcp-transport-stdio"],
+        forbidden_without_defaults: &["jsonschema"],
+        why: "OAuth is a separate crate the user adds; without `schema-validation` no jsonschema",
+    },
+    Layer {
+        name: "manager",
+        crates: &["mcp-manager"],
+        forbidden: &["mcp-auth"],
+        forbidden_without_defaults: &["jsonschema"],
+        why: "mcp-auth comes only with the `oauth` feature (off by default); without \
+              `schema-validation` no jsonschema",
+    },
+];
+
+/// The forbidden lists built from the HTTP stack (consts cannot concatenate
+/// slices, so they are spelled out once here).
+mod concat_forbidden {
+    pub(super) const STDIO: [&str; 10] = [
+        "hyper",
+        "hyper-util",
+        "h2",
+        "rustls",
+        "hyper-rustls",
+        "ring",
+        "webpki-roots",
+        "mcp-transport-http",
+        "jsonschema",
+        "mcp-auth",
+    ];
+    pub(super) const STDIO_CLIENT: [&str; 9] = [
+        "hyper",
+        "hyper-util",
+        "h2",
+        "rustls",
+        "hyper-rustls",
+        "ring",
+        "webpki-roots",
+        "mcp-transport-http",
+        "mcp-auth",
+    ];
+}
+
+/// One variant's result.
+pub(crate) struct LayerResult {
+    pub(crate) label: String,
+    pub(crate) dependencies: usize,
+    /// Seconds of a cold release build (full check only).
+    pub(crate) release_build_secs: Option<f64>,
+}
+
+/// Checks every layer; `build` also builds each variant in release mode.
+pub(crate) fn check(
+    ws: &Workspace,
+    build: bool,
+) -> Result<(Vec<String>, Vec<LayerResult>), String> {
+    let scratch = super::package::target_dir(&ws.root).join("release-check/layers");
+    let mut problems = Vec::new();
+    let mut results = Vec::new();
+    for layer in &LAYERS {
+        for defaults in [true, false] {
+            let label = format!(
+                "{} ({})",
+                layer.name,
+                if defaults {
+                    "default features"
+                } else {
+                    "default-features = false"
+                }
+            );
+            let dir = scratch.join(format!(
+                "{}-{}",
+                layer.name.replace('+', "-"),
+                if defaults { "default" } else { "no-default" }
+            ));
+            write_crate(ws, &dir, layer, defaults)?;
+            let tree = tree(&dir, None)?;
+            let names: BTreeSet<&str> = tree.iter().map(|(n, _)| n.as_str()).collect();
+            let forbidden = layer.forbidden.iter().chain(if defaults {
+                [].iter()
+            } else {
+                layer.forbidden_without_defaults.iter()
+            });
+            for f in forbidden {
+                if names.contains(f) {
+                    let why_here = tree_inverted(&dir, f).unwrap_or_default();
+                    problems.push(format!(
+                        "layer {label}: pulls in `{f}`, which it must not ({}). What brings it \
+                         in (cargo tree -i {f}):\n{why_here}\n  fix: make that dependency \
+                         optional behind a feature, or move the code that needs it to the \
+                         layer that may have it",
+                        layer.why
+                    ));
+                }
+            }
+            let mut result = LayerResult {
+                label: label.clone(),
+                dependencies: tree.len().saturating_sub(1),
+                release_build_secs: None,
+            };
+            if build {
+                match release_build(&dir) {
+                    Ok(secs) => result.release_build_secs = Some(secs),
+                    Err(e) => problems.push(format!("layer {label}: {e}")),
+                }
+            }
+            results.push(result);
+        }
+    }
+    Ok((problems, results))
+}
+
+/// Writes the scratch crate of `layer` at `dir`, with the workspace's lock
+/// file so it resolves to the versions the workspace is tested with.
+fn write_crate(ws: &Workspace, dir: &Path, layer: &Layer, defaults: bool) -> Result<(), String> {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let mut manifest = format!(
+        "# Written by cargo xtask release-check: a downstream crate using only {}.\n\
+         [package]\nname = \"layer-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+         publish = false\n\n[dependencies]\n",
+        layer.crates.join(" + "),
+        layer.name.replace('+', "-")
+    );
+    let mut lib = String::from("//! Uses each crate, so a build compiles it.\n");
+    for c in layer.crates {
+        let p = ws
+            .package(c)
+            .ok_or_else(|| format!("layer {}: no workspace crate {c}", layer.name))?;
+        manifest.push_str(&format!(
+            "{c} = {{ path = {:?}{} }}\n",
+            p.dir.display().to_string(),
+            if defaults {
+                ""
+            } else {
+                ", default-features = false"
+            }
+        ));
+        lib.push_str(&format!("pub use {};\n", p.crate_name()));
+    }
+    manifest.push_str("\n[workspace]\n");
+    let write = |path: PathBuf, text: &str| {
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write(dir.join("Cargo.toml"), &manifest)?;
+    write(src.join("lib.rs"), &lib)?;
+    std::fs::copy(ws.root.join("Cargo.lock"), dir.join("Cargo.lock"))
+        .map_err(|e| format!("copy Cargo.lock to {}: {e}", dir.display()))?;
+    Ok(())
+}
+
+/// The crates of a dependency tree (normal and build edges), each once, as
+/// (name, version); the root included.
+pub(crate) fn tree(dir: &Path, package: Option<&str>) -> Result<Vec<(String, String)>, String> {
+    let run = |offline: bool| {
+        let mut c = util::cargo(dir);
+        c.args(["tree", "--edges", "normal,build", "--prefix", "none"]);
+        if let Some(p) = package {
+            c.args(["-p", p]);
+        }
+        if offline {
+            c.arg("--offline");
+        }
+        c.output()
+    };
+    let mut out = run(true).map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        out = run(false).map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    }
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree in {} failed: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(parse_tree(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `cargo tree --prefix none` lines (`name v1.2.3 (path) (*)`) → unique
+/// (name, version).
+fn parse_tree(text: &str) -> Vec<(String, String)> {
+    let mut seen = BTreeSet::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if let (Some(name), Some(version)) = (words.next(), words.next())
+            && let Some(v) = version.strip_prefix('v')
+        {
+            seen.insert((name.to_string(), v.to_string()));
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// `cargo tree -i name` of the scratch crate: who depends on `name`.
+fn tree_inverted(dir: &Path, name: &str) -> Option<String> {
+    let out = util::cargo(dir)
+        .args(["tree", "--edges", "normal,build", "--offline", "-i", name])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(
+        text.lines()
+            .take(12)
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// A release build of the scratch crate in its own, empty target directory;
+/// the seconds it took. The directory is removed afterwards (disk).
+fn release_build(dir: &Path) -> Result<f64, String> {
+    let target = dir.join("target");
+    let _ = std::fs::remove_dir_all(&target);
+    let start = Instant::now();
+    let result = util::run(
+        util::cargo(dir)
+            .args(["build", "--release", "--quiet"])
+            .env("CARGO_TARGET_DIR", &target),
+        &format!("cargo build --release of {}", dir.display()),
+    );
+    let secs = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&target);
+    result.map(|()| secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cargo_tree_output() {
+        let text = "layer-x v0.0.0 (/tmp/x)\nmcp-types v0.1.0 (/w/crates/mcp-types)\n\
+                    serde v1.0.229\nserde_core v1.0.229\nserde v1.0.229 (*)\n\n";
+        let t = parse_tree(text);
+        assert_eq!(t.len(), 4);
+        assert!(t.contains(&("serde".to_string(), "1.0.229".to_string())));
+    }
+
+    #[test]
+    fn every_stdio_layer_forbids_the_http_stack() {
+        for layer in LAYERS.iter().filter(|l| l.name.contains("stdio")) {
+            for h in HTTP_STACK {
+                assert!(layer.forbidden.contains(&h), "{} lets {h} in", layer.name);
+            }
+        }
+    }
+}
