@@ -68,6 +68,11 @@
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
 //! - [`negotiate`]: the one seam between the handshake era and 2026-07-28.
+//! - [`skills`]: the skills extension (`io.modelcontextprotocol/skills`):
+//!   [`Client::list_skills`], [`Client::get_skill`] and
+//!   [`Client::load_skill`], which verifies `SKILL.md` (size, SHA-256,
+//!   frontmatter) before anything of the skill is returned; a
+//!   [`LoadedSkill`] reads its supporting files, each verified.
 //! - [`template`]: RFC 6570 expansion of resource templates.
 //! - [`ClientError`]: typed errors with `is_*` questions.
 //!
@@ -115,6 +120,7 @@ mod negotiated;
 pub mod options;
 mod receive_loop;
 pub mod request_metadata;
+pub mod skills;
 pub mod subscription;
 mod tasks;
 pub mod template;
@@ -131,5 +137,6 @@ pub use listing::{Incomplete, Listing};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions, RequestTimeout};
 pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, VersionPreference};
+pub use skills::{LoadedSkill, SkillFile, SkillMismatch};
 pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;
