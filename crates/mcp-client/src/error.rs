@@ -187,9 +187,9 @@ pub enum ClientError {
         /// The URI of the file that failed (the skill's own for `SKILL.md`;
         /// the reference as given when it names no file of the skill).
         file: String,
-        /// What differs.
+        /// What differs (boxed: it is large).
         #[source]
-        mismatch: crate::skills::SkillMismatch,
+        mismatch: Box<crate::skills::SkillMismatch>,
     },
 
     /// The server broke a protocol rule no other variant names (e.g. a
@@ -312,7 +312,7 @@ impl ClientError {
     /// What differs, for [`ClientError::SkillVerification`].
     pub fn skill_mismatch(&self) -> Option<&crate::skills::SkillMismatch> {
         match self {
-            ClientError::SkillVerification { mismatch, .. } => Some(mismatch),
+            ClientError::SkillVerification { mismatch, .. } => Some(mismatch.as_ref()),
             _ => None,
         }
     }

@@ -170,11 +170,11 @@ impl Client {
 
 /// [`ClientError::SkillVerification`] for `file` of `entry`.
 fn skill_failure(entry: &Skill, file: &str, mismatch: SkillMismatch) -> ClientError {
-    tracing::warn!(skill = %entry.uri, file, %mismatch, "skill failed verification; not used");
+    tracing::debug!(skill = %entry.uri, file, %mismatch, "skill failed verification; not used");
     ClientError::SkillVerification {
         skill: entry.uri.clone(),
         file: file.to_owned(),
-        mismatch,
+        mismatch: Box::new(mismatch),
     }
 }
 
