@@ -105,7 +105,8 @@
 //!
 //! # Not yet supported
 //! The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`); the
-//! 2025-11-25 `tasks/*` methods above are supported.
+//! 2025-11-25 `tasks/*` methods above are supported. Of the skills
+//! extension: `resources/directory/read` and loading `"dynamic"` skills.
 
 pub mod capabilities;
 mod client;
