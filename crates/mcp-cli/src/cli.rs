@@ -32,6 +32,8 @@ Examples:
   mcp call echo message=hi
   mcp call add a=2 b=3
   mcp call countdown steps=10
+  mcp skills
+  mcp skill pdf-processing --file references/FORMS.md
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\" tools";
 
@@ -167,6 +169,26 @@ pub(crate) enum Command {
         /// Already-chosen arguments, key=value (repeatable).
         #[arg(long = "context", value_name = "K=V")]
         context: Vec<String>,
+    },
+    /// List the skills (extension io.modelcontextprotocol/skills) of SERVER, or
+    /// of every server; reads no skill file.
+    Skills {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// Print a skill's SKILL.md, verified against its listed size, digest and
+    /// frontmatter: `skill [SERVER] NAME [--file PATH]` (NAME: the skill's name or
+    /// the URI of its SKILL.md).
+    #[command(override_usage = "mcp skill [OPTIONS] [SERVER] <NAME> [--file PATH]")]
+    Skill {
+        /// The words: an optional server, the skill's name or URI.
+        #[arg(help = "[SERVER] NAME (a skill's name, or the URI of its SKILL.md)")]
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
+        words: Vec<String>,
+        /// Print this file of the skill instead (a path relative to the skill, or
+        /// its URI), read after SKILL.md verified and verified itself.
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
     },
     /// Ping every server (or SERVER).
     Ping {

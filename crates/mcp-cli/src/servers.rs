@@ -72,6 +72,7 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         .with_title("mcp command line")
         .with_elicitation(true, false)
         .with_sampling(false)
+        .with_extension(mcp_types::skills::SKILLS_EXTENSION, serde_json::json!({}))
         .with_request_timeout(settings.timeout)
         .with_initialize_timeout(settings.timeout);
     let form_lock = Arc::new(tokio::sync::Mutex::new(()));

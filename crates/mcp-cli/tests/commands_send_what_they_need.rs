@@ -1,5 +1,6 @@
 //! Each command sends what it needs and nothing more: `ping` and `read`
-//! list nothing, `call` lists the tools (to find and type the tool) and
+//! list nothing (nor does `skills`, whose server here does not declare the
+//! extension), `call` lists the tools (to find and type the tool) and
 //! nothing else, `servers` lists everything it counts. Seen with `--verbose`
 //! against the built-in demo server.
 mod support;
@@ -17,8 +18,9 @@ fn listings_sent(args: &[&str]) -> Vec<&'static str> {
 
 #[test]
 fn each_command_lists_only_what_it_needs() {
-    let table: [(&[&str], &[&str]); 7] = [
+    let table: [(&[&str], &[&str]); 8] = [
         (&["ping"], &[]),
+        (&["skills"], &[]),
         (&["read", "demo://readme"], &[]),
         (&["call", "add", "a=1", "b=2"], &["tools/list"]),
         (&["tools"], &["tools/list"]),

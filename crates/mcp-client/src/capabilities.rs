@@ -4,6 +4,7 @@
 
 use mcp_types::ProtocolVersion;
 use mcp_types::lifecycle::ServerCapabilities;
+use mcp_types::skills::SkillsCapability;
 
 /// The capability path `method` needs that `caps` lacks, or `None` when the
 /// method may be sent. Methods this table does not know are allowed.
@@ -33,6 +34,11 @@ pub fn missing_capability(
         "tasks/get" | "tasks/result" => ("tasks", tasks.is_some()),
         "tasks/list" => ("tasks.list", tasks.is_some_and(|t| t.list.is_some())),
         "tasks/cancel" => ("tasks.cancel", tasks.is_some_and(|t| t.cancel.is_some())),
+        // An extension's methods need the server's declaration, in any revision.
+        "skills/list" | "skills/get" => (
+            "extensions[\"io.modelcontextprotocol/skills\"]",
+            SkillsCapability::of(caps).is_some(),
+        ),
         _ => return None,
     };
     (!present).then_some(needed)
@@ -98,6 +104,13 @@ mod tests {
             Some("tasks.cancel")
         );
         assert_eq!(missing_capability("tasks/list", &c, v), None);
+        let skills = "extensions[\"io.modelcontextprotocol/skills\"]";
+        assert_eq!(missing_capability("skills/list", &c, v), Some(skills));
+        let c = caps(json!({"extensions": {"io.modelcontextprotocol/skills": {}}}));
+        for v in ProtocolVersion::ALL {
+            assert_eq!(missing_capability("skills/get", &c, v), None);
+            assert!(exists_in("skills/list", v));
+        }
     }
 
     #[test]

@@ -171,6 +171,27 @@ pub enum ClientError {
         error: Box<JsonRpcError>,
     },
 
+    /// A file of a skill is not what the skill's entry describes (extension
+    /// `io.modelcontextprotocol/skills` § Integrity and Verification): its
+    /// size, digest or frontmatter differ, it is not listed, it cannot be
+    /// read as bytes, or the entry is `"dynamic"`. The content was not used:
+    /// a `SKILL.md` that fails leaves the skill unloaded, a supporting file
+    /// that fails is not returned. The [`crate::skills::SkillMismatch`]
+    /// (the `source`) names the field and both values. To recover from a
+    /// stale entry, fetch it again ([`crate::Client::get_skill`]).
+    #[error("{}", skill_failed(.skill, .file))]
+    #[non_exhaustive]
+    SkillVerification {
+        /// The URI of the skill's `SKILL.md`.
+        skill: String,
+        /// The URI of the file that failed (the skill's own for `SKILL.md`;
+        /// the reference as given when it names no file of the skill).
+        file: String,
+        /// What differs (boxed: it is large).
+        #[source]
+        mismatch: Box<crate::skills::SkillMismatch>,
+    },
+
     /// The server broke a protocol rule no other variant names (e.g. a
     /// result whose `resultType` is not `"complete"` where only that is allowed).
     #[error("protocol error in {method}: {message}")]
@@ -181,6 +202,15 @@ pub enum ClientError {
         /// What happened.
         message: String,
     },
+}
+
+/// `skill U failed verification`, or `skill U: file F failed verification`.
+fn skill_failed(skill: &str, file: &str) -> String {
+    if skill == file {
+        format!("skill {skill} failed verification")
+    } else {
+        format!("skill {skill}: file {file} failed verification")
+    }
 }
 
 impl ClientError {
@@ -271,6 +301,20 @@ impl ClientError {
     /// `true` for a missing server capability detected locally.
     pub fn is_capability_not_supported(&self) -> bool {
         matches!(self, ClientError::CapabilityNotSupported { .. })
+    }
+
+    /// `true` for [`ClientError::SkillVerification`]: a skill's file did not
+    /// match its entry and was not used.
+    pub fn is_skill_verification(&self) -> bool {
+        matches!(self, ClientError::SkillVerification { .. })
+    }
+
+    /// What differs, for [`ClientError::SkillVerification`].
+    pub fn skill_mismatch(&self) -> Option<&crate::skills::SkillMismatch> {
+        match self {
+            ClientError::SkillVerification { mismatch, .. } => Some(mismatch.as_ref()),
+            _ => None,
+        }
     }
 
     /// `true` for [`ClientError::VersionMismatch`].

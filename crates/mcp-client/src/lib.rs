@@ -68,6 +68,11 @@
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
 //! - [`negotiate`]: the one seam between the handshake era and 2026-07-28.
+//! - [`skills`]: the skills extension (`io.modelcontextprotocol/skills`):
+//!   [`Client::list_skills`], [`Client::get_skill`] and
+//!   [`Client::load_skill`], which verifies `SKILL.md` (size, SHA-256,
+//!   frontmatter) before anything of the skill is returned; a
+//!   [`LoadedSkill`] reads its supporting files, each verified.
 //! - [`template`]: RFC 6570 expansion of resource templates.
 //! - [`ClientError`]: typed errors with `is_*` questions.
 //!
@@ -105,7 +110,8 @@
 //!
 //! # Not yet supported
 //! The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`); the
-//! 2025-11-25 `tasks/*` methods above are supported.
+//! 2025-11-25 `tasks/*` methods above are supported. Of the skills
+//! extension: `resources/directory/read` and loading `"dynamic"` skills.
 
 pub mod capabilities;
 mod client;
@@ -120,6 +126,7 @@ mod negotiated;
 pub mod options;
 mod receive_loop;
 pub mod request_metadata;
+pub mod skills;
 pub mod subscription;
 mod tasks;
 pub mod template;
@@ -136,6 +143,7 @@ pub use listing::{Incomplete, Listing};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions, RequestTimeout};
 pub use negotiate::Negotiated;
 pub use options::{CallOptions, ClientOptions, VersionPreference};
+pub use skills::{LoadedSkill, SkillFile, SkillMismatch};
 pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;
 

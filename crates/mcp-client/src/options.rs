@@ -114,6 +114,10 @@ pub struct ClientOptions {
     pub elicitation: Option<ElicitationCapability>,
     /// Declared `experimental` capabilities.
     pub experimental: Option<Map<String, Value>>,
+    /// Declared extensions (`capabilities.extensions`: extension id →
+    /// settings, `{}` for none), e.g.
+    /// [`mcp_types::skills::SKILLS_EXTENSION`] for a host that uses skills.
+    pub extensions: Option<Map<String, Value>>,
     /// The timeout of every request whose [`RequestOptions`] inherit it
     /// ([`mcp_transport::RequestTimeout::Inherit`], the default); default
     /// 30 000 ms.
@@ -174,6 +178,7 @@ impl ClientOptions {
             sampling: None,
             elicitation: None,
             experimental: None,
+            extensions: None,
             request_timeout: mcp_transport::DEFAULT_REQUEST_TIMEOUT,
             initialize_timeout: DEFAULT_INITIALIZE_TIMEOUT,
             discover_timeout: DEFAULT_DISCOVER_TIMEOUT,
@@ -226,6 +231,26 @@ impl ClientOptions {
             url: url.then(Map::new),
             ..Default::default()
         });
+        self
+    }
+
+    /// Declares the extension `id` with its `settings` (`json!({})` for
+    /// none) under `capabilities.extensions` (spec 2026-07-28
+    /// `basic/lifecycle` § Extension Negotiation). It is declared in every
+    /// revision: handshake-era servers that implement an extension read it
+    /// there too, and others ignore a member they do not know.
+    ///
+    /// ```
+    /// use mcp_client::ClientOptions;
+    /// use mcp_types::skills::SKILLS_EXTENSION;
+    /// let opts = ClientOptions::new("my-host", "1.0.0")
+    ///     .with_extension(SKILLS_EXTENSION, serde_json::json!({}));
+    /// assert!(opts.capabilities().extensions.unwrap().contains_key(SKILLS_EXTENSION));
+    /// ```
+    pub fn with_extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions
+            .get_or_insert_with(Map::new)
+            .insert(id.into(), settings);
         self
     }
 
@@ -284,6 +309,7 @@ impl ClientOptions {
             roots: self.roots.clone(),
             sampling: self.sampling.clone(),
             elicitation: self.elicitation.clone(),
+            extensions: self.extensions.clone(),
             ..Default::default()
         }
     }

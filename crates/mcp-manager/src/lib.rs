@@ -58,7 +58,10 @@
 //! - [`config`]: [`McpConfig`] — parsing, `${VAR}` / `${VAR:-default}`
 //!   expansion, per-entry errors with JSON paths, merging files.
 //! - [`Manager`]: parallel start with per-server startup timeouts,
-//!   [`ServerStatus`] per server, [`ManagerEvent`]s, calls, shutdown.
+//!   [`ServerStatus`] per server, [`ManagerEvent`]s, calls, shutdown;
+//!   skills (`io.modelcontextprotocol/skills`) of a named server, listed on
+//!   demand and loaded only once verified ([`Manager::list_skills`],
+//!   [`Manager::load_skill`]).
 //! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk).

@@ -15,7 +15,7 @@
 //!   is followed as written. A member without which a result means nothing
 //!   (a tool's `name`) is never defaulted.
 //! - **One entry of a list result that does not decode** (tools, prompts,
-//!   resources, resource templates, tasks): the entry is dropped and
+//!   resources, resource templates, tasks, skills): the entry is dropped and
 //!   described by an [`EntryProblem`] on the result; its siblings are kept
 //!   ([`parse_result`]).
 //!
@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use crate::prompts::ListPromptsResult;
 use crate::raw::RawResult;
 use crate::resources::{ListResourceTemplatesResult, ListResourcesResult};
+use crate::skills::ListSkillsResult;
 use crate::tasks::ListTasksResult;
 use crate::tools::ListToolsResult;
 use crate::version::ProtocolVersion;
@@ -62,6 +63,7 @@ pub const DEFAULTED_MEMBERS: &[(&str, &str, &str)] = &[
     ("resources/templates/list", "resourceTemplates", "[]"),
     ("resources/read", "contents", "[]"),
     ("tasks/list", "tasks", "[]"),
+    ("skills/list", "skills", "[]"),
 ];
 
 /// The list methods whose entries are decoded one by one when the whole
@@ -72,19 +74,21 @@ pub const LIST_ENTRIES: &[(&str, &str)] = &[
     ("resources/list", "resources"),
     ("resources/templates/list", "resourceTemplates"),
     ("tasks/list", "tasks"),
+    ("skills/list", "skills"),
 ];
 
 /// One entry of a list result that did not decode and was left out; its
 /// siblings were kept. Found on the result (`problems` of
 /// [`ListToolsResult`], [`ListPromptsResult`], [`ListResourcesResult`],
-/// [`ListResourceTemplatesResult`], [`ListTasksResult`]).
+/// [`ListResourceTemplatesResult`], [`ListTasksResult`], [`ListSkillsResult`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryProblem {
     /// The member holding the entries (`"tools"`, `"resourceTemplates"` …).
     pub list: String,
     /// The entry's position in that page's array, from 0.
     pub index: usize,
-    /// The entry's `name` member, when it has a string one.
+    /// The entry's `name` member when it has a string one, else its `uri`
+    /// (a skill entry has no `name` of its own).
     pub name: Option<String>,
     /// Why it did not decode (serde's message, naming the member that is
     /// missing or of the wrong type).
@@ -201,7 +205,10 @@ fn split_entries<T: DeserializeOwned>(
             Err(e) => dropped.push(EntryProblem {
                 list: member.to_owned(),
                 index,
-                name: entry.get("name").and_then(Value::as_str).map(str::to_owned),
+                name: ["name", "uri"]
+                    .iter()
+                    .find_map(|k| entry.get(*k).and_then(Value::as_str))
+                    .map(str::to_owned),
                 reason: e.to_string(),
             }),
         }
@@ -222,6 +229,8 @@ fn set_problems<T: 'static>(value: &mut T, problems: Vec<EntryProblem>) {
     } else if let Some(r) = any.downcast_mut::<ListResourceTemplatesResult>() {
         r.problems = problems;
     } else if let Some(r) = any.downcast_mut::<ListTasksResult>() {
+        r.problems = problems;
+    } else if let Some(r) = any.downcast_mut::<ListSkillsResult>() {
         r.problems = problems;
     }
 }

@@ -73,6 +73,8 @@
 //! - 2026-07-28 additions: [`input`] (multi round-trip `input_required`
 //!   results), [`subscriptions`] (`subscriptions/listen`) and [`errors`]
 //!   (typed `data` of the new error codes).
+//! - Extensions: [`skills`] (`io.modelcontextprotocol/skills`: `skills/list`,
+//!   `skills/get`, skill entries with their `sha256:` digests).
 //!
 //! # Tolerance
 //!
@@ -107,6 +109,7 @@ pub mod raw;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod skills;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

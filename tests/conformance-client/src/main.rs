@@ -9,8 +9,10 @@
 //! This binary only **picks what to call** for a scenario; all protocol behaviour
 //! (negotiation, Streamable HTTP, SSE resumption with `retry`/`Last-Event-ID`, answering
 //! server requests, OAuth) is the libraries' (`mcp-client`, `mcp-transport-http`,
-//! `mcp-auth`), which have no scenario special cases. The pieces of host behaviour here:
-//! the elicitation handler (like a user who accepts a form without editing it, it answers
+//! `mcp-auth`), which have no scenario special cases (skill verification included: the
+//! driver only lists and loads skills and reads what a loaded skill lists). The pieces of
+//! host behaviour here: a skill refused for failing verification is logged and skipped,
+//! as a host tells its user and goes on; the elicitation handler (like a user who accepts a form without editing it, it answers
 //! `accept` with each field's schema `default`, SEP-1034), and the OAuth host settings
 //! every run gets: the redirect URI `http://localhost:3000/callback`, the suite's Client
 //! ID Metadata Document URL, a pre-registered client when the context carries
@@ -33,6 +35,7 @@ use mcp_client::{
 };
 use mcp_transport_http::{FetchOptions, Fetcher, HttpConfig, HttpMode, HttpTransport};
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
+use mcp_types::skills::SKILLS_EXTENSION;
 use mcp_types::{JsonRpcError, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
@@ -56,6 +59,15 @@ enum Plan {
     /// Everything a server offers: tools (list, call the first), resources (list, read
     /// the first), prompts (list, get the first), each only if advertised.
     Exercise,
+    /// `skills/list` and nothing more: a host builds its registry of skills from the
+    /// listing and reads no file of a skill it has not loaded.
+    ListSkills,
+    /// `skills/list`, then load every listed skill as a host whose model asked for
+    /// it: `load_skill` verifies `SKILL.md` against the entry, and only a verified
+    /// skill's supporting files are read (each verified). A skill that fails
+    /// verification is refused and logged, and the run goes on: that is the
+    /// host's job done, not an error.
+    LoadSkills,
 }
 
 /// The plan for `scenario`; `context` is `MCP_CONFORMANCE_CONTEXT` when given.
@@ -93,6 +105,8 @@ fn plan_for(scenario: &str, context: Option<&Value>) -> Plan {
         // unrelated call, no resultType).
         "http-invalid-tool-headers" | "sep-2322-client-request-state" => Plan::CallEveryTool,
         "json-schema-ref-no-deref" => Plan::ListTools,
+        "sep-2640-client-no-prefetch" => Plan::ListSkills,
+        s if s.starts_with("sep-2640-client-verify-") => Plan::LoadSkills,
         // A host that lists the tools and uses one (step-up scenarios refuse the call).
         s if s.starts_with("auth/") => Plan::Exercise,
         _ => Plan::Exercise,
@@ -155,6 +169,7 @@ fn options() -> ClientOptions {
     ClientOptions::new("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_handler(Arc::new(AcceptDefaults))
         .with_elicitation(true, false)
+        .with_extension(SKILLS_EXTENSION, json!({}))
         .with_version_preference(version)
         .with_request_timeout(Duration::from_secs(20))
         .with_initialize_timeout(Duration::from_secs(20))
@@ -169,6 +184,33 @@ async fn call(client: &Client, name: &str, args: Value) -> Result<(), ClientErro
         .call_tool(name, args, RequestOptions::default())
         .await?;
     tracing::info!(tool = name, is_error = ?result.is_error, content = ?result.content, "tools/call result");
+    Ok(())
+}
+
+/// Loads every listed skill; reads the supporting files of each one that verified.
+/// A verification failure refuses that skill (logged); any other error fails the run.
+async fn load_skills(client: &Client) -> Result<(), ClientError> {
+    for entry in client.list_all_skills(RequestOptions::default()).await? {
+        let skill = match client.load_skill(&entry, RequestOptions::default()).await {
+            Ok(skill) => skill,
+            Err(e) if e.is_skill_verification() => {
+                tracing::info!(skill = %entry.uri, error = %chain(&e), "skill refused");
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        tracing::info!(skill = %skill.uri(), bytes = skill.text().len(), "skill loaded");
+        let files: Vec<String> = skill.files().map(|f| f.uri.clone()).collect();
+        for uri in files {
+            match skill.read_file(&uri, RequestOptions::default()).await {
+                Ok(file) => tracing::info!(%uri, bytes = file.size(), "skill file read"),
+                Err(e) if e.is_skill_verification() => {
+                    tracing::info!(%uri, error = %chain(&e), "skill file refused");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
     Ok(())
 }
 
@@ -245,6 +287,12 @@ async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), 
                     .ok_or_else(|| format!("tools/list: the server did not list tool {focal:?}"))?;
                 call(&client, echo, json!({ "schema": schema })).await?;
             }
+            Plan::ListSkills => {
+                let skills = client.list_all_skills(Default::default()).await?;
+                let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+                tracing::info!(?uris, "skills listed");
+            }
+            Plan::LoadSkills => load_skills(&client).await?,
             Plan::Exercise => {
                 if let Some(tools) = optional(client.list_all_tools(Default::default()).await)?
                     && let Some(t) = tools.first()
@@ -348,6 +396,14 @@ mod tests {
         assert_eq!(
             plan_for("sep-2322-client-request-state", None),
             Plan::CallEveryTool
+        );
+        assert_eq!(
+            plan_for("sep-2640-client-no-prefetch", None),
+            Plan::ListSkills
+        );
+        assert_eq!(
+            plan_for("sep-2640-client-verify-digest", None),
+            Plan::LoadSkills
         );
     }
 

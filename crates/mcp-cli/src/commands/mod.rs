@@ -13,6 +13,7 @@ mod resources;
 mod run;
 mod servers;
 mod session;
+mod skills;
 mod tools;
 
 use serde::Serialize;
@@ -39,6 +40,8 @@ impl Session {
             Command::Prompt { words } => self.prompt(&words).await,
             Command::Complete { words, context } => self.complete(&words, &context).await,
             Command::Ping { server } => self.ping(server.as_deref()).await,
+            Command::Skills { server } => self.skills(server.as_deref()).await,
+            Command::Skill { words, file } => self.skill(&words, file.as_deref()).await,
             Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
         }
     }

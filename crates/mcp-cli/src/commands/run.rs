@@ -99,6 +99,7 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         Ok(_) => {
             let session = Session {
                 servers: servers::snapshot(&manager),
+                manager: manager.clone(),
                 rejected,
                 ui: Arc::clone(&ui),
                 json: cli.json,
@@ -213,6 +214,10 @@ fn listings_for(command: &Command) -> StartListings {
             only(false, true, false)
         }
         Command::Resources { .. } => only(false, false, true),
-        Command::Read { .. } | Command::Ping { .. } | Command::ServeDemo => StartListings::NONE,
+        Command::Read { .. }
+        | Command::Ping { .. }
+        | Command::Skills { .. }
+        | Command::Skill { .. }
+        | Command::ServeDemo => StartListings::NONE,
     }
 }

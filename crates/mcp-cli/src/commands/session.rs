@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use mcp_client::{CancellationToken, Client};
+use mcp_manager::Manager;
 
 use crate::arguments::is_argument;
 use crate::exit::Failure;
@@ -16,6 +17,9 @@ use crate::ui::Ui;
 pub(super) struct Session {
     /// Every configured server (disabled ones included), by name.
     pub(super) servers: Vec<Server>,
+    /// The manager running them (for what it does beyond a client's
+    /// methods, e.g. skills).
+    pub(super) manager: Manager,
     /// Config entries that were rejected (never started), with why.
     pub(super) rejected: BTreeMap<String, String>,
     pub(super) ui: Arc<Ui>,

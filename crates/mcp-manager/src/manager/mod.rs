@@ -9,10 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client};
+use mcp_client::{CallOptions, Client, Listing, LoadedSkill};
 use mcp_transport::{CancellationToken, Transport};
 use mcp_types::prompts::{GetPromptResult, Prompt};
 use mcp_types::resources::{ReadResourceResult, Resource};
+use mcp_types::skills::Skill;
 use mcp_types::tools::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, watch};
@@ -662,6 +663,59 @@ impl Manager {
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
         let result = client.read_resource(uri, Default::default()).await;
+        self.map_client_error(server, result)
+    }
+
+    /// The skills of `server` (extension `io.modelcontextprotocol/skills`:
+    /// `skills/list` followed through `nextCursor`), waiting like
+    /// [`call_tool`](Self::call_tool). Skills are not listed when a server
+    /// starts, only when asked; listing reads no skill file. A skill is the
+    /// pair of its server and its `uri` (names may repeat, within a server
+    /// and across servers): load it from the same server.
+    ///
+    /// Errors: `UnknownServer`, `Unavailable`, `WaitTimeout`, `ShutDown`,
+    /// `Client` (e.g. the server did not declare the extension:
+    /// `CapabilityNotSupported`).
+    pub async fn list_skills(&self, server: &str) -> Result<Listing<Skill>, ManagerError> {
+        let client = self
+            .wait_for_client(server, self.shared().options.unavailable)
+            .await?;
+        let result = client.skills_listing(Default::default()).await;
+        self.map_client_error(server, result)
+    }
+
+    /// The entry of the skill of `server` whose `SKILL.md` is at `uri`
+    /// (`skills/get`), listed or not, waiting like
+    /// [`call_tool`](Self::call_tool).
+    ///
+    /// Errors: as [`list_skills`](Self::list_skills); an unknown URI is the
+    /// server's `-32602` (`Client`).
+    pub async fn get_skill(&self, server: &str, uri: &str) -> Result<Skill, ManagerError> {
+        let client = self
+            .wait_for_client(server, self.shared().options.unavailable)
+            .await?;
+        let result = client.get_skill(uri, Default::default()).await;
+        self.map_client_error(server, result)
+    }
+
+    /// Loads the skill `entry` of `server` (see
+    /// [`mcp_client::Client::load_skill`]: `SKILL.md` read and verified
+    /// against `entry`, size, digest and frontmatter), waiting like
+    /// [`call_tool`](Self::call_tool). The [`LoadedSkill`] reads its
+    /// supporting files from the same server, each verified.
+    ///
+    /// Errors: as [`list_skills`](Self::list_skills); a file that does not
+    /// match `entry` is `Client` with
+    /// [`mcp_client::ClientError::SkillVerification`].
+    pub async fn load_skill(
+        &self,
+        server: &str,
+        entry: &Skill,
+    ) -> Result<LoadedSkill, ManagerError> {
+        let client = self
+            .wait_for_client(server, self.shared().options.unavailable)
+            .await?;
+        let result = client.load_skill(entry, Default::default()).await;
         self.map_client_error(server, result)
     }
 
