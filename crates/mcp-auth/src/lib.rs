@@ -127,6 +127,8 @@ mod config;
 mod discovery;
 mod error;
 mod fetch;
+#[cfg(unix)]
+mod file_store;
 pub mod metadata;
 mod oauth;
 mod pkce;
@@ -134,16 +136,21 @@ mod provider;
 mod registration;
 mod scope;
 mod secret;
+mod session;
 mod store;
 mod token;
 mod user_agent;
 
 pub use config::{OAuthConfig, PreregisteredClient};
 pub use error::AuthError;
+#[cfg(unix)]
+pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
 pub use oauth::OAuth;
 pub use secret::Secret;
+pub use session::{LoginStatus, LogoutReport, Revocation, logins};
 pub use store::{
-    ClientRecord, CredentialStore, MemoryStore, Record, Revision, StoreError, StoreKey, TokenRecord,
+    ClientRecord, CredentialStore, DEFAULT_ACCOUNT, MemoryStore, Record, Revision, StoreError,
+    StoreKey, StoreLock, TokenRecord,
 };
 pub use user_agent::{
     AuthorizationPrompt, CallbackParams, HeadlessRedirect, NoInteraction, UserAgent,
