@@ -129,6 +129,8 @@ mod error;
 mod fetch;
 #[cfg(unix)]
 mod file_store;
+#[cfg(feature = "interactive")]
+mod loopback;
 pub mod metadata;
 mod oauth;
 mod pkce;
@@ -145,6 +147,10 @@ pub use config::{OAuthConfig, PreregisteredClient};
 pub use error::AuthError;
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
+#[cfg(feature = "interactive")]
+pub use loopback::{
+    CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,
+};
 pub use oauth::OAuth;
 pub use secret::Secret;
 pub use session::{LoginStatus, LogoutReport, Revocation, logins};

@@ -250,10 +250,13 @@ impl Inner {
         tracing::info!(issuer = %metadata.issuer, scopes = scope_text.as_deref().unwrap_or(""), step_up, "authorizing with the authorization server");
         let params = self
             .agent
-            .authorize(&AuthorizationPrompt {
+            .authorize(&AuthorizationPrompt::new(
                 url,
-                redirect_uri: self.config.redirect_uri.clone(),
-            })
+                self.config.redirect_uri.clone(),
+                state.clone(),
+                metadata.issuer.clone(),
+                metadata.authorization_response_iss_parameter_supported,
+            ))
             .await?;
         let code = validate_response(&params, &state, metadata)?;
         let tokens = request_token(
