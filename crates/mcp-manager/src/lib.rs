@@ -111,7 +111,8 @@ pub mod options;
 pub mod status;
 
 pub use config::{
-    ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
+    AuthMode, ConfigError, ConfigErrorKind, McpConfig, OAuthSettings, RemoteKind, ServerConfig,
+    TransportConfig,
 };
 pub use error::{ManagerError, error_chain};
 pub use manager::Manager;
