@@ -129,6 +129,7 @@ mod error;
 mod fetch;
 #[cfg(unix)]
 mod file_store;
+mod inspect;
 #[cfg(feature = "interactive")]
 mod loopback;
 pub mod metadata;
@@ -143,10 +144,34 @@ mod store;
 mod token;
 mod user_agent;
 
+/// `e` and its causes, joined with `: ` (each level once).
+pub(crate) fn error_chain_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// `true` when a token for `resource` (RFC 8707) may be sent to the MCP
+/// server at `server_url`: same origin, and the resource's path is the
+/// server's or a parent of it (RFC 9728 § 3.3). A configuration name is
+/// matched to stored logins with it.
+pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
+    url::Url::parse(server_url).is_ok_and(|s| metadata::resource_matches(resource, &s))
+}
+
 pub use config::{OAuthConfig, PreregisteredClient};
 pub use error::AuthError;
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
+pub use inspect::{InspectReport, InspectStep, inspect};
 #[cfg(feature = "interactive")]
 pub use loopback::{
     CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,

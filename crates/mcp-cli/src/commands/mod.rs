@@ -40,6 +40,9 @@ impl Session {
             Command::Complete { words, context } => self.complete(&words, &context).await,
             Command::Ping { server } => self.ping(server.as_deref()).await,
             Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
+            Command::Login(_) | Command::Logout(_) | Command::Auth { .. } => {
+                Err(Failure::new("login commands start no server"))
+            }
         }
     }
 }

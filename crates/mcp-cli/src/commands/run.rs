@@ -29,6 +29,10 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
 ///
 /// Errors: a [`Failure`] carrying its exit code and message.
 pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
+    // Logins are managed without starting any server.
+    if let Some(result) = crate::auth::run(&cli, &cancel).await {
+        return result;
+    }
     // Word counts and argument syntax are checked before any server starts.
     precheck(&cli.command)?;
     let mut config = targets::resolve(&cli)?;
@@ -213,6 +217,11 @@ fn listings_for(command: &Command) -> StartListings {
             only(false, true, false)
         }
         Command::Resources { .. } => only(false, false, true),
-        Command::Read { .. } | Command::Ping { .. } | Command::ServeDemo => StartListings::NONE,
+        Command::Read { .. }
+        | Command::Ping { .. }
+        | Command::ServeDemo
+        | Command::Login(_)
+        | Command::Logout(_)
+        | Command::Auth { .. } => StartListings::NONE,
     }
 }
