@@ -110,9 +110,23 @@
 //! # Seams
 //!
 //! - [`CredentialStore`]: where client registrations and tokens live
-//!   (compare-and-swap writes). [`MemoryStore`] is the bundled one.
+//!   (compare-and-swap writes, a lock across processes). Bundled:
+//!   [`MemoryStore`] (one process) and, on unix, `FileStore` (a `0700`
+//!   directory of `0600` files written atomically, `flock`ed: processes
+//!   that find one expired token refresh it once).
 //! - [`UserAgent`]: the browser step. [`NoInteraction`] reports "login
-//!   needed"; [`HeadlessRedirect`] reads the redirect without a browser.
+//!   needed"; [`HeadlessRedirect`] reads the redirect without a browser;
+//!   `LoopbackBrowser` (feature `interactive`) is the person at a
+//!   terminal: loopback receiver, browser, pasted redirect URL or code.
+//!
+//! Outside requests: [`OAuth::login`], [`OAuth::status`],
+//! [`OAuth::access_token`], [`OAuth::logout`] (RFC 7009 revocation),
+//! [`logins`] and [`inspect`] (discovery for people).
+//!
+//! # Features
+//!
+//! - `interactive` (off): `LoopbackBrowser`, with a hyper server for the
+//!   loopback receiver and the `webbrowser` crate.
 //!
 //! # Secrets
 //!
