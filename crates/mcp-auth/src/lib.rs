@@ -120,6 +120,7 @@
 //!   terminal: loopback receiver, browser, pasted redirect URL or code.
 //!
 //! Outside requests: [`OAuth::login`], [`OAuth::status`],
+//! [`OAuth::login_device`] (RFC 8628 device authorization),
 //! [`OAuth::access_token`], [`OAuth::logout`] (RFC 7009 revocation),
 //! [`logins`] and [`inspect`] (discovery for people).
 //!
@@ -138,6 +139,7 @@
 mod authorize;
 pub mod challenge;
 mod config;
+mod device;
 mod discovery;
 mod error;
 mod fetch;
@@ -182,6 +184,7 @@ pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
 }
 
 pub use config::{OAuthConfig, PreregisteredClient};
+pub use device::DevicePrompt;
 pub use error::AuthError;
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};

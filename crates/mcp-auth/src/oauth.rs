@@ -424,7 +424,11 @@ impl Inner {
     }
 
     /// Stores `tokens` at `key`, over whatever is there.
-    async fn put_tokens(&self, key: &StoreKey, tokens: TokenRecord) -> Result<(), AuthError> {
+    pub(crate) async fn put_tokens(
+        &self,
+        key: &StoreKey,
+        tokens: TokenRecord,
+    ) -> Result<(), AuthError> {
         for _ in 0..3 {
             let current = self
                 .store

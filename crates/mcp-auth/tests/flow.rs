@@ -442,7 +442,9 @@ async fn a_step_up_no_one_can_give_is_remembered_for_the_next_login() {
     let store = Arc::new(MemoryStore::new());
     let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch_options())));
     let first = OAuth::new(mock.config(), store.clone(), agent.clone()).unwrap();
-    call(&mock.connect(&first).await, "tools/list").await.unwrap();
+    call(&mock.connect(&first).await, "tools/list")
+        .await
+        .unwrap();
 
     let background = OAuth::new(
         mock.config(),
@@ -472,5 +474,7 @@ async fn a_step_up_no_one_can_give_is_remembered_for_the_next_login() {
         scopes,
         [Some("mcp:basic".into()), Some("mcp:basic mcp:write".into())]
     );
-    call(&mock.connect(&again).await, "tools/call").await.unwrap();
+    call(&mock.connect(&again).await, "tools/call")
+        .await
+        .unwrap();
 }

@@ -178,7 +178,9 @@ pub(crate) enum Command {
     /// Log in to a remote server (OAuth): `login SERVER|URL`. The browser
     /// opens on the authorization page (the URL is printed too); over SSH,
     /// paste the URL the browser ended on, or the code.
-    #[command(override_usage = "mcp login [OPTIONS] <SERVER|URL>")]
+    #[command(
+        override_usage = "mcp login [OPTIONS] <SERVER|URL>  (--device: a code entered on another device)"
+    )]
     Login(LoginArgs),
     /// Forget the stored login of SERVER (or of every server with --all),
     /// revoking its tokens first with --revoke (RFC 7009, when offered).
@@ -212,6 +214,10 @@ pub(crate) struct LoginArgs {
     /// Do not open a browser: print the URL only (and accept a paste).
     #[arg(long)]
     pub no_browser: bool,
+    /// Log in with a code entered on another device (RFC 8628 device
+    /// authorization), when the authorization server offers it.
+    #[arg(long, conflicts_with_all = ["no_browser", "callback_port"])]
+    pub device: bool,
     /// The loopback callback port (a pre-registered redirect URI
     /// http://localhost:PORT/callback; default: the entry's callbackPort,
     /// else any free port on 127.0.0.1).

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use mcp_auth::{
-    CallbackPort, LoginStatus, LoopbackBrowser, LoopbackHost, LoopbackOptions, NoInteraction,
-    OAuth, Revocation,
+    CallbackPort, DevicePrompt, LoginStatus, LoopbackBrowser, LoopbackHost, LoopbackOptions,
+    NoInteraction, OAuth, Revocation,
 };
 use mcp_client::CancellationToken;
 use mcp_manager::config::RemoteServer;
@@ -202,6 +202,9 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
             remote.oauth.scopes.push(s.clone());
         }
     }
+    if args.device {
+        return login_device(name, &remote, args, cancel).await;
+    }
     let port = args.callback_port.or(remote.oauth.callback_port);
     let options = LoopbackOptions::default()
         .with_open_browser(!args.no_browser)
@@ -229,6 +232,51 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
         OAuth::new(config, store()?, Arc::new(agent)).map_err(|e| Failure::new(e.to_string()))?;
     let logged_in = tokio::select! {
         r = oauth.login() => r,
+        () = cancel.cancelled() => return Err(Failure::interrupted()),
+    };
+    let status = logged_in
+        .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
+    output::line(&format!(
+        "Logged in to {name}: {}",
+        status_line(None, &status)
+    ))?;
+    Ok(SUCCESS)
+}
+
+/// `mcp login --device`: the user code and where to enter it, on stderr;
+/// the login goes on when the user has answered on another device.
+async fn login_device(
+    name: String,
+    remote: &RemoteServer,
+    args: &LoginArgs,
+    cancel: &CancellationToken,
+) -> Result<u8, Failure> {
+    let client = preregistered(
+        remote,
+        args.client_id.as_deref(),
+        args.client_secret_env.as_deref(),
+    )?;
+    let config = oauth_config(remote, super::NO_REDIRECT, client);
+    let oauth = OAuth::new(
+        config,
+        store()?,
+        Arc::new(NoInteraction::new("a device login asks no browser")),
+    )
+    .map_err(|e| Failure::new(e.to_string()))?;
+    let show = |p: &DevicePrompt| {
+        output::err_line(&format!(
+            "To log in, open {} on any device and enter the code {} (valid {} min).",
+            p.verification_uri,
+            p.user_code,
+            p.expires_in.as_secs().div_ceil(60)
+        ));
+        if let Some(complete) = &p.verification_uri_complete {
+            output::err_line(&format!("Or open {complete} (the code filled in)."));
+        }
+        output::err_line("Waiting for the answer…");
+    };
+    let logged_in = tokio::select! {
+        r = oauth.login_device(&show) => r,
         () = cancel.cancelled() => return Err(Failure::interrupted()),
     };
     let status = logged_in
