@@ -123,7 +123,7 @@ impl FileStore {
     }
 }
 
-fn file_stem(key: &StoreKey) -> String {
+pub(crate) fn file_stem(key: &StoreKey) -> String {
     let kind = match key {
         StoreKey::Client { .. } => "client",
         StoreKey::Tokens { .. } => "tokens",
@@ -336,7 +336,9 @@ impl CredentialStore for FileStore {
                 match read(&path) {
                     Ok(Some(f)) => keys.push(f.key),
                     Ok(None) => {}
-                    Err(e) => tracing::warn!(error = %e, "skipped a credential file"),
+                    // Logged as an error: the user must see it (and remove
+                    // the file) to use that login again.
+                    Err(e) => tracing::error!(error = %e, "skipped a credential file"),
                 }
             }
             Ok(keys)

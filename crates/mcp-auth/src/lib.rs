@@ -128,6 +128,9 @@
 //!
 //! - `interactive` (off): `LoopbackBrowser`, with a hyper server for the
 //!   loopback receiver and the `webbrowser` crate.
+//! - `keychain` (off; Linux): `KeychainStore`, secrets in the OS keychain
+//!   (the Secret Service, through `keyring-core`), records in a
+//!   `FileStore`.
 //!
 //! # Secrets
 //!
@@ -146,6 +149,8 @@ mod fetch;
 #[cfg(unix)]
 mod file_store;
 mod inspect;
+#[cfg(all(feature = "keychain", target_os = "linux"))]
+mod keychain_store;
 #[cfg(feature = "interactive")]
 mod loopback;
 pub mod metadata;
@@ -189,6 +194,8 @@ pub use error::AuthError;
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
 pub use inspect::{InspectReport, InspectStep, inspect};
+#[cfg(all(feature = "keychain", target_os = "linux"))]
+pub use keychain_store::KeychainStore;
 #[cfg(feature = "interactive")]
 pub use loopback::{
     CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,

@@ -102,6 +102,18 @@ pub(crate) struct Cli {
     #[arg(long, global = true, value_name = "SECS")]
     pub discover_timeout: Option<f64>,
 
+    /// Where logins are stored: auto (the OS keychain when this mcp was
+    /// built with it and one answers, else files), keychain, or file.
+    #[arg(
+        long,
+        global = true,
+        value_name = "STORE",
+        env = "MCP_CREDENTIAL_STORE",
+        default_value = "auto",
+        value_parser = ["auto", "keychain", "file"]
+    )]
+    pub credential_store: String,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

@@ -32,6 +32,15 @@ struct Target {
 
 /// Runs an auth command; `None` for any other command.
 pub(crate) async fn run(cli: &Cli, cancel: &CancellationToken) -> Option<Result<u8, Failure>> {
+    if !matches!(
+        cli.command,
+        Command::Login(_) | Command::Logout(_) | Command::Auth { .. }
+    ) {
+        return None;
+    }
+    if let Err(f) = super::choose_store(&cli.credential_store).await {
+        return Some(Err(f));
+    }
     let result = match &cli.command {
         Command::Login(args) => login(cli, args, cancel).await,
         Command::Logout(args) => logout(cli, args).await,

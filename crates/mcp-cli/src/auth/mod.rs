@@ -8,7 +8,7 @@
 mod commands;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mcp_auth::{
     CredentialStore, FileStore, MemoryStore, NoInteraction, OAuth, OAuthConfig,
@@ -29,16 +29,74 @@ const NO_REDIRECT: &str = "http://127.0.0.1/callback";
 /// The `client_name` registered with authorization servers.
 const CLIENT_NAME: &str = "mcp command line";
 
-/// The credential store of the command line.
+/// The store chosen by [`choose_store`] for this run.
+static STORE: OnceLock<Arc<dyn CredentialStore>> = OnceLock::new();
+
+/// The file store at its default directory.
 ///
 /// Errors: no directory for it (neither `MCP_CREDENTIALS_DIR`,
 /// `XDG_CONFIG_HOME` nor `HOME`), or it cannot be created.
-pub(crate) fn store() -> Result<Arc<dyn CredentialStore>, Failure> {
+fn file_store() -> Result<FileStore, Failure> {
     let dir = FileStore::default_dir().ok_or_else(|| {
         Failure::new("no place for stored logins: set HOME, XDG_CONFIG_HOME or MCP_CREDENTIALS_DIR")
     })?;
-    let store = FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))?;
-    Ok(Arc::new(store))
+    FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))
+}
+
+/// Chooses the credential store of this run (`--credential-store`, else
+/// `MCP_CREDENTIAL_STORE`, else `auto`): `file`; `keychain` (the OS
+/// keychain, records beside it in the file store's directory; an error
+/// when this mcp was built without it or none answers); `auto`, the
+/// keychain when built in and answering, else files (with one warning
+/// when a keychain was expected). Runs once; later calls keep the choice.
+///
+/// Errors: as [`file_store`]; `keychain` not available.
+pub(crate) async fn choose_store(choice: &str) -> Result<(), Failure> {
+    if STORE.get().is_some() {
+        return Ok(());
+    }
+    let files = file_store()?;
+    let chosen: Arc<dyn CredentialStore> = match choice {
+        "file" => Arc::new(files),
+        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        "keychain" => Arc::new(
+            mcp_auth::KeychainStore::new(files)
+                .await
+                .map_err(|e| Failure::new(e.to_string()))?,
+        ),
+        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        "keychain" => {
+            return Err(Failure::new(
+                "this mcp was built without the OS keychain (cargo feature `keychain`); use --credential-store file",
+            ));
+        }
+        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        _ => match mcp_auth::KeychainStore::new(files.clone()).await {
+            Ok(k) => Arc::new(k),
+            Err(e) => {
+                crate::output::err_line(&format!(
+                    "mcp: warning: the OS keychain is not available ({e}); logins are stored in files in {}",
+                    files.dir().display()
+                ));
+                Arc::new(files)
+            }
+        },
+        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        _ => Arc::new(files),
+    };
+    let _ = STORE.set(chosen);
+    Ok(())
+}
+
+/// The credential store of the command line: the one [`choose_store`]
+/// chose, else the file store.
+///
+/// Errors: as [`file_store`].
+pub(crate) fn store() -> Result<Arc<dyn CredentialStore>, Failure> {
+    if let Some(s) = STORE.get() {
+        return Ok(s.clone());
+    }
+    Ok(Arc::new(file_store()?))
 }
 
 /// The exact command that logs in to `config`'s server: by name with the

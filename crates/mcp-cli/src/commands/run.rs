@@ -55,6 +55,14 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
             "no server to run: the configuration's entries were rejected (see the warnings above)"
         }));
     }
+    // Logins are read from the chosen store only when a server may need one.
+    let remote_oauth = config.servers.values().any(|s| {
+        !s.disabled
+            && matches!(&s.transport, mcp_manager::TransportConfig::Remote(r) if r.wants_oauth())
+    });
+    if remote_oauth {
+        crate::auth::choose_store(&cli.credential_store).await?;
+    }
     let discover_timeout = match cli.discover_timeout {
         Some(secs) if secs.is_finite() && secs > 0.0 => {
             Some(Duration::from_secs_f64(secs.min(MAX_TIMEOUT.as_secs_f64())))
