@@ -22,7 +22,8 @@
 // Metadata (RFC 9728) names the provider. One tool, `whoami`, returns a
 // fingerprint of the token that called it (never the token). GET /stats says
 // how many tokens were issued per grant and how many refresh tokens were
-// consumed (rotation), so the test can check what really happened.
+// consumed (rotation), how many tokens were revoked (RFC 7009), so the
+// test can check what really happened.
 
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -50,7 +51,7 @@ const issuer = `http://${HOST}:${asPort}`;
 const resource = `http://${HOST}:${mcpPort}/mcp`;
 const prmUrl = `http://${HOST}:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
 
-const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0 };
+const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0 };
 
 const provider = new Provider(issuer, {
   clients: [],
@@ -59,6 +60,7 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: true },
     registration: { enabled: true },
     introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => resource,
@@ -89,6 +91,9 @@ provider.on("grant.success", (ctx) => {
 });
 provider.on("refresh_token.consumed", () => {
   stats.refresh_tokens_consumed += 1;
+});
+provider.on("grant.revoked", () => {
+  stats.revoked += 1;
 });
 provider.on("registration_create.success", () => {
   stats.registrations += 1;

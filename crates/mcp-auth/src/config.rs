@@ -87,6 +87,13 @@ pub struct OAuthConfig {
     pub request_offline_access: bool,
     /// Options of the requests of the flow (proxy, timeouts, body bound).
     pub fetch: FetchOptions,
+    /// The account the tokens are stored under: two accounts at one server
+    /// are two sets of tokens. Default [`DEFAULT_ACCOUNT`](crate::DEFAULT_ACCOUNT).
+    pub account: String,
+    /// Scopes always asked for on an authorization, besides the
+    /// challenge's (or the resource's) and those remembered from earlier
+    /// logins and step-ups. Default none.
+    pub scopes: Vec<String>,
 }
 
 impl OAuthConfig {
@@ -104,7 +111,21 @@ impl OAuthConfig {
             refresh_skew: Duration::from_secs(60),
             request_offline_access: true,
             fetch: FetchOptions::default(),
+            account: crate::store::DEFAULT_ACCOUNT.to_owned(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Sets the account the tokens are stored under.
+    pub fn with_account(mut self, account: impl Into<String>) -> Self {
+        self.account = account.into();
+        self
+    }
+
+    /// Sets the scopes always asked for.
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Sets `client_name`.

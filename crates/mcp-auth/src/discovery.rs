@@ -136,7 +136,7 @@ pub(crate) async fn discover(
 
 /// The metadata of `issuer`, from the first of its well-known URLs that
 /// has it; its `issuer` must be `issuer`, byte for byte.
-async fn discover_as(
+pub(crate) async fn discover_as(
     fetcher: &Fetcher,
     issuer: &str,
 ) -> Result<AuthorizationServerMetadata, AuthError> {

@@ -110,9 +110,27 @@
 //! # Seams
 //!
 //! - [`CredentialStore`]: where client registrations and tokens live
-//!   (compare-and-swap writes). [`MemoryStore`] is the bundled one.
+//!   (compare-and-swap writes, a lock across processes). Bundled:
+//!   [`MemoryStore`] (one process) and, on unix, `FileStore` (a `0700`
+//!   directory of `0600` files written atomically, `flock`ed: processes
+//!   that find one expired token refresh it once).
 //! - [`UserAgent`]: the browser step. [`NoInteraction`] reports "login
-//!   needed"; [`HeadlessRedirect`] reads the redirect without a browser.
+//!   needed"; [`HeadlessRedirect`] reads the redirect without a browser;
+//!   `LoopbackBrowser` (feature `interactive`) is the person at a
+//!   terminal: loopback receiver, browser, pasted redirect URL or code.
+//!
+//! Outside requests: [`OAuth::login`], [`OAuth::status`],
+//! [`OAuth::login_device`] (RFC 8628 device authorization),
+//! [`OAuth::access_token`], [`OAuth::logout`] (RFC 7009 revocation),
+//! [`logins`] and [`inspect`] (discovery for people).
+//!
+//! # Features
+//!
+//! - `interactive` (off): `LoopbackBrowser`, with a hyper server for the
+//!   loopback receiver and the `webbrowser` crate.
+//! - `keychain` (off; Linux): `KeychainStore`, secrets in the OS keychain
+//!   (the Secret Service, through `keyring-core`), records in a
+//!   `FileStore`.
 //!
 //! # Secrets
 //!
@@ -124,9 +142,17 @@
 mod authorize;
 pub mod challenge;
 mod config;
+mod device;
 mod discovery;
 mod error;
 mod fetch;
+#[cfg(unix)]
+mod file_store;
+mod inspect;
+#[cfg(all(feature = "keychain", target_os = "linux"))]
+mod keychain_store;
+#[cfg(feature = "interactive")]
+mod loopback;
 pub mod metadata;
 mod oauth;
 mod pkce;
@@ -134,16 +160,52 @@ mod provider;
 mod registration;
 mod scope;
 mod secret;
+mod session;
 mod store;
 mod token;
 mod user_agent;
 
+/// `e` and its causes, joined with `: ` (each level once).
+pub(crate) fn error_chain_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// `true` when a token for `resource` (RFC 8707) may be sent to the MCP
+/// server at `server_url`: same origin, and the resource's path is the
+/// server's or a parent of it (RFC 9728 § 3.3). A configuration name is
+/// matched to stored logins with it.
+pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
+    url::Url::parse(server_url).is_ok_and(|s| metadata::resource_matches(resource, &s))
+}
+
 pub use config::{OAuthConfig, PreregisteredClient};
+pub use device::DevicePrompt;
 pub use error::AuthError;
+#[cfg(unix)]
+pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
+pub use inspect::{InspectReport, InspectStep, inspect};
+#[cfg(all(feature = "keychain", target_os = "linux"))]
+pub use keychain_store::KeychainStore;
+#[cfg(feature = "interactive")]
+pub use loopback::{
+    CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,
+};
 pub use oauth::OAuth;
 pub use secret::Secret;
+pub use session::{LoginStatus, LogoutReport, Revocation, logins};
 pub use store::{
-    ClientRecord, CredentialStore, MemoryStore, Record, Revision, StoreError, StoreKey, TokenRecord,
+    ClientRecord, CredentialStore, DEFAULT_ACCOUNT, MemoryStore, Record, Revision, StoreError,
+    StoreKey, StoreLock, TokenRecord,
 };
 pub use user_agent::{
     AuthorizationPrompt, CallbackParams, HeadlessRedirect, NoInteraction, UserAgent,

@@ -62,6 +62,12 @@ pub struct AuthorizationServerMetadata {
     /// RFC 9207: the authorization response carries `iss`.
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// RFC 7009 token revocation, when offered.
+    #[serde(default)]
+    pub revocation_endpoint: Option<String>,
+    /// RFC 8628 device authorization, when offered.
+    #[serde(default)]
+    pub device_authorization_endpoint: Option<String>,
 }
 
 impl AuthorizationServerMetadata {
@@ -80,6 +86,8 @@ impl AuthorizationServerMetadata {
             grant_types_supported: None,
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
+            revocation_endpoint: None,
+            device_authorization_endpoint: None,
         }
     }
 

@@ -13,12 +13,15 @@ use url::Url;
 
 use crate::authorize::{AuthorizationRequest, authorization_url, validate_response};
 use crate::config::OAuthConfig;
-use crate::discovery::{Discovered, discover};
+use crate::discovery::{Discovered, discover, discover_as};
 use crate::error::AuthError;
+use crate::metadata::resource_matches;
 use crate::pkce::{Pkce, random_token};
 use crate::registration::{self, Source};
 use crate::scope;
-use crate::store::{ClientRecord, CredentialStore, Record, StoreError, StoreKey, TokenRecord};
+use crate::store::{
+    ClientRecord, CredentialStore, Record, Revision, StoreError, StoreKey, TokenRecord,
+};
 use crate::token::request_token;
 use crate::user_agent::{AuthorizationPrompt, UserAgent};
 
@@ -46,11 +49,8 @@ pub(crate) struct Inner {
 #[derive(Debug, Default)]
 pub(crate) struct State {
     /// The tokens' key: the resource and the issuer of the last
-    /// authorization (or refresh).
+    /// authorization (or refresh), or of the tokens found in the store.
     pub(crate) key: Option<StoreKey>,
-    /// Bumped each time a new access token is stored: tells a refused
-    /// request that carried an old one.
-    pub(crate) generation: u64,
     /// The scopes of the last authorization.
     pub(crate) scopes: Vec<String>,
     /// Step-up authorizations per operation.
@@ -120,17 +120,60 @@ impl OAuth {
 }
 
 impl Inner {
-    /// The stored tokens of the current key.
+    /// The stored tokens of this server and account, with their key and
+    /// revision (the revision is the credential's generation: a refused
+    /// request that carried another one was sent with tokens already
+    /// replaced, here or by another process). The key of the last
+    /// authorization is tried first, then the store is searched: tokens
+    /// another process stored (`mcp login`) are found on the next request.
     pub(crate) async fn current_tokens(
         &self,
-    ) -> Result<Option<(StoreKey, TokenRecord, crate::store::Revision)>, AuthError> {
-        let Some(key) = lock(&self.state).key.clone() else {
+    ) -> Result<Option<(StoreKey, TokenRecord, Revision)>, AuthError> {
+        let known = lock(&self.state).key.clone();
+        if let Some(key) = known
+            && let Some((Record::Tokens(t), rev)) =
+                self.store.get(&key).await.map_err(store_error)?
+        {
+            return Ok(Some((key, t, rev)));
+        }
+        let Some((key, t, rev)) = self.find_tokens().await? else {
             return Ok(None);
         };
-        match self.store.get(&key).await.map_err(store_error)? {
-            Some((Record::Tokens(t), rev)) => Ok(Some((key, t, rev))),
-            _ => Ok(None),
+        let mut st = lock(&self.state);
+        if st.key.as_ref() != Some(&key) {
+            // Another authorization server's metadata does not apply.
+            st.discovered = None;
         }
+        st.key = Some(key.clone());
+        Ok(Some((key, t, rev)))
+    }
+
+    /// The most recent tokens in the store for a resource that identifies
+    /// this server, for this account.
+    async fn find_tokens(&self) -> Result<Option<(StoreKey, TokenRecord, Revision)>, AuthError> {
+        let mut best: Option<(StoreKey, TokenRecord, Revision)> = None;
+        for key in self.store.keys().await.map_err(store_error)? {
+            let StoreKey::Tokens {
+                resource, account, ..
+            } = &key
+            else {
+                continue;
+            };
+            if *account != self.config.account || !resource_matches(resource, &self.server) {
+                continue;
+            }
+            let Some((Record::Tokens(t), rev)) = self.store.get(&key).await.map_err(store_error)?
+            else {
+                continue;
+            };
+            if best
+                .as_ref()
+                .is_none_or(|(_, b, _)| b.received_at < t.received_at)
+            {
+                best = Some((key, t, rev));
+            }
+        }
+        Ok(best)
     }
 
     /// Runs a whole authorization: discovery, client identity, the user
@@ -150,16 +193,41 @@ impl Inner {
                 issuer: metadata.issuer.clone(),
             });
         }
-        // No client is registered for a login no one can give.
-        self.agent.available()?;
-        let client = self.client_for(&discovered).await?;
-        let previous = lock(&self.state).scopes.clone();
+        let key = StoreKey::tokens(
+            discovered.resource.clone(),
+            metadata.issuer.clone(),
+            self.config.account.clone(),
+        );
+        let stored = match self.store.get(&key).await.map_err(store_error)? {
+            Some((Record::Tokens(t), rev)) => Some((t, rev)),
+            _ => None,
+        };
+        let remembered = stored
+            .as_ref()
+            .and_then(|(t, _)| t.wanted_scope.as_deref().or(t.scope.as_deref()))
+            .map(scope::split)
+            .unwrap_or_default();
+        let previous = scope::union(&lock(&self.state).scopes, &remembered);
         let wanted = if step_up {
             let more = challenge_scope.map(scope::split).unwrap_or_default();
             scope::union(&previous, &more)
         } else {
-            scope::initial(challenge_scope, discovered.prm_scopes.as_deref())
+            let first = scope::initial(challenge_scope, discovered.prm_scopes.as_deref());
+            scope::union(&scope::union(&first, &previous), &self.config.scopes)
         };
+        // No client is registered for a login no one can give; a step-up
+        // that cannot happen now is remembered for the next login.
+        if let Err(e) = self.agent.available() {
+            if step_up && let Some((mut t, rev)) = stored {
+                t.wanted_scope = Some(wanted.join(" "));
+                match self.store.put(&key, Record::Tokens(t), Some(rev)).await {
+                    Ok(_) | Err(StoreError::Conflict) => {}
+                    Err(e) => return Err(store_error(e)),
+                }
+            }
+            return Err(e);
+        }
+        let client = self.client_for(&discovered).await?;
         let requested = scope::with_offline_access(
             wanted.clone(),
             metadata.scopes_supported.as_deref(),
@@ -182,10 +250,13 @@ impl Inner {
         tracing::info!(issuer = %metadata.issuer, scopes = scope_text.as_deref().unwrap_or(""), step_up, "authorizing with the authorization server");
         let params = self
             .agent
-            .authorize(&AuthorizationPrompt {
+            .authorize(&AuthorizationPrompt::new(
                 url,
-                redirect_uri: self.config.redirect_uri.clone(),
-            })
+                self.config.redirect_uri.clone(),
+                state.clone(),
+                metadata.issuer.clone(),
+                metadata.authorization_response_iss_parameter_supported,
+            ))
             .await?;
         let code = validate_response(&params, &state, metadata)?;
         let tokens = request_token(
@@ -204,34 +275,41 @@ impl Inner {
             scope_text.as_deref(),
         )
         .await?;
-        let key = StoreKey::Tokens {
-            resource: discovered.resource.clone(),
-            issuer: metadata.issuer.clone(),
-        };
+        let mut tokens = tokens;
+        tokens.wanted_scope = Some(wanted.join(" ")).filter(|s| !s.is_empty());
         self.put_tokens(&key, tokens).await?;
         let mut st = lock(&self.state);
         st.key = Some(key);
-        st.generation += 1;
         st.scopes = wanted;
         st.discovered = Some(discovered);
         Ok(())
     }
 
     /// Refreshes the current tokens (with `resource`, spec § Resource
-    /// Parameter Implementation). Keeps the refresh token when the answer
-    /// has none. Only `invalid_grant` forgets the tokens.
+    /// Parameter Implementation) unless they changed since they were read
+    /// at revision `seen` (another request or process refreshed: theirs are
+    /// used). Runs under the store's lock of the key, so processes that
+    /// find the same expired token refresh it once. Keeps the refresh token
+    /// when the answer has none. Only `invalid_grant` forgets the tokens.
     ///
     /// Returns `false` when there is nothing to refresh with.
-    pub(crate) async fn refresh(&self) -> Result<bool, AuthError> {
+    pub(crate) async fn refresh(&self, seen: Option<Revision>) -> Result<bool, AuthError> {
+        let Some((key, _, _)) = self.current_tokens().await? else {
+            return Ok(false);
+        };
+        let _held = self.store.lock(&key).await.map_err(store_error)?;
+        // Read again under the lock: another process may have refreshed.
         let Some((key, tokens, revision)) = self.current_tokens().await? else {
             return Ok(false);
         };
+        if seen.is_some_and(|seen| seen != revision) {
+            tracing::debug!("the tokens were replaced meanwhile; using the new ones");
+            return Ok(true);
+        }
         let Some(refresh_token) = tokens.refresh_token.clone() else {
             return Ok(false);
         };
-        let Some(discovered) = lock(&self.state).discovered.clone() else {
-            return Ok(false);
-        };
+        let discovered = self.discovered_for(&key).await?;
         let client = self.client_for(&discovered).await?;
         let result = request_token(
             &self.fetcher,
@@ -248,7 +326,8 @@ impl Inner {
         )
         .await;
         match result {
-            Ok(new) => {
+            Ok(mut new) => {
+                new.wanted_scope = tokens.wanted_scope.clone();
                 match self
                     .store
                     .put(&key, Record::Tokens(new), Some(revision))
@@ -264,7 +343,6 @@ impl Inner {
                     }
                     Err(e) => return Err(store_error(e)),
                 }
-                lock(&self.state).generation += 1;
                 tracing::info!(issuer = %discovered.metadata.issuer, "access token refreshed");
                 Ok(true)
             }
@@ -277,10 +355,42 @@ impl Inner {
         }
     }
 
+    /// The authorization server behind the tokens at `key`: the one of the
+    /// last authorization in this process, else its metadata looked up
+    /// again from the issuer the tokens were stored under (tokens another
+    /// process obtained).
+    pub(crate) async fn discovered_for(&self, key: &StoreKey) -> Result<Discovered, AuthError> {
+        let StoreKey::Tokens {
+            resource, issuer, ..
+        } = key
+        else {
+            return Err(AuthError::Store {
+                problem: "not a key of tokens".into(),
+                source: None,
+            });
+        };
+        if let Some(d) = lock(&self.state).discovered.clone()
+            && &d.metadata.issuer == issuer
+        {
+            return Ok(d);
+        }
+        let metadata = discover_as(&self.fetcher, issuer).await?;
+        let discovered = Discovered {
+            resource: resource.clone(),
+            prm_scopes: None,
+            metadata,
+        };
+        lock(&self.state).discovered = Some(discovered.clone());
+        Ok(discovered)
+    }
+
     /// The client identity at the discovered authorization server: stored
     /// for its issuer, else pre-registered, else a metadata document, else
     /// registered now (and stored).
-    async fn client_for(&self, discovered: &Discovered) -> Result<ClientRecord, AuthError> {
+    pub(crate) async fn client_for(
+        &self,
+        discovered: &Discovered,
+    ) -> Result<ClientRecord, AuthError> {
         let metadata = &discovered.metadata;
         let key = StoreKey::Client {
             issuer: metadata.issuer.clone(),
@@ -314,7 +424,11 @@ impl Inner {
     }
 
     /// Stores `tokens` at `key`, over whatever is there.
-    async fn put_tokens(&self, key: &StoreKey, tokens: TokenRecord) -> Result<(), AuthError> {
+    pub(crate) async fn put_tokens(
+        &self,
+        key: &StoreKey,
+        tokens: TokenRecord,
+    ) -> Result<(), AuthError> {
         for _ in 0..3 {
             let current = self
                 .store

@@ -37,32 +37,29 @@ fn failure(e: AuthError) -> AuthFailure {
 
 impl Inner {
     /// The header for the current token, refreshing it first when it is
-    /// about to expire.
+    /// about to expire. The credential's generation is the revision of the
+    /// stored record it came from.
     async fn credential(&self) -> Result<Option<Credential>, AuthError> {
-        let Some((_, tokens, _)) = self.current_tokens().await? else {
+        let Some((_, tokens, revision)) = self.current_tokens().await? else {
             return Ok(None);
         };
-        let tokens = if expiring(&tokens, self.config.refresh_skew)
+        let (tokens, revision) = if expiring(&tokens, self.config.refresh_skew)
             && tokens.refresh_token.is_some()
         {
             let _flow = self.flow.lock().await;
-            // Another request may have refreshed while this one waited.
+            // Another request (or process) may have refreshed meanwhile:
+            // `refresh` sees it and leaves the new tokens as they are.
+            if let Err(e) = self.refresh(Some(revision)).await {
+                // A transient failure keeps the tokens; the old one is sent
+                // and the server decides.
+                tracing::warn!(error = %e, "refreshing the access token ahead of expiry failed");
+            }
             match self.current_tokens().await? {
-                Some((_, t, _)) if !expiring(&t, self.config.refresh_skew) => t,
-                _ => {
-                    if let Err(e) = self.refresh().await {
-                        // A transient failure keeps the tokens; the old one
-                        // is sent and the server decides.
-                        tracing::warn!(error = %e, "refreshing the access token ahead of expiry failed");
-                    }
-                    match self.current_tokens().await? {
-                        Some((_, t, _)) => t,
-                        None => return Ok(None),
-                    }
-                }
+                Some((_, t, r)) => (t, r),
+                None => return Ok(None),
             }
         } else {
-            tokens
+            (tokens, revision)
         };
         let mut value = HeaderValue::try_from(format!("Bearer {}", tokens.access_token.expose()))
             .map_err(|_| AuthError::TokenResponse {
@@ -72,8 +69,7 @@ impl Inner {
         value.set_sensitive(true);
         let mut headers = HeaderMap::new();
         headers.insert(http::header::AUTHORIZATION, value);
-        let generation = lock(&self.state).generation;
-        Ok(Some(Credential::new(headers).with_generation(generation)))
+        Ok(Some(Credential::new(headers).with_generation(revision.0)))
     }
 
     /// The answer to a refusal.
@@ -116,18 +112,23 @@ impl Inner {
             return self.authorize(resource_metadata, scope, true).await;
         }
         // 401.
-        let generation = lock(&self.state).generation;
-        let stale = match challenge.sent_credential {
-            Some(sent) => sent < generation,
+        let current = self.current_tokens().await?.map(|(_, _, rev)| rev);
+        let stale = match (challenge.sent_credential, current) {
+            (Some(sent), Some(now)) => sent != now.0,
             // Sent before any token existed (or after one was forgotten):
-            // stale if there is one now (another refusal's login).
-            None => self.current_tokens().await?.is_some(),
+            // stale if there is one now (another refusal's login, or a
+            // login in another process).
+            (None, Some(_)) => true,
+            (_, None) => false,
         };
         if stale {
             // A newer token arrived since this request went out.
             return Ok(());
         }
-        if challenge.sent_credential.is_some() && challenge.attempt == 0 && self.refresh().await? {
+        if challenge.sent_credential.is_some()
+            && challenge.attempt == 0
+            && self.refresh(current).await?
+        {
             return Ok(());
         }
         self.authorize(resource_metadata, scope, false).await

@@ -95,10 +95,21 @@ pub(crate) async fn register(
                 .into(),
         });
     };
+    let mut grant_types = vec!["authorization_code", "refresh_token"];
+    // A client that may also log in with a device code (RFC 8628), where
+    // the server offers it and does not say it refuses the grant.
+    let device_grant = metadata.device_authorization_endpoint.is_some()
+        && metadata
+            .grant_types_supported
+            .as_ref()
+            .is_none_or(|g| g.iter().any(|g| g == crate::device::DEVICE_GRANT));
+    if device_grant {
+        grant_types.push(crate::device::DEVICE_GRANT);
+    }
     let body = json!({
         "client_name": config.client_name,
         "redirect_uris": [config.redirect_uri],
-        "grant_types": ["authorization_code", "refresh_token"],
+        "grant_types": grant_types,
         "response_types": ["code"],
         "token_endpoint_auth_method": wanted_auth_method(metadata),
         "application_type": config.application_type,

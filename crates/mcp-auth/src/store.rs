@@ -1,11 +1,15 @@
 //! Where credentials live: the [`CredentialStore`] trait (compare-and-swap,
-//! so two refreshes cannot lose a rotated refresh token) and the in-memory
-//! [`MemoryStore`]. Client registrations are keyed by the authorization
-//! server's issuer (never reused with another); tokens by the resource and
-//! the issuer that issued them (never sent to another resource).
+//! so two refreshes cannot lose a rotated refresh token, and a lock that
+//! holds across processes, so that only one of them refreshes) and the
+//! in-memory [`MemoryStore`]. Client registrations are keyed by the
+//! authorization server's issuer (never reused with another); tokens by the
+//! resource, the issuer that issued them and the account (never sent to
+//! another resource; two accounts at one server are two records).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
@@ -24,13 +28,47 @@ pub enum StoreKey {
         /// The authorization server's issuer, as its metadata says.
         issuer: String,
     },
-    /// The tokens for one resource from one authorization server.
+    /// The tokens for one resource from one authorization server, for one
+    /// account.
     Tokens {
         /// The resource (RFC 8707) the tokens are for.
         resource: String,
         /// The issuer that issued them.
         issuer: String,
+        /// The account: a name the user chose to tell two logins at one
+        /// server apart ([`DEFAULT_ACCOUNT`] unless they chose one).
+        #[serde(default = "default_account")]
+        account: String,
     },
+}
+
+/// The account of tokens stored without one chosen: `"default"`.
+pub const DEFAULT_ACCOUNT: &str = "default";
+
+fn default_account() -> String {
+    DEFAULT_ACCOUNT.to_owned()
+}
+
+impl StoreKey {
+    /// The key of the tokens for `resource` from `issuer`, for `account`.
+    pub fn tokens(
+        resource: impl Into<String>,
+        issuer: impl Into<String>,
+        account: impl Into<String>,
+    ) -> StoreKey {
+        StoreKey::Tokens {
+            resource: resource.into(),
+            issuer: issuer.into(),
+            account: account.into(),
+        }
+    }
+
+    /// The key of the client identity at `issuer`.
+    pub fn client(issuer: impl Into<String>) -> StoreKey {
+        StoreKey::Client {
+            issuer: issuer.into(),
+        }
+    }
 }
 
 /// A client identity at one authorization server.
@@ -79,6 +117,25 @@ pub struct TokenRecord {
     pub received_at: Option<SystemTime>,
     /// The scopes granted (or requested, when the server did not say).
     pub scope: Option<String>,
+    /// The scopes the next interactive login asks for (space-separated):
+    /// what the last login asked for, plus what a server challenged for
+    /// later (403 `insufficient_scope`) when no one could be asked then.
+    #[serde(default)]
+    pub wanted_scope: Option<String>,
+}
+
+impl TokenRecord {
+    /// A record of `access_token`, nothing else known.
+    pub fn new(access_token: Secret) -> TokenRecord {
+        TokenRecord {
+            access_token,
+            refresh_token: None,
+            expires_at: None,
+            received_at: None,
+            scope: None,
+            wanted_scope: None,
+        }
+    }
 }
 
 /// One stored record.
@@ -105,6 +162,46 @@ pub enum StoreError {
     /// The store itself failed.
     #[error("credential store failed: {0}")]
     Backend(String),
+    /// A stored file cannot be read as a record. It is left as it is (never
+    /// overwritten): move it away or delete it to log in again.
+    #[error("credential file {} is unreadable ({problem}); it was left untouched: remove it to log in again", path.display())]
+    #[non_exhaustive]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it (no secret: never its content).
+        problem: String,
+    },
+}
+
+/// A lock on one key that holds across processes while it lives (a
+/// refresh runs under it, so ten processes refresh once). Dropping it
+/// releases the lock.
+pub struct StoreLock {
+    _held: Option<Box<dyn Any + Send + Sync>>,
+}
+
+impl StoreLock {
+    /// A lock that holds nothing: for a store that lives in one process
+    /// (the flow's own mutex is then enough).
+    pub fn none() -> StoreLock {
+        StoreLock { _held: None }
+    }
+
+    /// A lock that holds while `guard` lives.
+    pub fn holding(guard: impl Any + Send + Sync) -> StoreLock {
+        StoreLock {
+            _held: Some(Box::new(guard)),
+        }
+    }
+}
+
+impl fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreLock")
+            .field("held", &self._held.is_some())
+            .finish()
+    }
 }
 
 /// A credential store. Implementations must keep secrets out of their
@@ -127,6 +224,25 @@ pub trait CredentialStore: Send + Sync + fmt::Debug {
 
     /// Removes the record at `key`, if any.
     async fn delete(&self, key: &StoreKey) -> Result<(), StoreError>;
+
+    /// Every key with a record. A record that cannot be read is left out
+    /// (and logged); [`get`](Self::get) of its key reports it.
+    async fn keys(&self) -> Result<Vec<StoreKey>, StoreError>;
+
+    /// Takes the lock of `key` across processes, waiting for it. The flow
+    /// holds it while it refreshes, then reads the record again: another
+    /// process that refreshed meanwhile is seen, not repeated. The default
+    /// holds nothing (a store of one process).
+    ///
+    /// Errors: [`StoreError::Backend`] when the lock cannot be taken.
+    async fn lock(&self, key: &StoreKey) -> Result<StoreLock, StoreError> {
+        let _ = key;
+        Ok(StoreLock::none())
+    }
+
+    /// Where the records live, for people (`"memory"`, a directory): no
+    /// secret.
+    fn describe(&self) -> String;
 }
 
 /// The records of a [`MemoryStore`] and the last revision handed out.
@@ -186,6 +302,15 @@ impl CredentialStore for MemoryStore {
         records.map.remove(key);
         Ok(())
     }
+
+    async fn keys(&self) -> Result<Vec<StoreKey>, StoreError> {
+        let records = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(records.map.keys().cloned().collect())
+    }
+
+    fn describe(&self) -> String {
+        "memory (this process only)".into()
+    }
 }
 
 #[cfg(test)]
@@ -193,22 +318,15 @@ mod tests {
     use super::*;
 
     fn tokens(access: &str) -> Record {
-        Record::Tokens(TokenRecord {
-            access_token: Secret::new(access),
-            refresh_token: Some(Secret::new("refresh-secret")),
-            expires_at: None,
-            received_at: None,
-            scope: None,
-        })
+        let mut t = TokenRecord::new(Secret::new(access));
+        t.refresh_token = Some(Secret::new("refresh-secret"));
+        Record::Tokens(t)
     }
 
     #[tokio::test]
     async fn compare_and_swap_refuses_a_stale_writer() {
         let store = MemoryStore::new();
-        let key = StoreKey::Tokens {
-            resource: "https://r/mcp".into(),
-            issuer: "https://as".into(),
-        };
+        let key = StoreKey::tokens("https://r/mcp", "https://as", DEFAULT_ACCOUNT);
         assert!(store.get(&key).await.unwrap().is_none());
         let r1 = store.put(&key, tokens("a"), None).await.unwrap();
         assert!(matches!(
@@ -237,10 +355,7 @@ mod tests {
         store.put(&key, Record::Client(client), None).await.unwrap();
         store
             .put(
-                &StoreKey::Tokens {
-                    resource: "r".into(),
-                    issuer: "i".into(),
-                },
+                &StoreKey::tokens("r", "i", "a"),
                 tokens("access-secret"),
                 None,
             )

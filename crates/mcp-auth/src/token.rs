@@ -44,6 +44,50 @@ pub(crate) fn auth_method(client: &ClientRecord, metadata: &AuthorizationServerM
     "client_secret_basic".into()
 }
 
+/// The form pairs and headers of a request to `url` (the token or the
+/// revocation endpoint) with `params` and the client's authentication, by
+/// the method [`auth_method`] picks.
+///
+/// Errors: `TokenResponse` when the credentials cannot go in a header.
+#[allow(
+    clippy::type_complexity,
+    reason = "a pair of the two lists a request needs"
+)]
+pub(crate) fn authenticated<'a>(
+    client: &'a ClientRecord,
+    metadata: &AuthorizationServerMetadata,
+    params: &[(&'a str, &'a str)],
+    url: &str,
+) -> Result<(Vec<(&'a str, String)>, Vec<(HeaderName, HeaderValue)>), AuthError> {
+    let method = auth_method(client, metadata);
+    let mut pairs: Vec<(&str, String)> =
+        params.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+    let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
+    let secret = client.client_secret.as_ref().map(Secret::expose);
+    match (method.as_str(), secret) {
+        ("client_secret_basic", Some(secret)) => {
+            // RFC 6749 § 2.3.1: both parts form-encoded before base64.
+            let id: String = form_urlencoded::byte_serialize(client.client_id.as_bytes()).collect();
+            let pw: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+            let basic = STANDARD.encode(format!("{id}:{pw}"));
+            let mut value = HeaderValue::try_from(format!("Basic {basic}")).map_err(|_| {
+                AuthError::TokenResponse {
+                    url: url.to_owned(),
+                    problem: "the client credentials cannot be sent in a header".into(),
+                }
+            })?;
+            value.set_sensitive(true);
+            headers.push((header::AUTHORIZATION, value));
+        }
+        ("client_secret_post", Some(secret)) => {
+            pairs.push(("client_id", client.client_id.clone()));
+            pairs.push(("client_secret", secret.to_owned()));
+        }
+        _ => pairs.push(("client_id", client.client_id.clone())),
+    }
+    Ok((pairs, headers))
+}
+
 /// `application/x-www-form-urlencoded` of `pairs`.
 pub(crate) fn form(pairs: &[(&str, &str)]) -> String {
     let mut s = form_urlencoded::Serializer::new(String::new());
@@ -85,31 +129,8 @@ pub(crate) async fn request_token(
     requested_scope: Option<&str>,
 ) -> Result<TokenRecord, AuthError> {
     let url = metadata.token_endpoint.as_str();
-    let method = auth_method(client, metadata);
-    let mut pairs: Vec<(&str, &str)> = params.to_vec();
-    let mut headers: Vec<(HeaderName, HeaderValue)> = Vec::new();
-    let secret = client.client_secret.as_ref().map(Secret::expose);
-    match (method.as_str(), secret) {
-        ("client_secret_basic", Some(secret)) => {
-            // RFC 6749 § 2.3.1: both parts form-encoded before base64.
-            let id: String = form_urlencoded::byte_serialize(client.client_id.as_bytes()).collect();
-            let pw: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-            let basic = STANDARD.encode(format!("{id}:{pw}"));
-            let mut value = HeaderValue::try_from(format!("Basic {basic}")).map_err(|_| {
-                AuthError::TokenResponse {
-                    url: url.to_owned(),
-                    problem: "the client credentials cannot be sent in a header".into(),
-                }
-            })?;
-            value.set_sensitive(true);
-            headers.push((header::AUTHORIZATION, value));
-        }
-        ("client_secret_post", Some(secret)) => {
-            pairs.push(("client_id", &client.client_id));
-            pairs.push(("client_secret", secret));
-        }
-        _ => pairs.push(("client_id", &client.client_id)),
-    }
+    let (pairs, headers) = authenticated(client, metadata, params, url)?;
+    let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let response = post(
         fetcher,
         "token request",
@@ -181,6 +202,7 @@ pub(crate) async fn request_token(
         expires_at,
         received_at: Some(SystemTime::now()),
         scope: body.scope.or_else(|| requested_scope.map(str::to_owned)),
+        wanted_scope: None,
     })
 }
 

@@ -25,6 +25,56 @@ pub struct AuthorizationPrompt {
     /// The redirect URI the authorization server will send the user back
     /// to.
     pub redirect_uri: String,
+    /// The `state` the authorization URL carries: a redirect with another
+    /// one is not the answer to this request (not a secret).
+    pub state: String,
+    /// The authorization server's issuer: a redirect whose RFC 9207 `iss`
+    /// differs is not from it.
+    pub issuer: String,
+    /// The authorization server advertises `iss` on its redirects: one
+    /// without it is not from it.
+    pub iss_required: bool,
+}
+
+impl AuthorizationPrompt {
+    /// A prompt to send the user to `url`, coming back to `redirect_uri`
+    /// with `state`, from `issuer` (which sends `iss` when `iss_required`).
+    pub fn new(
+        url: impl Into<String>,
+        redirect_uri: impl Into<String>,
+        state: impl Into<String>,
+        issuer: impl Into<String>,
+        iss_required: bool,
+    ) -> AuthorizationPrompt {
+        AuthorizationPrompt {
+            url: url.into(),
+            redirect_uri: redirect_uri.into(),
+            state: state.into(),
+            issuer: issuer.into(),
+            iss_required,
+        }
+    }
+
+    /// Why `params` cannot be the answer to this prompt (`state` or `iss`
+    /// differs, or `iss` is missing where required), if they cannot. The
+    /// flow checks them again; an agent uses this to refuse a stray
+    /// redirect and keep waiting for the right one.
+    pub fn mismatch(&self, params: &CallbackParams) -> Option<&'static str> {
+        match params.get("state") {
+            Some(s) if s == self.state => {}
+            Some(_) => return Some("its state is not the one of this login"),
+            None => return Some("it has no state"),
+        }
+        match params.get("iss") {
+            Some(iss) if iss != self.issuer => {
+                Some("its iss is not the authorization server's issuer")
+            }
+            None if self.iss_required => {
+                Some("it has no iss, which this authorization server sends")
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The parameters of the redirect back to the client (`code`, `state`,

@@ -419,3 +419,62 @@ async fn no_interaction_reports_login_needed() {
     assert!(mock.to("/authorize").is_empty());
     assert!(mock.to("/token").is_empty());
 }
+
+/// A step-up that no one can be asked for (a background command) ends in
+/// "login needed", and the scopes the server asked for are remembered with
+/// the tokens: the next interactive login (`OAuth::login`, with no
+/// challenge) asks for their union, and that login's token passes.
+#[tokio::test]
+async fn a_step_up_no_one_can_give_is_remembered_for_the_next_login() {
+    use std::sync::Arc;
+
+    use mcp_auth::{
+        CredentialStore, HeadlessRedirect, MemoryStore, NoInteraction, OAuth, Record, StoreKey,
+    };
+    use mcp_transport_http::Fetcher;
+
+    let mock = Mock::start(Script {
+        challenge_scope: Some("mcp:basic"),
+        call_scope: Some("mcp:write"),
+        ..Script::default()
+    })
+    .await;
+    let store = Arc::new(MemoryStore::new());
+    let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch_options())));
+    let first = OAuth::new(mock.config(), store.clone(), agent.clone()).unwrap();
+    call(&mock.connect(&first).await, "tools/list")
+        .await
+        .unwrap();
+
+    let background = OAuth::new(
+        mock.config(),
+        store.clone(),
+        Arc::new(NoInteraction::new("run `mcp login x`")),
+    )
+    .unwrap();
+    let t = mock.connect(&background).await;
+    let e = call(&t, "tools/call").await.unwrap_err();
+    assert_eq!(e.auth_kind(), Some(AuthErrorKind::NeedsLogin), "{e}");
+    let key = StoreKey::tokens(mock.url(), mock.url().trim_end_matches("/mcp"), "default");
+    let Some((Record::Tokens(t), _)) = store.get(&key).await.unwrap() else {
+        panic!("the tokens stay");
+    };
+    assert_eq!(t.wanted_scope.as_deref(), Some("mcp:basic mcp:write"));
+    let status = background.status().await.unwrap().unwrap();
+    assert_eq!(status.wanted_scope.as_deref(), Some("mcp:basic mcp:write"));
+
+    let again = OAuth::new(mock.config(), store.clone(), agent).unwrap();
+    again.login().await.unwrap();
+    let scopes: Vec<Option<String>> = mock
+        .authorize_queries()
+        .iter()
+        .map(|q| get(q, "scope").map(str::to_owned))
+        .collect();
+    assert_eq!(
+        scopes,
+        [Some("mcp:basic".into()), Some("mcp:basic mcp:write".into())]
+    );
+    call(&mock.connect(&again).await, "tools/call")
+        .await
+        .unwrap();
+}

@@ -25,6 +25,7 @@ Exit codes:
   2    failure: usage, configuration, connection or protocol error (incl. unknown tool)
   130  interrupted (Ctrl-C); the call is cancelled and the server is sent notifications/cancelled
   143  terminated (SIGTERM), 129 hung up (SIGHUP): as Ctrl-C; the servers are shut down
+  3    a remote server needs a login: the message names the `mcp login` command to run
   141  stdout was closed by the reader (e.g. `| head -1`); nothing more is printed
 
 Examples:
@@ -35,7 +36,8 @@ Examples:
   mcp skills
   mcp skill pdf-processing --file references/FORMS.md
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
-  mcp --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\" tools";
+  mcp --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\" tools
+  mcp login https://example.com/mcp      then   mcp --url https://example.com/mcp tools";
 
 /// `mcp`: talk to Model Context Protocol servers from a terminal.
 #[derive(Debug, Parser)]
@@ -101,6 +103,18 @@ pub(crate) struct Cli {
     /// default 3. A config entry's own discoverTimeout wins.
     #[arg(long, global = true, value_name = "SECS")]
     pub discover_timeout: Option<f64>,
+
+    /// Where logins are stored: auto (the OS keychain when this mcp was
+    /// built with it and one answers, else files), keychain, or file.
+    #[arg(
+        long,
+        global = true,
+        value_name = "STORE",
+        env = "MCP_CREDENTIAL_STORE",
+        default_value = "auto",
+        value_parser = ["auto", "keychain", "file"]
+    )]
+    pub credential_store: String,
 
     /// What to do.
     #[command(subcommand)]
@@ -195,9 +209,109 @@ pub(crate) enum Command {
         /// Only this server.
         server: Option<String>,
     },
+    /// Log in to a remote server (OAuth): `login SERVER|URL`. The browser
+    /// opens on the authorization page (the URL is printed too); over SSH,
+    /// paste the URL the browser ended on, or the code.
+    #[command(
+        override_usage = "mcp login [OPTIONS] <SERVER|URL>  (--device: a code entered on another device)"
+    )]
+    Login(LoginArgs),
+    /// Forget the stored login of SERVER (or of every server with --all),
+    /// revoking its tokens first with --revoke (RFC 7009, when offered).
+    #[command(override_usage = "mcp logout [OPTIONS] <SERVER|URL|--all>")]
+    Logout(LogoutArgs),
+    /// Stored logins and discovery: `auth status [SERVER]`, `auth inspect
+    /// URL`, `auth token SERVER`.
+    Auth {
+        /// What to do.
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
     /// no target is given).
     ServeDemo,
+}
+
+/// `mcp login`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LoginArgs {
+    /// A server of the configuration, or a server URL (default: --url).
+    pub server: Option<String>,
+    /// Store the login under this account (two accounts at one server are
+    /// two logins; default: the entry's `account`, else "default").
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+    /// Ask for this scope too (repeatable), besides what the server asks
+    /// for and what earlier logins and step-ups asked for.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// Do not open a browser: print the URL only (and accept a paste).
+    #[arg(long)]
+    pub no_browser: bool,
+    /// Log in with a code entered on another device (RFC 8628 device
+    /// authorization), when the authorization server offers it.
+    #[arg(long, conflicts_with_all = ["no_browser", "callback_port"])]
+    pub device: bool,
+    /// The loopback callback port (a pre-registered redirect URI
+    /// http://localhost:PORT/callback; default: the entry's callbackPort,
+    /// else any free port on 127.0.0.1).
+    #[arg(long, value_name = "PORT")]
+    pub callback_port: Option<u16>,
+    /// A pre-registered client id (default: the entry's, else one is
+    /// registered).
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// The environment variable holding the client's secret.
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    pub client_secret_env: Option<String>,
+    /// Seconds to wait for the browser (default 300).
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub login_timeout: u64,
+}
+
+/// `mcp logout`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LogoutArgs {
+    /// A server of the configuration, or a server URL (default: --url).
+    #[arg(conflicts_with = "all")]
+    pub server: Option<String>,
+    /// Every stored login.
+    #[arg(long)]
+    pub all: bool,
+    /// Revoke the tokens at the authorization server first (RFC 7009).
+    #[arg(long)]
+    pub revoke: bool,
+    /// The account to log out (default: the entry's, else "default").
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+}
+
+/// `mcp auth …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuthCommand {
+    /// The stored logins (of SERVER, or all): issuer, account, scopes,
+    /// expiry. Never a secret.
+    Status {
+        /// A server of the configuration, or a server URL.
+        server: Option<String>,
+    },
+    /// Every discovery URL of URL's server, with its status and verdict.
+    Inspect {
+        /// The MCP server's URL.
+        url: String,
+    },
+    /// Print a valid access token of SERVER (refreshed first when needed),
+    /// for scripts. Refuses a terminal without --show.
+    Token {
+        /// A server of the configuration, or a server URL (default: --url).
+        server: Option<String>,
+        /// Print it even to a terminal.
+        #[arg(long)]
+        show: bool,
+        /// The account (default: the entry's, else "default").
+        #[arg(long, value_name = "NAME")]
+        account: Option<String>,
+    },
 }
 
 fn parse_version_preference(s: &str) -> Result<VersionPreference, String> {

@@ -9,6 +9,9 @@ pub(crate) const SUCCESS: u8 = 0;
 pub(crate) const TOOL_ERROR: u8 = 1;
 /// Usage, configuration, connection or protocol failure.
 pub(crate) const FAILURE: u8 = 2;
+/// A remote server needs a login: the message names the `mcp login`
+/// command to run.
+pub(crate) const LOGIN_NEEDED: u8 = 3;
 /// Interrupted by Ctrl-C (128 + SIGINT).
 pub(crate) const INTERRUPTED: u8 = 130;
 
@@ -56,6 +59,14 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
+    /// A failure with exit code [`LOGIN_NEEDED`].
+    pub(crate) fn login_needed(message: impl Into<String>) -> Self {
+        Failure {
+            code: LOGIN_NEEDED,
+            message: message.into(),
+        }
+    }
+
     /// A failure with exit code [`FAILURE`].
     pub(crate) fn new(message: impl Into<String>) -> Self {
         Failure {
@@ -90,7 +101,15 @@ impl From<mcp_client::ClientError> for Failure {
         if e.is_cancelled() {
             return Failure::interrupted();
         }
-        Failure::new(error_chain(&e))
+        let login = e
+            .transport_error()
+            .and_then(|t| t.auth_kind())
+            .is_some_and(|k| k == mcp_transport::AuthErrorKind::NeedsLogin);
+        let mut failure = Failure::new(error_chain(&e));
+        if login {
+            failure.code = LOGIN_NEEDED;
+        }
+        failure
     }
 }
 

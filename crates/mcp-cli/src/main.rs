@@ -1,17 +1,18 @@
 //! `mcp`: the command line of the MCP client stack. See `mcp --help`.
 //!
 //! Exit codes: 0 success, 1 the tool reported an error (`isError`), 2
-//! failure (usage, configuration, connection, protocol), 130 / 143 / 129
-//! interrupted by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by the reader.
+//! failure (usage, configuration, connection, protocol), 3 a remote server
+//! needs a login (`mcp login …`), 130 / 143 / 129 interrupted by SIGINT /
+//! SIGTERM / SIGHUP, 141 stdout closed by the reader.
 
 mod arguments;
+mod auth;
 mod cli;
 mod commands;
 mod demo;
 mod exit;
 mod form;
 mod handler;
-mod oauth;
 mod output;
 mod render;
 mod servers;

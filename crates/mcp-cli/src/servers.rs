@@ -49,6 +49,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// `true` when the server needs a login no one could be asked for.
+    pub(crate) fn needs_login(&self) -> bool {
+        matches!(self.status, ServerStatus::NeedsLogin { .. })
+    }
+
     /// The client, or why there is none (`None` for a disabled server:
     /// skipped without a word).
     pub(crate) fn reach(&self) -> Result<&Client, Option<String>> {
@@ -92,7 +97,7 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         .with_backoff(no_reconnect)
         .with_unavailable(UnavailablePolicy::FailFast)
         .with_start_listings(settings.listings)
-        .with_oauth(crate::oauth::flow_for)
+        .with_oauth(crate::auth::flow_for)
         .with_handler_per_server(move |config| {
             Arc::new(CliHandler::new(
                 &config.name,

@@ -1,7 +1,8 @@
-//! `mcp` against a remote server behind OAuth: with no way to log in yet,
-//! it says the server needs a login and what to do (not a bare 401), exits
-//! non-zero, and registers no client; given its own `Authorization` header
-//! the server's refusal is shown as it came.
+//! `mcp` against a remote server behind OAuth, not logged in: it says the
+//! server needs a login and names the exact `mcp login` command (not a
+//! bare 401), exits with the code of its own (3), and registers no client;
+//! given its own `Authorization` header (or `auth: "headers"`) the
+//! server's refusal is shown as it came and no flow starts.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -71,16 +72,50 @@ async fn a_server_that_needs_a_login_says_so_and_what_to_do() {
     for command in ["tools", "servers"] {
         let out = run(vec!["--url".into(), url.clone(), command.into()]).await;
         let shown = format!("{}{}", out.stdout, out.stderr);
-        assert_ne!(out.code, Some(0), "{command}: {shown}");
+        assert_eq!(out.code, Some(3), "{command}: {shown}");
         assert!(
-            shown.contains(&format!("authorization needs login for {url}: server ")),
-            "{command}: {shown}"
-        );
-        assert!(
-            shown.contains(r#"--header "Authorization: Bearer <token>""#),
+            shown.contains(&format!(
+                "authorization needs login for {url}: run `mcp login {url}`, then try again"
+            )),
             "{command}: {shown}"
         );
     }
+    // From a configuration, the command names the file and the entry.
+    let dir = temp_dir("needs-login-config");
+    let file = dir.join("servers.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {"locked": {"url": url}, "static": {"url": url, "auth": "headers"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let file_arg = file.to_str().unwrap().to_owned();
+    let out = run(vec![
+        "--config".into(),
+        file_arg.clone(),
+        "tools".into(),
+        "locked".into(),
+    ])
+    .await;
+    let shown = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(out.code, Some(3), "{shown}");
+    assert!(
+        shown.contains(&format!("run `mcp --config {file_arg} login locked`")),
+        "{shown}"
+    );
+    // `auth: "headers"`: the refusal as it came, no flow.
+    let out = run(vec![
+        "--config".into(),
+        file_arg,
+        "tools".into(),
+        "static".into(),
+    ])
+    .await;
+    let shown = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(out.code, Some(2), "{shown}");
+    assert!(shown.contains("401"), "{shown}");
+    assert!(!shown.contains("login"), "{shown}");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(server.requests().iter().all(|r| r.path() != "/register"));
 
     let out = run(vec![

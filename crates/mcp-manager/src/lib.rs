@@ -95,9 +95,12 @@
 //!
 //! A server whose authorization hook says a login is needed that no one can
 //! be asked for (`mcp_auth::NoInteraction`) is [`ServerStatus::NeedsLogin`]
-//! at once, on a first start or a reconnection, and not retried; calls to it
-//! fail with [`ManagerError::NeedsLogin`], whose text is the hint of what to
-//! do.
+//! at once, on a first start or a reconnection, and not retried (no browser
+//! is ever opened behind the user's back); calls to it fail with
+//! [`ManagerError::NeedsLogin`], whose text is the hint of what to do. The
+//! first call that finds a login in the flow's store (made meanwhile, in
+//! another process, e.g. by `mcp login`) starts the server again, once, and
+//! waits for that start; nothing polls.
 //!
 //! # Cancel safety
 //! Dropping a [`Manager::call_tool`] future while it waits for a server
@@ -117,7 +120,8 @@ pub mod options;
 pub mod status;
 
 pub use config::{
-    ConfigError, ConfigErrorKind, McpConfig, RemoteKind, ServerConfig, TransportConfig,
+    AuthMode, ConfigError, ConfigErrorKind, McpConfig, OAuthSettings, RemoteKind, ServerConfig,
+    TransportConfig,
 };
 pub use error::{ManagerError, error_chain};
 pub use manager::Manager;

@@ -14,8 +14,11 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fault_http::{FaultServer, Recorded, Reply};
-use mcp_manager::mcp_auth::{MemoryStore, NoInteraction, OAuth, OAuthConfig};
+use fault_http::{FaultServer, Recorded, Reply, init_result, tools_result};
+use mcp_manager::mcp_auth::{
+    CredentialStore, MemoryStore, NoInteraction, OAuth, OAuthConfig, Record, Secret, StoreKey,
+    TokenRecord,
+};
 use mcp_manager::{Manager, ManagerError, McpConfig, ServerStatus, UnavailablePolicy};
 use mcp_transport_http::{FetchOptions, ProxySetting};
 use serde_json::json;
@@ -43,6 +46,13 @@ fn protected(base: &str, r: &Recorded) -> Reply {
         "/register" => {
             Reply::json(json!({"client_id": "c-1", "redirect_uris": [REDIRECT]}).to_string())
                 .with_status(201)
+        }
+        "/mcp" if r.header("authorization") == Some("Bearer at-later") => {
+            match (r.rpc_method().as_deref(), r.rpc_id()) {
+                (Some("initialize"), Some(id)) => Reply::json(init_result(&id, "2025-11-25")),
+                (Some(_), Some(id)) => Reply::json(tools_result(&id)),
+                _ => Reply::status(202),
+            }
         }
         "/mcp" => Reply::status(401).header(
             "www-authenticate",
@@ -164,5 +174,62 @@ async fn without_a_flow_the_refusal_is_a_plain_failure() {
             .count(),
         0
     );
+    manager.shutdown().await;
+}
+
+/// A server that needed a login is started again by the first call after
+/// a login was stored (here: written straight into the store, as `mcp
+/// login` in another process writes the file store); before that, calls
+/// fail at once and nothing is retried.
+#[tokio::test]
+async fn a_login_stored_later_is_picked_up_by_the_next_call() {
+    let server = server().await;
+    let url = server.url("/mcp");
+    let base = server.url("");
+    let store = Arc::new(MemoryStore::new());
+    let config = OAuthConfig::new(url.clone(), REDIRECT)
+        .with_fetch(FetchOptions::default().with_proxy(ProxySetting::None));
+    let oauth = OAuth::new(config, store.clone(), Arc::new(NoInteraction::new(HINT))).unwrap();
+    let config = McpConfig::from_json(
+        &json!({"mcpServers": {"locked": {"type": "http", "url": url, "protocolVersion": "2025-11-25"}}})
+            .to_string(),
+    )
+    .unwrap();
+    let opts = options()
+        .with_unavailable(UnavailablePolicy::FailFast)
+        .with_server_oauth("locked", oauth);
+    let manager = Manager::start(config, opts).await;
+    assert!(manager.wait_started(Duration::from_secs(20)).await);
+    assert!(matches!(
+        manager
+            .wait_for_client("locked", UnavailablePolicy::FailFast)
+            .await,
+        Err(ManagerError::NeedsLogin { .. })
+    ));
+    let posts = || {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.path() == "/mcp")
+            .count()
+    };
+    assert_eq!(posts(), 1, "not retried on its own");
+    store
+        .put(
+            &StoreKey::tokens(url.clone(), base, "default"),
+            Record::Tokens(TokenRecord::new(Secret::new("at-later"))),
+            None,
+        )
+        .await
+        .unwrap();
+    let client = manager
+        .wait_for_client("locked", UnavailablePolicy::FailFast)
+        .await
+        .expect("started again with the stored login");
+    assert!(client.is_connected());
+    assert!(matches!(
+        manager.server_status("locked"),
+        Some(ServerStatus::Connected { .. })
+    ));
     manager.shutdown().await;
 }

@@ -43,6 +43,9 @@ impl Session {
             Command::Skills { server } => self.skills(server.as_deref()).await,
             Command::Skill { words, file } => self.skill(&words, file.as_deref()).await,
             Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
+            Command::Login(_) | Command::Logout(_) | Command::Auth { .. } => {
+                Err(Failure::new("login commands start no server"))
+            }
         }
     }
 }

@@ -29,6 +29,10 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
 ///
 /// Errors: a [`Failure`] carrying its exit code and message.
 pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Result<u8, Failure> {
+    // Logins are managed without starting any server.
+    if let Some(result) = crate::auth::run(&cli, &cancel).await {
+        return result;
+    }
     // Word counts and argument syntax are checked before any server starts.
     precheck(&cli.command)?;
     let mut config = targets::resolve(&cli)?;
@@ -50,6 +54,14 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         } else {
             "no server to run: the configuration's entries were rejected (see the warnings above)"
         }));
+    }
+    // Logins are read from the chosen store only when a server may need one.
+    let remote_oauth = config.servers.values().any(|s| {
+        !s.disabled
+            && matches!(&s.transport, mcp_manager::TransportConfig::Remote(r) if r.wants_oauth())
+    });
+    if remote_oauth {
+        crate::auth::choose_store(&cli.credential_store).await?;
     }
     let discover_timeout = match cli.discover_timeout {
         Some(secs) if secs.is_finite() && secs > 0.0 => {
@@ -218,6 +230,9 @@ fn listings_for(command: &Command) -> StartListings {
         | Command::Ping { .. }
         | Command::Skills { .. }
         | Command::Skill { .. }
-        | Command::ServeDemo => StartListings::NONE,
+        | Command::ServeDemo
+        | Command::Login(_)
+        | Command::Logout(_)
+        | Command::Auth { .. } => StartListings::NONE,
     }
 }

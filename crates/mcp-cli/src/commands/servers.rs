@@ -52,22 +52,31 @@ impl Session {
                 (ServerStatus::Failed { why }, _) => {
                     json!({"name": s.name, "status": "failed", "error": crate::exit::tidy(why)})
                 }
+                (ServerStatus::NeedsLogin { why }, _) => {
+                    json!({"name": s.name, "status": "needs-login", "error": crate::exit::tidy(why)})
+                }
                 (other, _) => {
                     json!({"name": s.name, "status": "failed", "error": other.to_string()})
                 }
             };
             rows.push(row);
         }
-        let all_ok = rows.iter().all(|r| r["status"] != "failed");
+        let failed = rows.iter().any(|r| r["status"] == "failed");
+        let needs_login = rows.iter().any(|r| r["status"] == "needs-login");
         if self.json {
             print_json(&rows)?;
         } else {
             for row in &rows {
                 let name = row["name"].as_str().unwrap_or("");
                 match row["status"].as_str() {
-                    Some("failed") => {
+                    Some(status @ ("failed" | "needs-login")) => {
+                        let status = if status == "failed" {
+                            "failed"
+                        } else {
+                            "needs login"
+                        };
                         output::line(&output::one_line(&format!(
-                            "{name}  failed: {}",
+                            "{name}  {status}: {}",
                             row["error"].as_str().unwrap_or("")
                         )))?;
                         continue;
@@ -94,6 +103,12 @@ impl Session {
                 )))?;
             }
         }
-        Ok(if all_ok { SUCCESS } else { FAILURE })
+        Ok(if failed {
+            FAILURE
+        } else if needs_login {
+            crate::exit::LOGIN_NEEDED
+        } else {
+            SUCCESS
+        })
     }
 }

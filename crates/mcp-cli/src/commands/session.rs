@@ -39,17 +39,24 @@ impl Session {
     /// "server X was not started: why", for a rejected entry or a server
     /// that failed to start; `None` when `name` is neither.
     pub(super) fn not_started(&self, name: &str) -> Option<Failure> {
+        let mut login = false;
         let why = match self.rejected.get(name) {
             Some(why) => why.clone(),
-            None => match self.servers.iter().find(|s| s.name == name)?.reach() {
-                Err(Some(why)) => why,
-                _ => return None,
-            },
+            None => {
+                let server = self.servers.iter().find(|s| s.name == name)?;
+                login = server.needs_login();
+                match server.reach() {
+                    Err(Some(why)) => why,
+                    _ => return None,
+                }
+            }
         };
-        Some(Failure::new(format!(
-            "server {name} was not started: {}",
-            crate::exit::tidy(&why)
-        )))
+        let message = format!("server {name} was not started: {}", crate::exit::tidy(&why));
+        Some(if login {
+            Failure::login_needed(message)
+        } else {
+            Failure::new(message)
+        })
     }
 
     /// The servers that did not start (rejected or failed), by name.
@@ -88,15 +95,24 @@ impl Session {
         }
         let mut ok = Vec::new();
         let mut errors = Vec::new();
+        let mut login = false;
         for s in &self.servers {
             match s.reach() {
                 Ok(c) => ok.push((s.name.as_str(), c)),
-                Err(Some(why)) => errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why))),
+                Err(Some(why)) => {
+                    login |= s.needs_login();
+                    errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why)));
+                }
                 Err(None) => {}
             }
         }
         if ok.is_empty() {
-            return Err(Failure::new(errors.join("\n")));
+            let message = errors.join("\n");
+            return Err(if login {
+                Failure::login_needed(message)
+            } else {
+                Failure::new(message)
+            });
         }
         for e in errors {
             self.ui.line(&format!("mcp: skipped {e}"));

@@ -35,6 +35,8 @@ pub(crate) fn mcp_in(dir: &Path, args: &[&str]) -> Run {
         // The era memory lives in the run's own directory unless a test says
         // otherwise: one run's verdict never changes another test's wire.
         .env("XDG_CACHE_HOME", dir.join(".cache"))
+        // So are stored logins.
+        .env("MCP_CREDENTIALS_DIR", dir.join(".credentials"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

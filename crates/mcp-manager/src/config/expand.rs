@@ -9,6 +9,8 @@
 //! - `${NAME:-default}`: the value of `NAME`, or `default` when `NAME` is
 //!   unset **or empty** (as in POSIX sh). `default` may be empty and may
 //!   itself contain `${…}` expressions.
+//! - `${env:NAME}` (and `${env:NAME:-default}`): the same as `${NAME}`, as
+//!   VS Code and Cursor spell it in their `mcp.json`.
 //! - `$${`: a literal `${` (escape). Any other `$` is literal, so `$HOME`
 //!   (without braces) is left as is.
 //! - An unterminated `${`, or a bad name, is [`ExpandError::Syntax`].
@@ -32,6 +34,7 @@ pub enum ExpandError {
 /// let env = |name: &str| (name == "HOME").then(|| "/home/me".to_owned());
 /// assert_eq!(expand("${HOME}/x", &env).unwrap(), "/home/me/x");
 /// assert_eq!(expand("${PORT:-8080}", &env).unwrap(), "8080");
+/// assert_eq!(expand("${env:HOME}", &env).unwrap(), "/home/me");
 /// assert!(expand("${TOKEN}", &env).is_err());
 /// ```
 ///
@@ -87,6 +90,7 @@ fn expand_expression(
     expr: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, ExpandError> {
+    let expr = expr.strip_prefix("env:").unwrap_or(expr);
     let (name, default) = match expr.find(":-") {
         Some(i) => (&expr[..i], Some(&expr[i + 2..])),
         None => (expr, None),

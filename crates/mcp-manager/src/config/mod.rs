@@ -17,7 +17,23 @@
 //! - stdio: `command` (string, required), `args` (array of strings), `env`
 //!   (object of strings, merged over the host's environment), `cwd` (string).
 //! - remote: `url` (string, `http://` or `https://`, required), `headers`
-//!   (object of strings).
+//!   (object of strings), and how it is authorized:
+//!   - `auth`: `"oauth"` (an OAuth login, `mcp login`), `"headers"` (the
+//!     `headers` are the credential: a refusal is shown as it came and no
+//!     OAuth flow ever starts), `"none"` (no credential, no flow).
+//!     Omitted: OAuth unless `headers` has an `Authorization` header.
+//!     Cursor's static-client object is accepted here too:
+//!     `"auth": {"CLIENT_ID": "…", "CLIENT_SECRET": "${env:VAR}", "scopes": […]}`
+//!     means `"oauth"` with those settings.
+//!   - `oauth` (object, Claude Code's and VS Code's spelling): `clientId`
+//!     (a pre-registered client), `clientSecretEnv` (the name of an
+//!     environment variable holding its secret, read when the flow
+//!     needs it; a secret is never written in the file), `callbackPort`
+//!     (the fixed loopback port of a pre-registered redirect URI
+//!     `http://localhost:PORT/callback`), `scopes` (a space-separated
+//!     string, as Claude Code writes it, or an array), `account` (the
+//!     account name the tokens are stored under). Snake-case spellings
+//!     (`client_id`, …) are accepted; other members are ignored.
 //! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
 //!   (Streamable HTTP) or `"sse"` (the 2024-11-05 HTTP+SSE transport).
 //!   Omitted: `command` means stdio, `url` means Streamable HTTP.
@@ -273,6 +289,10 @@ pub struct RemoteServer {
     pub kind: RemoteKind,
     /// Extra request headers (e.g. `Authorization`).
     pub headers: BTreeMap<String, String>,
+    /// How it is authorized (JSON `auth`).
+    pub auth: AuthMode,
+    /// Its OAuth settings (JSON `oauth`, or Cursor's `auth` object).
+    pub oauth: OAuthSettings,
 }
 
 impl RemoteServer {
@@ -282,6 +302,8 @@ impl RemoteServer {
             url: url.into(),
             kind,
             headers: BTreeMap::new(),
+            auth: AuthMode::Auto,
+            oauth: OAuthSettings::default(),
         }
     }
 
@@ -289,6 +311,31 @@ impl RemoteServer {
     pub fn with_headers(mut self, headers: BTreeMap<String, String>) -> Self {
         self.headers = headers;
         self
+    }
+
+    /// Sets how it is authorized.
+    pub fn with_auth(mut self, auth: AuthMode) -> Self {
+        self.auth = auth;
+        self
+    }
+
+    /// Sets its OAuth settings.
+    pub fn with_oauth(mut self, oauth: OAuthSettings) -> Self {
+        self.oauth = oauth;
+        self
+    }
+
+    /// `true` when an OAuth flow may run for it: `auth` is `"oauth"`, or
+    /// omitted and no `Authorization` header is configured.
+    pub fn wants_oauth(&self) -> bool {
+        match self.auth {
+            AuthMode::OAuth => true,
+            AuthMode::Auto => !self
+                .headers
+                .keys()
+                .any(|name| name.eq_ignore_ascii_case("authorization")),
+            AuthMode::Headers | AuthMode::None => false,
+        }
     }
 }
 
@@ -299,6 +346,58 @@ impl fmt::Debug for RemoteServer {
             .field("url", &redact_url(&self.url))
             .field("kind", &self.kind)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("auth", &self.auth)
+            .field("oauth", &self.oauth)
+            .finish()
+    }
+}
+
+/// How a remote server is authorized (JSON `auth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum AuthMode {
+    /// Not said: OAuth unless an `Authorization` header is configured.
+    #[default]
+    Auto,
+    /// An OAuth login (`"oauth"`).
+    OAuth,
+    /// The configured headers are the credential; no OAuth flow ever
+    /// starts (`"headers"`).
+    Headers,
+    /// No credential and no flow (`"none"`).
+    None,
+}
+
+/// The OAuth settings of a remote entry (JSON `oauth`, see the module
+/// docs). Its `Debug` output never shows the client secret.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OAuthSettings {
+    /// A pre-registered `client_id` (`clientId`, Cursor's `CLIENT_ID`).
+    pub client_id: Option<String>,
+    /// The client secret itself (Cursor's `CLIENT_SECRET`, normally a
+    /// `${env:VAR}` reference).
+    pub client_secret: Option<String>,
+    /// The environment variable holding the client secret
+    /// (`clientSecretEnv`).
+    pub client_secret_env: Option<String>,
+    /// A fixed loopback callback port (`callbackPort`).
+    pub callback_port: Option<u16>,
+    /// Scopes to ask for (`scopes`).
+    pub scopes: Vec<String>,
+    /// The account the tokens are stored under (`account`).
+    pub account: Option<String>,
+}
+
+impl fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthSettings")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
+            .field("client_secret_env", &self.client_secret_env)
+            .field("callback_port", &self.callback_port)
+            .field("scopes", &self.scopes)
+            .field("account", &self.account)
             .finish()
     }
 }
@@ -624,7 +723,14 @@ fn parse_entry(
                     ),
                 ));
             }
-            TransportConfig::Remote(RemoteServer { url, kind, headers })
+            let (auth, oauth) = parse_auth(obj, path, &expand_at)?;
+            TransportConfig::Remote(RemoteServer {
+                url,
+                kind,
+                headers,
+                auth,
+                oauth,
+            })
         }
     };
     Ok(ServerConfig {
@@ -637,6 +743,115 @@ fn parse_entry(
         disabled,
         source: None,
     })
+}
+
+/// The `auth` and `oauth` members of a remote entry.
+fn parse_auth(
+    obj: &Map<String, Value>,
+    path: &str,
+    expand_at: &dyn Fn(&str, &str) -> EntryResult<String>,
+) -> EntryResult<(AuthMode, OAuthSettings)> {
+    let field = |k: &str| join_key(path, k);
+    let mut settings = OAuthSettings::default();
+    let mode = match obj.get("auth") {
+        None | Some(Value::Null) => AuthMode::Auto,
+        Some(Value::String(s)) => match s.as_str() {
+            "oauth" => AuthMode::OAuth,
+            "headers" => AuthMode::Headers,
+            "none" => AuthMode::None,
+            other => {
+                return Err((
+                    field("auth"),
+                    ConfigErrorKind::Invalid(format!(
+                        "{other:?} is not \"oauth\", \"headers\" or \"none\""
+                    )),
+                ));
+            }
+        },
+        Some(Value::Object(cursor)) => {
+            read_oauth(cursor, &field("auth"), expand_at, &mut settings)?;
+            AuthMode::OAuth
+        }
+        Some(v) => {
+            return Err(wrong(
+                &field("auth"),
+                "\"oauth\", \"headers\", \"none\" or an object",
+                v,
+            ));
+        }
+    };
+    match obj.get("oauth") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(o)) => read_oauth(o, &field("oauth"), expand_at, &mut settings)?,
+        Some(v) => return Err(wrong(&field("oauth"), "an object", v)),
+    }
+    Ok((mode, settings))
+}
+
+/// The members of an `oauth` object (or of Cursor's `auth` object) into
+/// `settings`; each accepted under the spellings other hosts use.
+fn read_oauth(
+    o: &Map<String, Value>,
+    path: &str,
+    expand_at: &dyn Fn(&str, &str) -> EntryResult<String>,
+    settings: &mut OAuthSettings,
+) -> EntryResult<()> {
+    fn find<'a>(
+        o: &'a Map<String, Value>,
+        names: &[&'static str],
+    ) -> Option<(&'static str, &'a Value)> {
+        names
+            .iter()
+            .find_map(|n| o.get(*n).filter(|v| !v.is_null()).map(|v| (*n, v)))
+    }
+    let string = |names: &[&'static str]| -> EntryResult<Option<String>> {
+        match find(o, names) {
+            None => Ok(None),
+            Some((n, Value::String(s))) => expand_at(s, &join_key(path, n)).map(Some),
+            Some((n, v)) => Err(wrong(&join_key(path, n), "a string", v)),
+        }
+    };
+    if let Some(id) = string(&["clientId", "client_id", "CLIENT_ID"])? {
+        settings.client_id = Some(id);
+    }
+    if let Some(secret) = string(&["clientSecret", "client_secret", "CLIENT_SECRET"])? {
+        settings.client_secret = Some(secret);
+    }
+    if let Some(var) = string(&["clientSecretEnv", "client_secret_env"])? {
+        settings.client_secret_env = Some(var);
+    }
+    if let Some(account) = string(&["account"])? {
+        settings.account = Some(account);
+    }
+    if let Some((n, v)) = find(o, &["callbackPort", "callback_port"]) {
+        match v
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok())
+            .filter(|p| *p > 0)
+        {
+            Some(p) => settings.callback_port = Some(p),
+            None => return Err(wrong(&join_key(path, n), "a port number (1-65535)", v)),
+        }
+    }
+    if let Some((n, v)) = find(o, &["scopes", "scope"]) {
+        let p = join_key(path, n);
+        settings.scopes = match v {
+            Value::String(s) => expand_at(s, &p)?
+                .split_ascii_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) => expand_at(s, &format!("{p}[{i}]")),
+                    other => Err(wrong(&format!("{p}[{i}]"), "a string", other)),
+                })
+                .collect::<EntryResult<Vec<_>>>()?,
+            other => return Err(wrong(&p, "a string or an array of strings", other)),
+        };
+    }
+    Ok(())
 }
 
 fn is_token_byte(b: u8) -> bool {

@@ -382,3 +382,65 @@ fn config_errors_say_each_thing_once() {
     );
     assert!(unset.to_string().contains("NOPE"), "{unset}");
 }
+
+fn remote<'c>(c: &'c McpConfig, name: &str) -> &'c RemoteServer {
+    match &c.servers[name].transport {
+        TransportConfig::Remote(r) => r,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `auth` and the OAuth settings under the spellings of Claude Code
+/// (`oauth.clientId`, `callbackPort`, space-separated `scopes`), VS Code
+/// (`oauth.clientId`), Cursor (`auth.CLIENT_ID`, `CLIENT_SECRET` with
+/// `${env:…}`, `scopes` array) and our own (`auth` mode, `clientSecretEnv`,
+/// `account`).
+#[test]
+fn oauth_fields_in_every_hosts_spelling() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "claude": {"type": "http", "url": "https://a.example/mcp",
+                   "oauth": {"clientId": "cid", "callbackPort": 8976, "scopes": "read write"}},
+        "vscode": {"type": "http", "url": "https://b.example/mcp", "oauth": {"clientId": "vid"}},
+        "cursor": {"url": "https://c.example/mcp",
+                   "auth": {"CLIENT_ID": "kid", "CLIENT_SECRET": "${env:TOKEN}", "scopes": ["mcp", "offline_access"]}},
+        "ours": {"url": "https://d.example/mcp", "auth": "oauth",
+                 "oauth": {"client_id": "oid", "clientSecretEnv": "MY_SECRET", "account": "work"}},
+        "static": {"url": "https://e.example/mcp", "auth": "headers", "headers": {"X-Key": "k"}},
+        "open": {"url": "https://f.example/mcp", "auth": "none"},
+        "bearer": {"url": "https://g.example/mcp", "headers": {"authorization": "Bearer x"}},
+        "plain": {"url": "https://h.example/mcp"},
+        "bad-mode": {"url": "https://i.example/mcp", "auth": "kerberos"},
+        "bad-port": {"url": "https://j.example/mcp", "oauth": {"callbackPort": 70000}}
+    }}"#,
+    );
+    let claude = remote(&c, "claude");
+    assert_eq!(claude.auth, AuthMode::Auto);
+    assert_eq!(claude.oauth.client_id.as_deref(), Some("cid"));
+    assert_eq!(claude.oauth.callback_port, Some(8976));
+    assert_eq!(claude.oauth.scopes, ["read", "write"]);
+    assert!(claude.wants_oauth());
+    assert_eq!(remote(&c, "vscode").oauth.client_id.as_deref(), Some("vid"));
+    let cursor = remote(&c, "cursor");
+    assert_eq!(cursor.auth, AuthMode::OAuth);
+    assert_eq!(cursor.oauth.client_id.as_deref(), Some("kid"));
+    assert_eq!(cursor.oauth.client_secret.as_deref(), Some("s3cret"));
+    assert_eq!(cursor.oauth.scopes, ["mcp", "offline_access"]);
+    assert!(!format!("{cursor:?}").contains("s3cret"), "{cursor:?}");
+    let ours = remote(&c, "ours");
+    assert_eq!(ours.oauth.client_id.as_deref(), Some("oid"));
+    assert_eq!(ours.oauth.client_secret_env.as_deref(), Some("MY_SECRET"));
+    assert_eq!(ours.oauth.account.as_deref(), Some("work"));
+    assert!(!remote(&c, "static").wants_oauth());
+    assert!(!remote(&c, "open").wants_oauth());
+    assert!(!remote(&c, "bearer").wants_oauth());
+    assert!(remote(&c, "plain").wants_oauth());
+    let paths: Vec<&str> = c.errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "mcpServers.bad-mode.auth",
+            "mcpServers.bad-port.oauth.callbackPort"
+        ]
+    );
+}

@@ -41,6 +41,9 @@ pub(crate) struct SlotState {
 pub(crate) struct Slot {
     pub(crate) config: ServerConfig,
     pub(crate) state: watch::Sender<SlotState>,
+    /// Wakes a supervisor parked on `NeedsLogin` once a login is stored
+    /// (found by the next call, never polled).
+    pub(crate) login_stored: tokio::sync::Notify,
 }
 
 /// What the supervisors and the [`Manager`] handles share.
@@ -339,6 +342,11 @@ impl std::fmt::Debug for Manager {
     }
 }
 
+/// Beyond a server's startup timeout, how long a call that restarted it
+/// after a login waits for the start to settle: 1 000 ms.
+#[cfg(feature = "oauth")]
+const LOGIN_RESTART_SLACK: Duration = Duration::from_millis(1_000);
+
 impl Manager {
     /// Starts every enabled server of `config` in parallel (one tokio task
     /// each) and returns at once: statuses are `Starting` (or `Disabled`),
@@ -376,6 +384,7 @@ impl Manager {
                 Arc::new(Slot {
                     config: server,
                     state,
+                    login_stored: tokio::sync::Notify::new(),
                 }),
             );
         }
@@ -545,13 +554,34 @@ impl Manager {
         }
         let slot = self.slot(server)?;
         let mut rx = slot.state.subscribe();
-        let status = {
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+        let mut status = {
             let s = rx.borrow_and_update();
             match usable(&s) {
                 Some(c) => return Ok(c),
                 None => s.status.clone(),
             }
         };
+        #[cfg(feature = "oauth")]
+        if matches!(status, ServerStatus::NeedsLogin { .. }) && self.login_now_stored(slot).await {
+            // A login was stored since (`mcp login` in another terminal):
+            // start again, once, and wait for that start whatever the policy.
+            slot.state
+                .send_modify(|s| s.status = ServerStatus::Starting);
+            slot.login_stored.notify_one();
+            let limit = connect::startup_timeout(&slot.config, &self.shared().options)
+                + LOGIN_RESTART_SLACK;
+            let _ = tokio::time::timeout(
+                limit,
+                rx.wait_for(|s| usable(s).is_some() || !s.status.is_pending()),
+            )
+            .await;
+            let s = rx.borrow_and_update();
+            match usable(&s) {
+                Some(c) => return Ok(c),
+                None => status = s.status.clone(),
+            }
+        }
         let unavailable = |status| match status {
             ServerStatus::NeedsLogin { why } => ManagerError::NeedsLogin {
                 server: server.to_owned(),
@@ -589,6 +619,21 @@ impl Manager {
                 status: slot.state.borrow().status.clone(),
             }),
         }
+    }
+
+    /// `true` when the server's OAuth flow finds a login in its store.
+    #[cfg(feature = "oauth")]
+    async fn login_now_stored(&self, slot: &Slot) -> bool {
+        let Some(oauth) = self
+            .shared()
+            .options
+            .oauth
+            .as_ref()
+            .and_then(|factory| factory(&slot.config))
+        else {
+            return false;
+        };
+        matches!(oauth.status().await, Ok(Some(_)))
     }
 
     /// Calls a tool by its qualified name (spec `server/tools` § Calling

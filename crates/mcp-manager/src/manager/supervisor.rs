@@ -62,10 +62,18 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
                 why,
                 needs_login: true,
             }) => {
-                // Retrying cannot help: only a login can.
+                // Retrying cannot help: only a login can. The next call
+                // that finds one stored wakes this task up for one more
+                // start (`Manager::wait_for_client`); nothing polls.
                 tracing::warn!(server = %name, %why, "server needs a login");
                 shared.set_needs_login(&slot, why);
-                return;
+                tokio::select! {
+                    biased;
+                    () = shared.shutdown.cancelled() => return,
+                    () = slot.login_stored.notified() => {}
+                }
+                attempt = 0;
+                continue;
             }
             Err(connect::StartFailure { why, .. }) if attempt == 0 => {
                 tracing::warn!(server = %name, %why, "server failed to start");

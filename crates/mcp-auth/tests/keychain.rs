@@ -1,0 +1,48 @@
+//! `KeychainStore` against the session's Secret Service: a record's
+//! secrets go to the keychain and never into its file; compare-and-swap,
+//! listing and deletion behave as the file store's. Skipped, saying so,
+//! where no Secret Service answers (CI machines, containers).
+#![cfg(target_os = "linux")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+
+use mcp_auth::{
+    CredentialStore, FileStore, KeychainStore, Record, Secret, StoreError, StoreKey, TokenRecord,
+};
+
+#[tokio::test]
+async fn secrets_in_the_keychain_records_in_files() {
+    let dir = mcp_tests::temp_dir("keychain");
+    let files = FileStore::new(&dir).unwrap();
+    let store = match KeychainStore::new(files.clone()).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("skipped: no OS keychain here ({e})");
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+    };
+    let key = StoreKey::tokens("https://r.example/mcp", "https://as.example", "default");
+    let mut t = TokenRecord::new(Secret::new("keychain-access-secret"));
+    t.refresh_token = Some(Secret::new("keychain-refresh-secret"));
+    let r1 = store
+        .put(&key, Record::Tokens(t.clone()), None)
+        .await
+        .unwrap();
+    let file = std::fs::read_to_string(files.path_of(&key)).unwrap();
+    assert!(!file.contains("keychain-access-secret"), "{file}");
+    assert!(!file.contains("keychain-refresh-secret"), "{file}");
+    let (got, rev) = store.get(&key).await.unwrap().unwrap();
+    assert_eq!((got, rev), (Record::Tokens(t.clone()), r1));
+    assert!(matches!(
+        store.put(&key, Record::Tokens(t.clone()), None).await,
+        Err(StoreError::Conflict)
+    ));
+    assert_eq!(store.keys().await.unwrap(), vec![key.clone()]);
+    store.delete(&key).await.unwrap();
+    assert!(store.get(&key).await.unwrap().is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,203 @@
+//! OAuth for remote servers in the command line: where logins are stored
+//! (a `FileStore`, `mcp_auth::FileStore::default_dir`), the flow every
+//! command gives a remote server (it never opens a browser: a server that
+//! needs a login is reported with the exact `mcp login` command to run),
+//! and the commands that manage logins (`commands.rs`: `login`, `logout`,
+//! `auth status|inspect|token`).
+
+mod commands;
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use mcp_auth::{
+    CredentialStore, FileStore, MemoryStore, NoInteraction, OAuth, OAuthConfig,
+    PreregisteredClient, Secret,
+};
+use mcp_manager::config::RemoteServer;
+use mcp_manager::{ServerConfig, TransportConfig};
+
+pub(crate) use commands::run;
+
+use crate::exit::Failure;
+use crate::targets::DEFAULT_CONFIG;
+
+/// Where an authorization server would send the user back in a flow that
+/// never asks anyone. Never listened on: no redirect ever arrives.
+const NO_REDIRECT: &str = "http://127.0.0.1/callback";
+
+/// The `client_name` registered with authorization servers.
+const CLIENT_NAME: &str = "mcp command line";
+
+/// The store chosen by [`choose_store`] for this run.
+static STORE: OnceLock<Arc<dyn CredentialStore>> = OnceLock::new();
+
+/// The file store at its default directory.
+///
+/// Errors: no directory for it (neither `MCP_CREDENTIALS_DIR`,
+/// `XDG_CONFIG_HOME` nor `HOME`), or it cannot be created.
+fn file_store() -> Result<FileStore, Failure> {
+    let dir = FileStore::default_dir().ok_or_else(|| {
+        Failure::new("no place for stored logins: set HOME, XDG_CONFIG_HOME or MCP_CREDENTIALS_DIR")
+    })?;
+    FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))
+}
+
+/// Chooses the credential store of this run (`--credential-store`, else
+/// `MCP_CREDENTIAL_STORE`, else `auto`): `file`; `keychain` (the OS
+/// keychain, records beside it in the file store's directory; an error
+/// when this mcp was built without it or none answers); `auto`, the
+/// keychain when built in and answering, else files (with one warning
+/// when a keychain was expected). Runs once; later calls keep the choice.
+///
+/// Errors: as [`file_store`]; `keychain` not available.
+pub(crate) async fn choose_store(choice: &str) -> Result<(), Failure> {
+    if STORE.get().is_some() {
+        return Ok(());
+    }
+    let files = file_store()?;
+    let chosen: Arc<dyn CredentialStore> = match choice {
+        "file" => Arc::new(files),
+        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        "keychain" => Arc::new(
+            mcp_auth::KeychainStore::new(files)
+                .await
+                .map_err(|e| Failure::new(e.to_string()))?,
+        ),
+        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        "keychain" => {
+            return Err(Failure::new(
+                "this mcp was built without the OS keychain (cargo feature `keychain`); use --credential-store file",
+            ));
+        }
+        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        _ => match mcp_auth::KeychainStore::new(files.clone()).await {
+            Ok(k) => Arc::new(k),
+            Err(e) => {
+                crate::output::err_line(&format!(
+                    "mcp: warning: the OS keychain is not available ({e}); logins are stored in files in {}",
+                    files.dir().display()
+                ));
+                Arc::new(files)
+            }
+        },
+        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        _ => Arc::new(files),
+    };
+    let _ = STORE.set(chosen);
+    Ok(())
+}
+
+/// The credential store of the command line: the one [`choose_store`]
+/// chose, else the file store.
+///
+/// Errors: as [`file_store`].
+pub(crate) fn store() -> Result<Arc<dyn CredentialStore>, Failure> {
+    if let Some(s) = STORE.get() {
+        return Ok(s.clone());
+    }
+    Ok(Arc::new(file_store()?))
+}
+
+/// The exact command that logs in to `config`'s server: by name with the
+/// file it came from (`--config` unless it is `./.mcp.json`), by URL for a
+/// `--url` target.
+pub(crate) fn login_command(config: &ServerConfig, url: &str) -> String {
+    let quote = |s: &str| shell_words::quote(s).into_owned();
+    match &config.source {
+        Some(path) if path == Path::new(DEFAULT_CONFIG) => {
+            format!("mcp login {}", quote(&config.name))
+        }
+        Some(path) => format!(
+            "mcp --config {} login {}",
+            quote(&path.to_string_lossy()),
+            quote(&config.name)
+        ),
+        None => format!("mcp login {}", quote(url)),
+    }
+}
+
+/// The pre-registered client of `remote`'s settings, with its secret from
+/// the configuration or from the environment variable it names.
+///
+/// Errors: the variable is named but not set.
+pub(crate) fn preregistered(
+    remote: &RemoteServer,
+    client_id: Option<&str>,
+    secret_env: Option<&str>,
+) -> Result<Option<PreregisteredClient>, Failure> {
+    let Some(id) = client_id.or(remote.oauth.client_id.as_deref()) else {
+        return Ok(None);
+    };
+    let secret = match secret_env.or(remote.oauth.client_secret_env.as_deref()) {
+        Some(var) => Some(std::env::var(var).map_err(|_| {
+            Failure::new(format!(
+                "the client secret's environment variable {var} is not set"
+            ))
+        })?),
+        None => remote.oauth.client_secret.clone(),
+    };
+    Ok(Some(PreregisteredClient::new(id, secret.map(Secret::new))))
+}
+
+/// The OAuth configuration of `remote` (without a user agent's redirect).
+pub(crate) fn oauth_config(
+    remote: &RemoteServer,
+    redirect_uri: &str,
+    preregistered: Option<PreregisteredClient>,
+) -> OAuthConfig {
+    let mut config = OAuthConfig::new(remote.url.clone(), redirect_uri)
+        .with_client_name(CLIENT_NAME)
+        .with_scopes(remote.oauth.scopes.clone());
+    if let Some(account) = &remote.oauth.account {
+        config = config.with_account(account.clone());
+    }
+    if let Some(client) = preregistered {
+        config = config.with_preregistered(client);
+    }
+    config
+}
+
+/// The OAuth flow every command gives a remote entry that wants one (see
+/// `RemoteServer::wants_oauth`: not one configured with its own
+/// `Authorization` header or `auth: "headers"`/`"none"`). Its user agent
+/// asks no one: a server that needs a login is reported with the command
+/// that logs in. Logins come from the file store, so one made with `mcp
+/// login` (in any terminal) is used, and refreshed once across processes.
+pub(crate) fn flow_for(config: &ServerConfig) -> Option<OAuth> {
+    let TransportConfig::Remote(remote) = &config.transport else {
+        return None;
+    };
+    if !remote.wants_oauth() {
+        return None;
+    }
+    let hint = format!(
+        "run `{}`, then try again",
+        login_command(config, &remote.url)
+    );
+    let store = store().unwrap_or_else(|f| {
+        tracing::warn!(why = %f.message, "logins cannot be read; none is used");
+        Arc::new(MemoryStore::new())
+    });
+    let client = match preregistered(remote, None, None) {
+        Ok(c) => c,
+        Err(f) => {
+            tracing::warn!(server = %config.name, why = %f.message, "the configured client is not used");
+            None
+        }
+    };
+    match OAuth::new(
+        oauth_config(remote, NO_REDIRECT, client),
+        store,
+        Arc::new(NoInteraction::new(hint)),
+    ) {
+        Ok(flow) => Some(flow),
+        Err(_) => {
+            // An http URL off loopback: the flow refuses it (spec
+            // § Communication Security); the server is reached without one.
+            // (The error is not logged: it quotes the URL unredacted.)
+            tracing::debug!(server = %config.name, "no OAuth flow for this server: its URL is not https or loopback");
+            None
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Where `mcp` keeps logins: `--credential-store file` (or
+//! `MCP_CREDENTIAL_STORE`), `keychain` refused by a build without it, and a
+//! credential file that cannot be read reported with its path and left
+//! as it is.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+mod support;
+
+use support::*;
+
+#[test]
+fn the_file_store_and_a_corrupt_file() {
+    let dir = temp_dir("credential-store");
+    let out = mcp_in(&dir, &["--credential-store", "file", "auth", "status"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout, "No stored login.\n");
+    let credentials = dir.join(".credentials");
+    let corrupt = credentials.join("tokens-0123.json");
+    std::fs::write(&corrupt, b"{\"format\": 1, \"key\": tru").unwrap();
+    let out = mcp_in(&dir, &["auth", "status"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stderr.contains(&corrupt.display().to_string()) && out.stderr.contains("unreadable"),
+        "{out:?}"
+    );
+    assert_eq!(
+        std::fs::read(&corrupt).unwrap(),
+        b"{\"format\": 1, \"key\": tru",
+        "left untouched"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(not(feature = "keychain"))]
+#[test]
+fn the_keychain_needs_a_build_with_it() {
+    let out = mcp(&["--credential-store", "keychain", "auth", "status"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("built without the OS keychain"),
+        "{out:?}"
+    );
+}

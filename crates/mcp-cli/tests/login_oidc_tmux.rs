@@ -1,0 +1,440 @@
+//! Logging in from a real terminal, as a person would: `oidc-provider`
+//! (npm) on 127.0.0.1 protecting a TypeScript SDK MCP server
+//! (`tests/peers/oidc_mcp.mjs`), and `mcp` run in tmux.
+//!
+//! 1. `mcp login oidc` prints the authorization URL; the test plays the
+//!    browser (fetches it, submits the provider's login and consent forms)
+//!    and follows the redirect to the loopback receiver.
+//! 2. A second login (another account) gets the redirect URL pasted into
+//!    the terminal instead, as over SSH.
+//! 3. `mcp call` works with the stored login; `mcp auth status` shows the
+//!    expiry; `mcp auth token` refuses the terminal.
+//! 4. The access token expires; ten `mcp call` processes started at once
+//!    all succeed and the provider sees exactly one refresh.
+//! 5. `mcp logout --revoke` revokes at the provider (the refresh token is
+//!    dead there), and the next call names the exact `mcp login` command
+//!    and exits 3.
+//!
+//! The credential directory is 0700 and its files 0600, and no token
+//! appears in any output, log or error of the whole run (`--verbose`
+//! included). Skipped, saying so, without tmux or the node peers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use bytes::Bytes;
+use mcp_auth::CallbackParams;
+use mcp_tests::oidc::{OidcPeers, browse, fetcher};
+use serde_json::Value;
+use support::{Run, finish};
+
+/// Access token lifetime at the provider, in seconds: long enough for a
+/// login and a call on a loaded machine, short enough to wait out.
+const TTL_SECS: u64 = 8;
+
+/// How many `mcp call` processes run at once after expiry.
+const CONCURRENT: usize = 10;
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> bool {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The pane's text, wrapped lines joined.
+    fn screen(&self, session: &str) -> String {
+        Command::new("tmux")
+            .args([
+                "-L",
+                &self.socket,
+                "capture-pane",
+                "-p",
+                "-J",
+                "-t",
+                session,
+            ])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn wait_for(&self, session: &str, text: &str) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            if self.screen(session).contains(text) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    /// Starts `command` in a new session named `session`, 200 columns wide.
+    fn start(&self, session: &str, dir: &Path, command: &str) {
+        assert!(self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            dir.to_str().unwrap(),
+            command
+        ]));
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// The environment every `mcp` of the test runs with.
+struct Env {
+    dir: PathBuf,
+    credentials: PathBuf,
+}
+
+impl Env {
+    /// A shell prefix setting the same environment in a tmux pane.
+    fn shell(&self) -> String {
+        format!(
+            "cd '{}' && MCP_CREDENTIALS_DIR='{}' XDG_CACHE_HOME='{}' '{}'",
+            self.dir.display(),
+            self.credentials.display(),
+            self.dir.join(".cache").display(),
+            env!("CARGO_BIN_EXE_mcp")
+        )
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcp"));
+        c.args(args)
+            .current_dir(&self.dir)
+            .env_remove("MCP_LOG")
+            .env("MCP_CREDENTIALS_DIR", &self.credentials)
+            .env("XDG_CACHE_HOME", self.dir.join(".cache"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    fn mcp(&self, args: &[&str], transcript: &mut Vec<String>) -> Run {
+        let run = finish(self.command(args).spawn().unwrap());
+        transcript.push(format!(
+            "$ mcp {}\n{}{}",
+            args.join(" "),
+            run.stdout,
+            run.stderr
+        ));
+        run
+    }
+}
+
+/// The authorization URL a login printed on `session`'s pane, and the
+/// redirect URI it carries.
+fn printed_url(tmux: &Tmux, session: &str) -> (String, String) {
+    assert!(
+        tmux.wait_for(session, "Waiting for the browser"),
+        "{}",
+        tmux.screen(session)
+    );
+    let screen = tmux.screen(session);
+    let url = screen
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("http://127.0.0.1:") && l.contains("code_challenge="))
+        .unwrap_or_else(|| panic!("no authorization URL on the screen:\n{screen}"))
+        .to_owned();
+    let redirect = CallbackParams::from_url(&url)
+        .unwrap()
+        .get("redirect_uri")
+        .unwrap()
+        .to_owned();
+    (url, redirect)
+}
+
+/// The stored refresh token of `account` and the client id of the
+/// registration.
+fn stored_refresh(credentials: &Path, account: &str) -> (String, String) {
+    let (mut refresh, mut client) = (String::new(), String::new());
+    for entry in std::fs::read_dir(credentials).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if v["key"]["Tokens"]["account"] == account {
+            refresh = v["record"]["Tokens"]["refresh_token"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        }
+        if let Some(id) = v["record"]["Client"]["client_id"].as_str() {
+            client = id.to_owned();
+        }
+    }
+    (refresh, client)
+}
+
+/// Every access and refresh token in the credential files.
+fn stored_tokens(credentials: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(credentials).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for k in ["access_token", "refresh_token"] {
+            if let Some(t) = v["record"]["Tokens"][k].as_str() {
+                out.push(t.to_owned());
+            }
+        }
+    }
+    out
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let response = fetcher()
+        .fetch(http::Request::get(url).body(Bytes::new()).unwrap())
+        .await
+        .unwrap();
+    (
+        response.status().as_u16(),
+        String::from_utf8_lossy(response.body()).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let Some(peers) = OidcPeers::start(TTL_SECS) else {
+        return;
+    };
+    let dir = support::temp_dir("login-oidc");
+    let env = Env {
+        credentials: dir.join("credentials"),
+        dir: dir.clone(),
+    };
+    std::fs::write(
+        dir.join("servers.json"),
+        serde_json::json!({"mcpServers": {"oidc": {"type": "http", "url": peers.mcp}}}).to_string(),
+    )
+    .unwrap();
+    let tmux = Tmux {
+        socket: format!("mcp-login-test-{}", std::process::id()),
+    };
+    let mut transcript: Vec<String> = Vec::new();
+
+    // 1. The browser comes back to the loopback receiver.
+    tmux.start(
+        "login",
+        &dir,
+        &format!(
+            "{} --config servers.json login oidc --no-browser; echo EXIT=$?; sleep 60",
+            env.shell()
+        ),
+    );
+    let (url, redirect) = printed_url(&tmux, "login");
+    assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
+    let mut forms = Vec::new();
+    let back = browse(&url, &redirect, &mut forms).await.unwrap();
+    assert_eq!(forms, ["login", "consent"], "the provider's own forms");
+    let (status, page) = get(&back).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("close this tab"), "{page}");
+    assert!(tmux.wait_for("login", "EXIT=0"), "{}", tmux.screen("login"));
+    let screen = tmux.screen("login");
+    assert!(screen.contains("Logged in to oidc"), "{screen}");
+    transcript.push(screen);
+
+    // 2. Another account, the redirect URL pasted into the terminal.
+    tmux.start(
+        "paste",
+        &dir,
+        &format!(
+            "{} --config servers.json login oidc --account second --no-browser; echo EXIT=$?; sleep 60",
+            env.shell()
+        ),
+    );
+    let (url, redirect) = printed_url(&tmux, "paste");
+    let mut forms = Vec::new();
+    let back = browse(&url, &redirect, &mut forms).await.unwrap();
+    assert!(tmux.run(&["send-keys", "-t", "paste", "-l", &back]));
+    assert!(tmux.run(&["send-keys", "-t", "paste", "Enter"]));
+    assert!(tmux.wait_for("paste", "EXIT=0"), "{}", tmux.screen("paste"));
+    transcript.push(tmux.screen("paste"));
+    let s = peers.stats().await;
+    assert_eq!(s["authorization_code"], 2, "{s}");
+    assert_eq!(s["registrations"], 1, "one client for the issuer: {s}");
+
+    // 3. The stored login at work.
+    let run = env.mcp(
+        &["--config", "servers.json", "call", "whoami"],
+        &mut transcript,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let status = env.mcp(
+        &["--config", "servers.json", "--json", "auth", "status"],
+        &mut transcript,
+    );
+    assert_eq!(status.code, Some(0), "{status:?}");
+    let logins: Value = serde_json::from_str(&status.stdout).unwrap();
+    let accounts: Vec<&str> = logins
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["account"].as_str().unwrap())
+        .collect();
+    assert_eq!(accounts, ["default", "second"], "{logins}");
+    assert_eq!(logins[0]["server"], "oidc", "the config name is an alias");
+    let text = env.mcp(&["auth", "status"], &mut transcript);
+    assert!(text.stdout.contains("expires in"), "{text:?}");
+    tmux.start(
+        "token",
+        &dir,
+        &format!(
+            "{} --config servers.json auth token oidc; echo EXIT=$?; sleep 60",
+            env.shell()
+        ),
+    );
+    assert!(tmux.wait_for("token", "EXIT=2"), "{}", tmux.screen("token"));
+    assert!(tmux.screen("token").contains("refusing"));
+    transcript.push(tmux.screen("token"));
+
+    // The store: 0700, 0600 each, nothing else.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&env.credentials), 0o700);
+    for entry in std::fs::read_dir(&env.credentials).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+        assert!(
+            !path.to_string_lossy().ends_with(".tmp"),
+            "{}",
+            path.display()
+        );
+    }
+    let mut secrets = stored_tokens(&env.credentials);
+
+    // 4. After expiry, ten processes at once: one refresh.
+    let expires_at = logins[0]["expires_at"].as_u64().unwrap();
+    loop {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        if now > expires_at + 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let before = peers.stats().await;
+    let children: Vec<_> = (0..CONCURRENT)
+        .map(|_| {
+            env.command(&["--config", "servers.json", "call", "whoami"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let runs: Vec<Run> =
+        tokio::task::spawn_blocking(move || children.into_iter().map(finish).collect::<Vec<_>>())
+            .await
+            .unwrap();
+    for run in &runs {
+        assert_eq!(run.code, Some(0), "{run:?}");
+        transcript.push(format!("{}{}", run.stdout, run.stderr));
+    }
+    let after = peers.stats().await;
+    let delta = |k: &str| after[k].as_u64().unwrap() - before[k].as_u64().unwrap();
+    assert_eq!(
+        delta("refresh_token"),
+        1,
+        "exactly one refresh: {before} → {after}"
+    );
+    assert_eq!(delta("authorization_code"), 0, "no new login: {after}");
+    secrets.extend(stored_tokens(&env.credentials));
+    let verbose = env.mcp(
+        &["--verbose", "--config", "servers.json", "call", "whoami"],
+        &mut transcript,
+    );
+    assert_eq!(verbose.code, Some(0), "{verbose:?}");
+
+    // 5. Log out, revoking: the provider forgets the grant.
+    let (refresh, client_id) = stored_refresh(&env.credentials, "default");
+    assert!(!refresh.is_empty() && !client_id.is_empty());
+    let out = env.mcp(
+        &["--config", "servers.json", "logout", "oidc", "--revoke"],
+        &mut transcript,
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(out.stdout.contains("tokens revoked"), "{out:?}");
+    let s = peers.stats().await;
+    assert!(s["revoked"].as_u64().unwrap() >= 1, "{s}");
+    let run = env.mcp(
+        &["--config", "servers.json", "call", "whoami"],
+        &mut transcript,
+    );
+    assert_eq!(run.code, Some(3), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("run `mcp --config servers.json login oidc`"),
+        "{run:?}"
+    );
+    let left = env.mcp(
+        &["--config", "servers.json", "--json", "auth", "status"],
+        &mut transcript,
+    );
+    let left: Value = serde_json::from_str(&left.stdout).unwrap();
+    assert_eq!(left.as_array().unwrap().len(), 1, "{left}");
+    assert_eq!(left[0]["account"], "second", "{left}");
+    // The revoked refresh token is dead at the provider.
+    let form = format!("grant_type=refresh_token&refresh_token={refresh}&client_id={client_id}");
+    let request = http::Request::post(format!("{}/token", peers.issuer))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Bytes::from(form))
+        .unwrap();
+    let response = fetcher().fetch(request).await.unwrap();
+    let body = String::from_utf8_lossy(response.body()).into_owned();
+    assert_eq!(response.status().as_u16(), 400, "{body}");
+    assert!(body.contains("invalid_grant"), "{body}");
+
+    // No token in any output.
+    assert!(secrets.len() >= 4, "{}", secrets.len());
+    let everything = transcript.join("\n");
+    for secret in &secrets {
+        assert!(
+            !everything.contains(secret.as_str()),
+            "a token was shown:\n{everything}"
+        );
+    }
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
