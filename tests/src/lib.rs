@@ -1,10 +1,12 @@
 //! Test support shared by the integration tests of every crate: real peers
 //! ([`peers`]), fresh temporary paths ([`temp_dir`], [`temp_path`]) and, with
-//! the feature `tokio`, waiting for a condition (`eventually`).
+//! the feature `tokio`, waiting for a condition (`eventually`), and the replay
+//! of a fuzz target's kept corpus ([`fuzz_corpus::replay`]).
 //!
 //! Helpers that only one crate's tests need stay in that crate's
 //! `tests/support/` (or `tests/common/`).
 
+pub mod fuzz_corpus;
 pub mod peers;
 pub mod temp;
 #[cfg(feature = "tokio")]

@@ -9,9 +9,13 @@
 //!   fault catalogue) rather than calling that a pass.
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
+//! - `fuzz`, `soak`, `chaos`: the hardening runs; with `--report` each writes
+//!   its section of `docs/reliability.md`.
 
 mod bench;
 mod conformance;
+mod fuzz;
+mod reliability;
 mod testing;
 mod util;
 
@@ -23,8 +27,9 @@ fn main() -> ExitCode {
         Some("test") => testing::test(&args[1..]),
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <test|conformance|bench>");
+            println!("usage: cargo xtask <test|conformance|bench|fuzz|soak|chaos>");
             Ok(())
         }
         Some(other) => Err(format!(
