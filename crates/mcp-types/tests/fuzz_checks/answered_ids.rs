@@ -24,12 +24,12 @@ fn request_id(v: &Value) -> Option<RequestId> {
     }
 }
 
-fn response_id<'a>(members: impl Iterator<Item = (&'a str, &'a Value)>) -> Option<RequestId> {
+fn response_id(members: &[(String, Option<Value>)]) -> Option<RequestId> {
     let mut ids = Vec::new();
     for (name, value) in members {
-        match name {
+        match name.as_str() {
             "method" => return None,
-            "id" => ids.push(value),
+            "id" => ids.push(value.as_ref()?),
             _ => {}
         }
     }
@@ -50,13 +50,11 @@ pub(crate) fn check(frame: &[u8]) {
         return;
     };
     let want: Vec<RequestId> = match &doc {
-        Doc::Object(members) => response_id(members.iter().map(|(k, v)| (k.as_str(), v)))
-            .into_iter()
-            .collect(),
+        Doc::Object(members) => response_id(members).into_iter().collect(),
         Doc::Array(items) => items
             .iter()
             .filter_map(|item| match item {
-                Value::Object(map) => response_id(map.iter().map(|(k, v)| (k.as_str(), v))),
+                Doc::Object(members) => response_id(members),
                 _ => None,
             })
             .collect(),
@@ -70,12 +68,12 @@ pub(crate) fn check(frame: &[u8]) {
                 .iter()
                 .rev()
                 .find(|(k, _)| k == "jsonrpc")
-                .is_some_and(|(_, v)| v == "2.0");
+                .is_some_and(|(_, v)| v.as_ref().is_some_and(|v| v == "2.0"));
             let method = members.iter().any(|(k, _)| k == "method");
             let ids: Vec<&Value> = members
                 .iter()
                 .filter(|(k, _)| k == "id")
-                .map(|(_, v)| v)
+                .filter_map(|(_, v)| v.as_ref())
                 .collect();
             match ids.as_slice() {
                 [id] if version_ok && method => Some(request_id(id)),

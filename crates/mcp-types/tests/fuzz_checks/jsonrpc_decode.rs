@@ -48,11 +48,14 @@ fn err(kind: &'static str) -> Result<JsonRpcMessage, Refused> {
     Err(Refused(kind, None))
 }
 
-/// The model of one object's members.
-fn classify(members: &[(String, Value)]) -> Result<JsonRpcMessage, Refused> {
+/// The model of one object's members (the envelope's, by name; the
+/// others skipped).
+fn classify<'a>(
+    members: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> Result<JsonRpcMessage, Refused> {
     let mut slots: [Option<&Value>; 6] = [None; 6];
     for (name, value) in members {
-        let i = match name.as_str() {
+        let i = match name {
             "jsonrpc" => 0,
             "id" => 1,
             "method" => 2,
@@ -131,9 +134,11 @@ fn classify(members: &[(String, Value)]) -> Result<JsonRpcMessage, Refused> {
     }
 }
 
-fn classify_value(value: Value) -> Result<JsonRpcMessage, Refused> {
+/// A batch element: read as a `Value` (a duplicated member keeps its
+/// last value), every member's text checked.
+fn classify_value(value: &Value) -> Result<JsonRpcMessage, Refused> {
     match value {
-        Value::Object(map) => classify(&map.into_iter().collect::<Vec<_>>()),
+        Value::Object(map) => classify(map.iter().map(|(k, v)| (k.as_str(), v))),
         Value::Array(_) => err("BatchNotAllowed"),
         _ => err("NotAnObject"),
     }
@@ -141,18 +146,31 @@ fn classify_value(value: Value) -> Result<JsonRpcMessage, Refused> {
 
 /// The model of a whole frame.
 fn model(frame: &[u8], allow_batch: bool) -> Result<JsonRpcMessage, Refused> {
-    let Some(doc) = members::read(frame) else {
+    let Some(doc) = members::read::<Doc>(frame) else {
         return err("Json");
     };
     match doc {
-        Doc::Object(members) => classify(&members),
-        Doc::Array(_) if !allow_batch => err("BatchNotAllowed"),
-        Doc::Array(items) if items.is_empty() => err("EmptyBatch"),
-        Doc::Array(items) => items
-            .into_iter()
-            .map(classify_value)
-            .collect::<Result<Vec<_>, _>>()
-            .map(JsonRpcMessage::Batch),
+        Doc::Object(members) => classify(
+            members
+                .iter()
+                .filter_map(|(k, v)| v.as_ref().map(|v| (k.as_str(), v))),
+        ),
+        Doc::Array(_) => {
+            let Some(items) = members::read::<Vec<Value>>(frame) else {
+                return err("Json");
+            };
+            if !allow_batch {
+                err("BatchNotAllowed")
+            } else if items.is_empty() {
+                err("EmptyBatch")
+            } else {
+                items
+                    .iter()
+                    .map(classify_value)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(JsonRpcMessage::Batch)
+            }
+        }
         Doc::Scalar => err("NotAnObject"),
     }
 }
