@@ -104,6 +104,10 @@ impl Transport for Wiretap {
     fn session_id(&self) -> Option<String> {
         self.inner.session_id()
     }
+
+    fn pending_requests(&self) -> usize {
+        self.inner.pending_requests()
+    }
 }
 
 #[cfg(test)]
@@ -151,6 +155,9 @@ mod tests {
         fn session_id(&self) -> Option<String> {
             Some("session-1".into())
         }
+        fn pending_requests(&self) -> usize {
+            7
+        }
     }
 
     #[tokio::test]
@@ -159,6 +166,7 @@ mod tests {
         let tap = Wiretap::new(inner.clone(), "s");
         assert!(tap.sends_metadata_headers());
         assert_eq!(tap.session_id().as_deref(), Some("session-1"));
+        assert_eq!(tap.pending_requests(), 7);
         assert!(tap.is_connected());
         tap.set_protocol_version(ProtocolVersion::V2026_07_28);
         assert_eq!(

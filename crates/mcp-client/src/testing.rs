@@ -145,6 +145,10 @@ impl Transport for MemoryTransport {
     fn session_id(&self) -> Option<String> {
         None
     }
+
+    fn pending_requests(&self) -> usize {
+        self.dispatcher.pending_len()
+    }
 }
 
 impl MemoryPeer {

@@ -437,6 +437,10 @@ impl Transport for StdioTransport {
     fn session_id(&self) -> Option<String> {
         None
     }
+
+    fn pending_requests(&self) -> usize {
+        self.dispatcher.pending_len()
+    }
 }
 
 impl Drop for StdioTransport {

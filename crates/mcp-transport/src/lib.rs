@@ -80,6 +80,9 @@
 //!     fn session_id(&self) -> Option<String> {
 //!         None
 //!     }
+//!     fn pending_requests(&self) -> usize {
+//!         self.0.pending_len()
+//!     }
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]

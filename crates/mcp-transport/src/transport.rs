@@ -78,4 +78,10 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// The HTTP session id (`Mcp-Session-Id`), when the server assigned one;
     /// `None` for stdio.
     fn session_id(&self) -> Option<String>;
+
+    /// How many requests await their response now: the entries of the
+    /// pending table ([`crate::Dispatcher::pending_len`]). A cheap read (one
+    /// lock) for monitoring: a soak samples it to see that every request
+    /// leaves the table, answered, timed out, cancelled or failed.
+    fn pending_requests(&self) -> usize;
 }
