@@ -171,15 +171,24 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         outcomes.push(run_target(&root, target, seconds, merge)?);
     }
     let took = started.elapsed();
-    let table = table(&outcomes);
-    println!("{table}");
+    let commit = reliability::commit(&root);
+    let rows: Vec<(String, String)> = outcomes
+        .iter()
+        .map(|o| (o.target.name.to_string(), row(o, &commit)))
+        .collect();
+    println!(
+        "{}{}",
+        TABLE_HEAD,
+        rows.iter().map(|(_, r)| r.as_str()).collect::<String>()
+    );
     if report {
         let command = format!("cargo xtask fuzz --seconds {seconds} --report");
+        let page = std::fs::read_to_string(root.join("docs/reliability.md")).unwrap_or_default();
         let body = format!(
             "## Fuzzing\n\n{}\n{}\n{}",
             reliability::provenance(&root, &command, took),
             FUZZ_NOTES,
-            table
+            merged_table(&page, &rows)
         );
         reliability::write_section(&root, "fuzz", &body)?;
     }
@@ -200,10 +209,36 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
 
 const FUZZ_NOTES: &str = "Each target ran under libFuzzer with AddressSanitizer \
 (leaks reported), a 10 s timeout per input and a 2 GiB memory limit, seeded with \
-its kept corpus; executions are libFuzzer's count for this run alone. The issue \
-asks for 10^7 executions per target: the table says how far this run got on a \
-CPU shared with other work (run `cargo xtask fuzz --seconds N TARGET` for more). \
-The kept corpus is what `cargo test` replays on stable in CI.\n";
+its kept corpus; executions are libFuzzer's count for that run alone. A run of some \
+targets replaces their rows and keeps the others, so each row names the commit it \
+ran at (the lines above are the last run's). The issue asks for 10^7 executions per \
+target: the table says how far the runs got on a CPU shared with other work (run \
+`cargo xtask fuzz --seconds N TARGET` for more). The kept corpus is what `cargo test` \
+replays on stable in CI.\n";
+
+const TABLE_HEAD: &str = "| target | checks | seconds | executions | executions/s | peak RSS | kept corpus | commit | verdict |\n\
+|---|---|---:|---:|---:|---:|---:|---|---|\n";
+
+/// The fuzz table of `page` with `rows` replacing the rows of their
+/// targets, in [`TARGETS`] order.
+fn merged_table(page: &str, rows: &[(String, String)]) -> String {
+    let mut out = String::from(TABLE_HEAD);
+    for t in TARGETS {
+        let prefix = format!("| `{}` ", t.name);
+        let fresh = rows
+            .iter()
+            .find(|(n, _)| n == t.name)
+            .map(|(_, r)| r.clone());
+        let kept = page
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .map(|l| format!("{l}\n"));
+        if let Some(r) = fresh.or(kept) {
+            out.push_str(&r);
+        }
+    }
+    out
+}
 
 fn tools_path(root: &Path) -> std::ffi::OsString {
     let tools = root.join("target/tools/bin");
@@ -352,31 +387,24 @@ fn dir_size(dir: &Path) -> (usize, u64) {
     })
 }
 
-fn table(outcomes: &[Outcome]) -> String {
-    let mut out = String::from(
-        "| target | checks | seconds | executions | executions/s | peak RSS | kept corpus | verdict |\n\
-         |---|---|---:|---:|---:|---:|---:|---|\n",
-    );
-    for o in outcomes {
-        let execs = o.executions.map_or_else(|| "?".to_string(), thousands);
-        let rate = o
-            .executions
-            .map_or_else(|| "?".to_string(), |e| thousands(e / o.seconds.max(1)));
-        let rss = o
-            .peak_rss_mb
-            .map_or_else(|| "?".to_string(), |m| format!("{m} MiB"));
-        out.push_str(&format!(
-            "| `{}` ({}) | {} | {} | {execs} | {rate} | {rss} | {} files, {:.1} KiB | {} |\n",
-            o.target.name,
-            o.target.krate,
-            o.target.what,
-            o.seconds,
-            o.corpus_files,
-            o.corpus_bytes as f64 / 1024.0,
-            o.verdict
-        ));
-    }
-    out
+fn row(o: &Outcome, commit: &str) -> String {
+    let execs = o.executions.map_or_else(|| "?".to_string(), thousands);
+    let rate = o
+        .executions
+        .map_or_else(|| "?".to_string(), |e| thousands(e / o.seconds.max(1)));
+    let rss = o
+        .peak_rss_mb
+        .map_or_else(|| "?".to_string(), |m| format!("{m} MiB"));
+    format!(
+        "| `{}` ({}) | {} | {} | {execs} | {rate} | {rss} | {} files, {:.1} KiB | {commit} | {} |\n",
+        o.target.name,
+        o.target.krate,
+        o.target.what,
+        o.seconds,
+        o.corpus_files,
+        o.corpus_bytes as f64 / 1024.0,
+        o.verdict
+    )
 }
 
 /// `1234567` as `1 234 567`.
@@ -457,5 +485,21 @@ mod tests {
         assert_eq!(failure_kind("thread '<unnamed>' panicked at x"), "panic");
         assert_eq!(thousands(12_345_678), "12 345 678");
         assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn a_run_of_some_targets_keeps_the_other_rows() {
+        let page = format!(
+            "{TABLE_HEAD}| `answered_ids` (mcp-types) | old |\n| `key_value` (mcp-cli) | kept |\n"
+        );
+        let rows = vec![(
+            "answered_ids".to_string(),
+            "| `answered_ids` (mcp-types) | new |\n".to_string(),
+        )];
+        let table = merged_table(&page, &rows);
+        assert!(
+            table.contains("| new |") && table.contains("| kept |") && !table.contains("| old |")
+        );
+        assert!(table.find("answered_ids").unwrap() < table.find("key_value").unwrap());
     }
 }

@@ -3,7 +3,8 @@
 //! - `test`: installs the test peers (tests/peers/setup.sh), then runs
 //!   `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings`,
 //!   `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings -D
-//!   rustdoc::broken-intra-doc-links"`, `cargo test --workspace` and the
+//!   rustdoc::broken-intra-doc-links"`, `cargo test --workspace` (the kept
+//!   fuzz corpora replayed), the short soak and chaos runs and the
 //!   conformance suites. This is what CI runs. It leaves the tree as it found it, and
 //!   its last line says what did not run (no `../shared`: the schema tests and the
 //!   fault catalogue) rather than calling that a pass.
@@ -13,9 +14,11 @@
 //!   its section of `docs/reliability.md`.
 
 mod bench;
+mod chaos;
 mod conformance;
 mod fuzz;
 mod reliability;
+mod soak;
 mod testing;
 mod util;
 
@@ -28,6 +31,8 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("soak") => soak::soak(&args[1..]),
+        Some("chaos") => chaos::chaos(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("usage: cargo xtask <test|conformance|bench|fuzz|soak|chaos>");
             Ok(())

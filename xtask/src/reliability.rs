@@ -126,7 +126,9 @@ fn machine() -> String {
     )
 }
 
-fn commit(root: &Path) -> String {
+/// The commit the tree is at, as `` `abc123` `` (with a note when it has
+/// uncommitted changes).
+pub(crate) fn commit(root: &Path) -> String {
     let out = |args: &[&str]| {
         util::cmd("git", root)
             .args(args)

@@ -10,7 +10,8 @@ use std::process::Stdio;
 
 use crate::{conformance, util};
 
-/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests, the
+/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, workspace tests (the
+/// kept fuzz corpora replayed among them), the short soak and chaos runs, the
 /// `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
@@ -70,6 +71,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
+    crate::chaos::short_runs(&root)?;
     let shared = root.join("../shared");
     let mut skipped = Vec::new();
     if shared.is_dir() {
