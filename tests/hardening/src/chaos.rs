@@ -685,6 +685,12 @@ async fn kill9_manager(server: &PathBuf, full: bool) -> Result<Report, String> {
     }
     let pid = manager.pid("b0").ok_or("no pid")?;
     let client = manager.client("b0").ok_or("no client")?;
+    let echo = manager
+        .tools()
+        .into_iter()
+        .find(|t| t.tool.name == "echo")
+        .map(|t| t.qualified_name)
+        .ok_or("the manager lists no echo tool")?;
     let (held_tx, mut held_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let mut tasks = Vec::new();
     for i in 0..calls {
@@ -725,7 +731,7 @@ async fn kill9_manager(server: &PathBuf, full: bool) -> Result<Report, String> {
     args.insert("text".into(), json!("after the kill"));
     let next = tokio::time::timeout(
         Duration::from_secs(60),
-        manager.call_tool("echo", Some(args), CallOptions::default()),
+        manager.call_tool(&echo, Some(args), CallOptions::default()),
     )
     .await;
     let reconnected_after = killed.elapsed();
