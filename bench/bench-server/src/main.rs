@@ -166,8 +166,9 @@ impl Server {
                 }
             }));
         }
-        let tools_list = serde_json::to_vec(&serde_json::json!({ "tools": list }))
-            .expect("static JSON serializes");
+        // A `Value` always serializes.
+        let tools_list =
+            serde_json::to_vec(&serde_json::json!({ "tools": list })).unwrap_or_default();
         Server {
             tools_list,
             soak: Mutex::new(SoakState::default()),
@@ -566,11 +567,10 @@ fn main() {
                 eprintln!("bench-server http needs --port P");
                 std::process::exit(2);
             };
-            let rt = tokio::runtime::Builder::new_current_thread()
+            tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
-                .expect("tokio runtime");
-            rt.block_on(serve_http(Arc::new(server), port, flag("--sse")))
+                .and_then(|rt| rt.block_on(serve_http(Arc::new(server), port, flag("--sse"))))
         }
         _ => {
             eprintln!(

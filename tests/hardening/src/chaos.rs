@@ -24,7 +24,7 @@
 //! which must all succeed.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -152,7 +152,7 @@ pub(crate) async fn run(name: &str, full: bool, server: Option<&str>) -> Result<
     }
 }
 
-async fn kill9(server: &PathBuf, full: bool) -> Result<Report, String> {
+async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
     let calls = 100;
     let mut r = Report::new(
         "kill9-stdio",
@@ -233,7 +233,7 @@ async fn kill9(server: &PathBuf, full: bool) -> Result<Report, String> {
 /// A server that takes no input: stopped (SIGSTOP) or one that stops
 /// reading. Every call must time out at its own deadline, memory stays
 /// bounded, and close tears the process group down.
-async fn stuck(server: &PathBuf, full: bool, stop: bool) -> Result<Report, String> {
+async fn stuck(server: &Path, full: bool, stop: bool) -> Result<Report, String> {
     let (name, how) = if stop {
         ("stopped-stdio", "the server stopped with SIGSTOP")
     } else {
@@ -461,7 +461,7 @@ fn describe(outcome: &Result<mcp_types::tools::CallToolResult, ClientError>) -> 
     }
 }
 
-async fn cycles(server: &PathBuf, full: bool, http: bool) -> Result<Report, String> {
+async fn cycles(server: &Path, full: bool, http: bool) -> Result<Report, String> {
     let n = if full { 1000 } else { 100 };
     let warm_at = n / 10;
     let name = if http { "cycles-http" } else { "cycles-stdio" };
@@ -546,7 +546,7 @@ async fn cycles(server: &PathBuf, full: bool, http: bool) -> Result<Report, Stri
     Ok(r)
 }
 
-async fn flood(server: &PathBuf, full: bool) -> Result<Report, String> {
+async fn flood(server: &Path, full: bool) -> Result<Report, String> {
     let count: u64 = if full { 100_000 } else { 10_000 };
     let mut r = Report::new(
         "flood-stdio",
@@ -604,7 +604,7 @@ async fn flood(server: &PathBuf, full: bool) -> Result<Report, String> {
     Ok(r)
 }
 
-async fn big(server: &PathBuf) -> Result<Report, String> {
+async fn big(server: &Path) -> Result<Report, String> {
     let bytes: u64 = 100 << 20;
     let mut r = Report::new(
         "big-result-stdio",
@@ -654,7 +654,7 @@ async fn big(server: &PathBuf) -> Result<Report, String> {
 }
 
 /// A manager configuration of `n` bench servers over stdio, `b0` … .
-fn manager_config(server: &PathBuf, n: usize) -> Result<mcp_manager::McpConfig, String> {
+fn manager_config(server: &Path, n: usize) -> Result<mcp_manager::McpConfig, String> {
     let servers: serde_json::Map<String, serde_json::Value> = (0..n)
         .map(|i| {
             (
@@ -671,7 +671,7 @@ fn manager_options() -> mcp_manager::ManagerOptions {
     mcp_manager::ManagerOptions::new("mcp-harden-chaos", "0.1.0")
 }
 
-async fn kill9_manager(server: &PathBuf, full: bool) -> Result<Report, String> {
+async fn kill9_manager(server: &Path, full: bool) -> Result<Report, String> {
     let calls = 100;
     let mut r = Report::new(
         "kill9-manager",
@@ -763,7 +763,7 @@ async fn kill9_manager(server: &PathBuf, full: bool) -> Result<Report, String> {
     Ok(r)
 }
 
-async fn cycles_manager(server: &PathBuf, full: bool) -> Result<Report, String> {
+async fn cycles_manager(server: &Path, full: bool) -> Result<Report, String> {
     let n = if full { 100 } else { 10 };
     let servers = 10;
     let mut r = Report::new(

@@ -2,7 +2,7 @@
 //! over stdio or Streamable HTTP (JSON or SSE replies), and this binary's
 //! own HTTP fault server (`mcp-harden serve-faults`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -30,7 +30,7 @@ pub(crate) fn bench_server(explicit: Option<&str>) -> Result<PathBuf, String> {
 }
 
 /// The bench server over stdio.
-pub(crate) async fn stdio(server: &PathBuf, extra: &[&str]) -> Result<StdioTransport, String> {
+pub(crate) async fn stdio(server: &Path, extra: &[&str]) -> Result<StdioTransport, String> {
     let path = server.to_string_lossy().into_owned();
     let config = StdioConfig::new(path)
         .with_args(["stdio", "--tools", "1"])
@@ -51,7 +51,7 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// Starts `program args…`, which must print `listening on URL` on
     /// stderr (the bench server and `serve-faults` do).
-    pub(crate) async fn start(program: &PathBuf, args: &[&str]) -> Result<HttpServer, String> {
+    pub(crate) async fn start(program: &Path, args: &[&str]) -> Result<HttpServer, String> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
@@ -80,7 +80,7 @@ impl HttpServer {
     }
 
     /// The bench server over HTTP, SSE replies when `sse`.
-    pub(crate) async fn bench(server: &PathBuf, sse: bool) -> Result<HttpServer, String> {
+    pub(crate) async fn bench(server: &Path, sse: bool) -> Result<HttpServer, String> {
         let mut args = vec!["http", "--port", "0", "--tools", "1"];
         if sse {
             args.push("--sse");

@@ -108,7 +108,7 @@ fn generate(c: &mut Choices<'_>) -> (Vec<Challenge>, Vec<String>) {
                 for i in 0..n {
                     let name = NAMES[c.below(NAMES.len())];
                     let value = c.text(24);
-                    let written = if is_token(&value) && c.byte() % 2 == 0 {
+                    let written = if is_token(&value) && c.byte().is_multiple_of(2) {
                         value.clone()
                     } else {
                         quoted(&value)
@@ -128,7 +128,7 @@ fn generate(c: &mut Choices<'_>) -> (Vec<Challenge>, Vec<String>) {
         let last = values.last_mut().expect("one value at least");
         if last.is_empty() {
             last.push_str(&text);
-        } else if c.byte() % 3 == 0 {
+        } else if c.byte().is_multiple_of(3) {
             values.push(text);
         } else {
             last.push_str(SEPARATORS[c.below(SEPARATORS.len())]);
@@ -143,7 +143,7 @@ pub(crate) fn check(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    if mode % 2 == 0 {
+    if mode.is_multiple_of(2) {
         let text = String::from_utf8_lossy(rest);
         let parsed = parse_challenges(text.split('\n'));
         for c in &parsed {
