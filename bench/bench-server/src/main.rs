@@ -28,7 +28,9 @@
 //! - `soak_stats`: how many requests were held and how the
 //!   `notifications/cancelled` received matched them (`held`,
 //!   `cancelled_once`, `cancelled_more`, `cancelled_unknown`,
-//!   `never_cancelled`), as JSON in one text content item.
+//!   `never_cancelled`), as JSON in one text content item; with
+//!   `{is_held: text}`, `true` or `false`: whether a call with that text is
+//!   held.
 //! - `flood` `{count}`: `count` `notifications/message`, then the result.
 //! - `big` `{bytes}`: a text content item of `bytes` bytes.
 //! - `stdio --stop-reading-after N`: after N messages the server stops
@@ -116,11 +118,19 @@ struct Handled {
     held: bool,
 }
 
-/// The requests held by `soak` and the cancellations received.
+/// The requests held by `soak` (by id, and by the raw JSON of their text)
+/// and the cancellations received.
 #[derive(Default)]
 struct SoakState {
     held: HashSet<String>,
+    held_texts: HashSet<String>,
     cancels: HashMap<String, u32>,
+}
+
+#[derive(Deserialize)]
+struct StatsArgs<'a> {
+    #[serde(borrow, default)]
+    is_held: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -228,7 +238,7 @@ impl Server {
         match params.name.as_ref() {
             "echo" => answer(echo(id, &params)),
             "soak" => self.soak(id, &params),
-            "soak_stats" => answer(self.soak_stats(id)),
+            "soak_stats" => answer(self.soak_stats(id, &params)),
             "flood" | "big" => flood_or_big(id, &params),
             _ => answer(error(Some(id), -32602, "Unknown tool")),
         }
@@ -245,7 +255,10 @@ impl Server {
         let token = params.meta.as_ref().and_then(|m| m.progress_token);
         let mut notes = Vec::new();
         if args.hold {
-            self.lock().held.insert(id.get().to_owned());
+            let mut state = self.lock();
+            state.held.insert(id.get().to_owned());
+            state.held_texts.insert(args.text.get().to_owned());
+            drop(state);
             notes.extend(token.map(|t| progress(t, 1, 1)));
             return Handled {
                 notes,
@@ -287,8 +300,18 @@ impl Server {
         }
     }
 
-    fn soak_stats(&self, id: &RawValue) -> Vec<u8> {
+    fn soak_stats(&self, id: &RawValue, params: &CallParams<'_>) -> Vec<u8> {
         let state = self.lock();
+        let asked = params
+            .arguments
+            .and_then(|a| serde_json::from_str::<StatsArgs<'_>>(a.get()).ok())
+            .and_then(|a| a.is_held);
+        if let Some(text) = asked {
+            let held = state.held_texts.contains(text.get());
+            let body =
+                format!(r#"{{"content":[{{"type":"text","text":"{held}"}}],"isError":false}}"#);
+            return result(id, body.as_bytes());
+        }
         let once = state
             .held
             .iter()

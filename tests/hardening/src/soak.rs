@@ -10,8 +10,8 @@
 //! when `i % 10 == 3` and 2 log messages when `i % 10 == 7` (over stdio and
 //! SSE replies; a JSON reply cannot carry them); is held and cancelled when
 //! `i % 100 == 99`. A held call is dropped once its progress notification
-//! shows the server has it (over JSON replies, which carry none, after
-//! 100 ms).
+//! shows the server has it (over JSON replies, which carry none, once the
+//! server's `soak_stats` says it holds it).
 //!
 //! Verdict: every call answered with its own echo or cancelled, none lost
 //! or failed; the server saw each cancelled call cancelled exactly once and
@@ -195,7 +195,20 @@ async fn one_call(client: Client, i: u64, wire: Wire, tally: Arc<Tally>) {
             if wire.carries_notifications() {
                 seen_rx.recv().await;
             } else {
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                // A JSON reply carries no progress: ask the server.
+                loop {
+                    let asked = client
+                        .call_tool(
+                            "soak_stats",
+                            json!({"is_held": sent}),
+                            RequestOptions::default(),
+                        )
+                        .await;
+                    if matches!(&asked, Ok(r) if r.text() == "true") {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
             }
         };
         tokio::select! {
