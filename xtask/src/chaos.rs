@@ -14,7 +14,7 @@ use crate::soak::{build, harden, problems};
 use crate::{reliability, util};
 
 /// Every scenario, in the table's order.
-pub(crate) const SCENARIOS: [&str; 14] = [
+pub(crate) const SCENARIOS: [&str; 15] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -29,6 +29,7 @@ pub(crate) const SCENARIOS: [&str; 14] = [
     "big-result-stdio",
     "kill9-manager",
     "cycles-manager",
+    "ctrl-c-cli-flood",
 ];
 
 /// Runs the scenarios on already built binaries; returns their reports.

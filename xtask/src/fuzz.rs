@@ -8,8 +8,9 @@
 //! - Each target runs `--seconds` (default 60) with new inputs written to
 //!   a scratch directory (`target/fuzz-scratch/TARGET/`) and the kept
 //!   corpus (`crates/*/fuzz/corpus/TARGET/`) as seeds; then
-//!   libFuzzer's `-merge=1` keeps the smallest set of inputs that covers
-//!   what both cover, and that set replaces the kept corpus (skip with
+//!   libFuzzer's `-merge=1` keeps the smallest set of inputs that reaches
+//!   every edge both reach (hit counts left out, to keep it small), and that
+//!   set replaces the kept corpus (skip with
 //!   `--keep-corpus`). `cargo test` replays the kept corpus on stable
 //!   (each crate's `tests/fuzz_corpus.rs`), so CI runs every input.
 //! - A crash, a leak, a timeout (10 s per input) or running out of memory
@@ -339,7 +340,14 @@ fn merge_corpus(root: &Path, target: &Target, kept: &Path, scratch: &Path) -> Re
         .arg(&merged)
         .arg(kept)
         .arg(scratch)
-        .args(["--", "-merge=1", &format!("-max_len={}", target.max_len)])
+        // Edges only (no hit counts): the smallest set that reaches every
+        // edge the inputs reach, so the kept corpus stays small.
+        .args([
+            "--",
+            "-merge=1",
+            "-use_counters=0",
+            &format!("-max_len={}", target.max_len),
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     util::run(&mut run, &format!("merge the corpus of {}", target.name))?;

@@ -22,7 +22,16 @@ pub(crate) const WIRES: [&str; 3] = ["stdio", "http-json", "http-sse"];
 pub(crate) fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let mut cargo = util::cargo(root);
     if release {
-        cargo.args(["build", "--release", "--locked", "-p", "mcp-hardening"]);
+        // The `mcp` command line too: a chaos scenario interrupts it.
+        cargo.args([
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "mcp-hardening",
+            "-p",
+            "mcp-cli",
+        ]);
     } else {
         // The whole workspace's bins: after `cargo test --workspace` every
         // dependency is built with these features already.

@@ -35,6 +35,8 @@
 //! - `big` `{bytes}`: a text content item of `bytes` bytes.
 //! - `stdio --stop-reading-after N`: after N messages the server stops
 //!   reading its stdin (and never exits on its own).
+//! - `--list-chaos-tools`: `tools/list` also lists `flood` and `big`, for a
+//!   client that calls only listed tools (the `mcp` command line).
 //!
 //! The server does as little as it can: it borrows the request id, the
 //! method and the echo text from the input and splices them into the
@@ -116,6 +118,23 @@ struct Handled {
     response: Option<Vec<u8>>,
     /// A request held unanswered until the client cancels it.
     held: bool,
+    /// One notification to send this many times after `notes` (written as
+    /// it goes over stdio, so any count works; an SSE reply holds at most
+    /// 10^6).
+    repeat: Option<(Vec<u8>, u64)>,
+}
+
+impl Handled {
+    /// `notes`, then the repeated notification, as a list.
+    fn all_notes(&self) -> impl Iterator<Item = &Vec<u8>> {
+        let repeated = self.repeat.iter().flat_map(|(note, n)| {
+            std::iter::repeat_n(
+                note,
+                usize::try_from(*n).unwrap_or(usize::MAX).min(1_000_000),
+            )
+        });
+        self.notes.iter().chain(repeated)
+    }
 }
 
 /// The requests held by `soak` (by id, and by the raw JSON of their text)
@@ -155,13 +174,29 @@ struct Server {
 }
 
 impl Server {
-    fn new(tools: usize) -> Self {
+    fn new(tools: usize, chaos_tools: bool) -> Self {
         let mut list = Vec::with_capacity(tools);
         list.push(serde_json::json!({
             "name": "echo",
             "description": "Returns its input text.",
             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
         }));
+        if chaos_tools {
+            for (name, what, arg) in [
+                (
+                    "flood",
+                    "Sends `count` log notifications, then an empty result.",
+                    "count",
+                ),
+                ("big", "Returns a text of `bytes` bytes.", "bytes"),
+            ] {
+                list.push(serde_json::json!({
+                    "name": name,
+                    "description": what,
+                    "inputSchema": {"type": "object", "properties": {arg: {"type": "integer"}}}
+                }));
+            }
+        }
         for i in 1..tools {
             list.push(serde_json::json!({
                 "name": format!("tool_{i:04}"),
@@ -264,6 +299,7 @@ impl Server {
                 notes,
                 response: None,
                 held: true,
+                repeat: None,
             };
         }
         if let Some(token) = token {
@@ -280,6 +316,7 @@ impl Server {
             notes,
             response: Some(out),
             held: false,
+            repeat: None,
         }
     }
 
@@ -350,6 +387,7 @@ fn answer(response: Vec<u8>) -> Handled {
         notes: Vec::new(),
         response: Some(response),
         held: false,
+        repeat: None,
     }
 }
 
@@ -376,11 +414,11 @@ fn flood_or_big(id: &RawValue, params: &CallParams<'_>) -> Handled {
         .and_then(|a| serde_json::from_str::<CountArgs>(a.get()).ok())
         .unwrap_or(CountArgs { count: 0, bytes: 0 });
     if params.name == "flood" {
-        let note = log_message("flood");
         return Handled {
-            notes: (0..args.count).map(|_| note.clone()).collect(),
+            notes: Vec::new(),
             response: Some(result(id, br#"{"content":[],"isError":false}"#)),
             held: false,
+            repeat: Some((log_message("flood"), args.count)),
         };
     }
     let len = usize::try_from(args.bytes)
@@ -452,8 +490,18 @@ fn serve_stdio(server: &Server, stop_reading_after: Option<u64>) -> std::io::Res
         let trimmed = line.trim_ascii();
         if !trimmed.is_empty() {
             let handled = server.respond(trimmed);
-            for note in handled.notes.iter().chain(&handled.response) {
+            for note in &handled.notes {
                 output.write_all(note)?;
+                output.write_all(b"\n")?;
+            }
+            if let Some((note, count)) = &handled.repeat {
+                for _ in 0..*count {
+                    output.write_all(note)?;
+                    output.write_all(b"\n")?;
+                }
+            }
+            if let Some(response) = &handled.response {
+                output.write_all(response)?;
                 output.write_all(b"\n")?;
             }
         }
@@ -539,16 +587,16 @@ async fn http_one(server: &Server, req: Request<Incoming>, sse: bool) -> Respons
         Err(_) => return status(StatusCode::BAD_REQUEST),
     };
     let handled = server.respond(&body);
-    let (content_type, body) = match (handled.response, handled.held, sse) {
+    let (content_type, body) = match (handled.response.clone(), handled.held, sse) {
         (None, false, _) => return status(StatusCode::ACCEPTED),
         (None, true, true) => (
             "text/event-stream",
-            ReplyBody::Held(Some(Bytes::from(sse_events(handled.notes.iter())))),
+            ReplyBody::Held(Some(Bytes::from(sse_events(handled.all_notes())))),
         ),
         // A held JSON reply: nothing is sent until the client gives up.
         (None, true, false) => std::future::pending().await,
         (Some(resp), _, true) => {
-            let framed = sse_events(handled.notes.iter().chain(std::iter::once(&resp)));
+            let framed = sse_events(handled.all_notes().chain(std::iter::once(&resp)));
             (
                 "text/event-stream",
                 ReplyBody::Full(Full::new(Bytes::from(framed))),
@@ -579,7 +627,7 @@ fn main() {
     let tools = value("--tools")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
-    let server = Server::new(tools);
+    let server = Server::new(tools, flag("--list-chaos-tools"));
     let outcome = match args.first().map(String::as_str) {
         Some("stdio") => serve_stdio(
             &server,
@@ -614,7 +662,7 @@ mod tests {
 
     #[test]
     fn echo_returns_its_input() {
-        let s = Server::new(3);
+        let s = Server::new(3, false);
         let out = s
             .handle(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\"b"}}}"#)
             .unwrap();
@@ -625,7 +673,7 @@ mod tests {
 
     #[test]
     fn lists_n_tools_and_ignores_notifications() {
-        let s = Server::new(1000);
+        let s = Server::new(1000, false);
         let out = s
             .handle(br#"{"jsonrpc":"2.0","id":"x","method":"tools/list"}"#)
             .unwrap();
@@ -640,7 +688,7 @@ mod tests {
 
     #[test]
     fn initialize_answers_a_handshake_version() {
-        let s = Server::new(1);
+        let s = Server::new(1, false);
         let out = s
             .handle(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28"}}"#)
             .unwrap();

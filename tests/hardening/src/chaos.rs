@@ -19,6 +19,7 @@
 //! | `big-result-stdio` | a 100 MiB result, past the 64 MiB line limit |
 //! | `kill9-manager` | SIGKILL of a server the manager runs, 100 calls in flight; the next call after |
 //! | `cycles-manager` | start / call / shutdown of a manager with 10 servers (100; short: 10) |
+//! | `ctrl-c-cli-flood` | the `mcp` command line in a call that floods it with notifications, interrupted (SIGINT) after 1 s |
 //!
 //! Every HTTP fault runs beside 8 ordinary calls on the same connection,
 //! which must all succeed.
@@ -40,7 +41,7 @@ use crate::probe::{self, Sample};
 use crate::servers::{self, HttpServer};
 
 /// Every scenario, in the order of the table.
-pub(crate) const SCENARIOS: [&str; 15] = [
+pub(crate) const SCENARIOS: [&str; 16] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -55,6 +56,7 @@ pub(crate) const SCENARIOS: [&str; 15] = [
     "big-result-stdio",
     "kill9-manager",
     "cycles-manager",
+    "ctrl-c-cli-flood",
     "help",
 ];
 
@@ -145,6 +147,7 @@ pub(crate) async fn run(name: &str, full: bool, server: Option<&str>) -> Result<
         "big-result-stdio" => big(&server).await,
         "kill9-manager" => kill9_manager(&server, full).await,
         "cycles-manager" => cycles_manager(&server, full).await,
+        "ctrl-c-cli-flood" => ctrl_c_cli(&server, full).await,
         _ => Err(format!(
             "no chaos scenario {name:?}; there are: {}",
             SCENARIOS[..SCENARIOS.len() - 1].join(", ")
@@ -828,5 +831,63 @@ async fn cycles_manager(server: &Path, full: bool) -> Result<Report, String> {
         end.rss_kib as f64 <= warm.rss_kib as f64 * 1.10 + 1024.0,
         || format!("RSS grew {} → {}", mib(warm.rss_kib), mib(end.rss_kib)),
     );
+    Ok(r)
+}
+
+/// The `mcp` command line in a call flooded with notifications: after
+/// SIGINT it must exit promptly, and take its server down with it.
+async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
+    let mut r = Report::new(
+        "ctrl-c-cli-flood",
+        "`mcp call flood` (a server sending log notifications without end), SIGINT after 1 s",
+    );
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mcp = exe.with_file_name("mcp");
+    if !mcp.is_file() {
+        return Err(format!("no mcp binary at {}", mcp.display()));
+    }
+    let stdio = format!("{} stdio --tools 1 --list-chaos-tools", server.display());
+    let mut child = tokio::process::Command::new(&mcp)
+        .args(["--stdio", &stdio, "call", "flood", "count=1000000000000"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("start mcp: {e}"))?;
+    let pid = child.id().ok_or("mcp has no pid")?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The server: the child of mcp, leading its own process group.
+    let server_pid = probe::children_of(pid).first().copied();
+    let interrupted = Instant::now();
+    signal(pid, rustix::process::Signal::INT)?;
+    let exited = tokio::time::timeout(Duration::from_secs(30), child.wait()).await;
+    let took = interrupted.elapsed();
+    let group_gone = match server_pid {
+        Some(p) => settle(|| probe::alive_in_group(p) == 0).await,
+        None => true,
+    };
+    let status = match &exited {
+        Ok(Ok(status)) => status.to_string(),
+        _ => "still running after 30 s".to_string(),
+    };
+    r.figure("exit after SIGINT", ms(took));
+    r.figure("exit status", &status);
+    r.figure("server process group gone", group_gone);
+    r.check(server_pid.is_some(), || {
+        "mcp had started no server after 1 s".into()
+    });
+    r.check(matches!(exited, Ok(Ok(_))), || {
+        "mcp did not exit within 30 s".into()
+    });
+    r.check(group_gone, || "the server outlived mcp".into());
+    // The server floods and reads nothing, so it sees no end of its stdin:
+    // the exit waits out the stdio shutdown sequence (2 s grace after stdin
+    // is closed, then SIGTERM, 1 s, SIGKILL), and no longer.
+    if full {
+        r.check(took <= Duration::from_secs(4), || {
+            format!("mcp took {} to exit (bound: the 3 s shutdown sequence + 1 s)", ms(took))
+        });
+    }
     Ok(r)
 }

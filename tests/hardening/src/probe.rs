@@ -95,3 +95,12 @@ pub(crate) fn children() -> usize {
         .filter(|(_, ppid, _, _)| *ppid == me)
         .count()
 }
+
+/// The pids of the children of `parent`.
+pub(crate) fn children_of(parent: u32) -> Vec<u32> {
+    processes()
+        .iter()
+        .filter(|(_, ppid, _, _)| *ppid == parent)
+        .map(|(pid, ..)| *pid)
+        .collect()
+}
