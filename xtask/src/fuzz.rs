@@ -264,6 +264,12 @@ fn cargo_fuzz(root: &Path, target: &Target) -> Command {
     c
 }
 
+/// One build directory for every fuzz crate: libFuzzer (C++) and the
+/// shared dependencies are built once, not once per crate.
+fn fuzz_build_dir(root: &Path) -> PathBuf {
+    root.join("target/fuzz-build")
+}
+
 fn run_target(
     root: &Path,
     target: &'static Target,
@@ -279,6 +285,8 @@ fn run_target(
     let max_len = format!("-max_len={}", target.max_len);
     let mut run = cargo_fuzz(root, target);
     run.args(["run", target.name])
+        .arg("--target-dir")
+        .arg(fuzz_build_dir(root))
         .arg(&scratch)
         .arg(&kept)
         .args([
@@ -337,6 +345,8 @@ fn merge_corpus(root: &Path, target: &Target, kept: &Path, scratch: &Path) -> Re
     std::fs::create_dir_all(&merged).map_err(|e| format!("{}: {e}", merged.display()))?;
     let mut run = cargo_fuzz(root, target);
     run.args(["run", target.name])
+        .arg("--target-dir")
+        .arg(fuzz_build_dir(root))
         .arg(&merged)
         .arg(kept)
         .arg(scratch)
