@@ -18,20 +18,15 @@ use crate::{reliability, util};
 /// The wires a soak runs over, in the table's order.
 pub(crate) const WIRES: [&str; 3] = ["stdio", "http-json", "http-sse"];
 
-/// Builds the hardening binaries; returns the directory they are in.
-pub(crate) fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
+/// Builds the hardening binaries (and, `with_cli`, the `mcp` command line,
+/// which a chaos scenario interrupts); returns the directory they are in.
+pub(crate) fn build(root: &Path, release: bool, with_cli: bool) -> Result<PathBuf, String> {
     let mut cargo = util::cargo(root);
     if release {
-        // The `mcp` command line too: a chaos scenario interrupts it.
-        cargo.args([
-            "build",
-            "--release",
-            "--locked",
-            "-p",
-            "mcp-hardening",
-            "-p",
-            "mcp-cli",
-        ]);
+        cargo.args(["build", "--release", "--locked", "-p", "mcp-hardening"]);
+        if with_cli {
+            cargo.args(["-p", "mcp-cli"]);
+        }
     } else {
         // The whole workspace's bins: after `cargo test --workspace` every
         // dependency is built with these features already.
@@ -102,7 +97,7 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
     if wires.is_empty() {
         wires = WIRES.iter().map(|w| (*w).to_string()).collect();
     }
-    let bin = build(&root, release)?;
+    let bin = build(&root, release, false)?;
     let started = Instant::now();
     let mut reports = Vec::new();
     for wire in &wires {

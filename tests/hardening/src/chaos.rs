@@ -886,7 +886,10 @@ async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
     // is closed, then SIGTERM, 1 s, SIGKILL), and no longer.
     if full {
         r.check(took <= Duration::from_secs(4), || {
-            format!("mcp took {} to exit (bound: the 3 s shutdown sequence + 1 s)", ms(took))
+            format!(
+                "mcp took {} to exit (bound: the 3 s shutdown sequence + 1 s)",
+                ms(took)
+            )
         });
     }
     Ok(r)
