@@ -1,4 +1,4 @@
-//! `cargo xtask soak [--calls N] [--wire W]… [--debug] [--report]`: the
+//! `cargo xtask soak [--calls N] [--wire W[:N]]… [--debug] [--report]`: the
 //! soak of `tests/hardening` (`mcp-harden soak`): N `tools/call`s (default
 //! 10^6) through our client against the bench server over stdio and
 //! Streamable HTTP with JSON and SSE replies, 64 in flight, sampled every
@@ -97,10 +97,21 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
     if wires.is_empty() {
         wires = WIRES.iter().map(|w| (*w).to_string()).collect();
     }
+    // `--wire NAME:CALLS` gives that wire its own number of calls.
+    let wires: Vec<(String, u64)> = wires
+        .iter()
+        .map(|w| match w.split_once(':') {
+            Some((name, n)) => n
+                .parse()
+                .map(|n| (name.to_string(), n))
+                .map_err(|_| format!("--wire {w}: not a number of calls")),
+            None => Ok((w.clone(), calls)),
+        })
+        .collect::<Result<_, _>>()?;
     let bin = build(&root, release, false)?;
     let started = Instant::now();
     let mut reports = Vec::new();
-    for wire in &wires {
+    for (wire, calls) in &wires {
         let args: Vec<String> = [
             "soak",
             "--wire",
@@ -120,7 +131,11 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
     println!("{table}");
     if report {
         let profile = if release { "" } else { " --debug" };
-        let command = format!("cargo xtask soak --calls {calls}{profile} --report");
+        let per_wire: String = wires
+            .iter()
+            .map(|(w, n)| format!(" --wire {w}:{n}"))
+            .collect();
+        let command = format!("cargo xtask soak{per_wire}{profile} --report");
         let body = format!(
             "## Soak\n\n{}\n{}\n{}\n{}",
             reliability::provenance(&root, &command, took),
