@@ -79,7 +79,7 @@ pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
     if scenarios.is_empty() {
         scenarios = SCENARIOS.iter().map(|s| (*s).to_string()).collect();
     }
-    let bin = build(&root, release, true)?;
+    let bin = build(&root, release)?;
     let started = Instant::now();
     let reports = run_all(&bin, &scenarios, full)?;
     let took = started.elapsed();
@@ -164,7 +164,7 @@ fn table(reports: &[Value]) -> String {
 /// crate's `tests/fuzz_corpus.rs`).
 pub(crate) fn short_runs(root: &std::path::Path) -> Result<(), String> {
     let started = Instant::now();
-    let bin = build(root, false, true)?;
+    let bin = build(root, false)?;
     let mut failed = Vec::new();
     for (wire, calls) in [("stdio", 10_000), ("http-json", 2_000), ("http-sse", 2_000)] {
         let args: Vec<String> = ["soak", "--wire", wire, "--calls", &calls.to_string()]

@@ -18,15 +18,21 @@ use crate::{reliability, util};
 /// The wires a soak runs over, in the table's order.
 pub(crate) const WIRES: [&str; 3] = ["stdio", "http-json", "http-sse"];
 
-/// Builds the hardening binaries (and, `with_cli`, the `mcp` command line,
-/// which a chaos scenario interrupts); returns the directory they are in.
-pub(crate) fn build(root: &Path, release: bool, with_cli: bool) -> Result<PathBuf, String> {
+/// Builds the hardening binaries and the `mcp` command line (which a
+/// chaos scenario interrupts; built together, soak and chaos share one
+/// feature set and so one build); returns the directory they are in.
+pub(crate) fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let mut cargo = util::cargo(root);
     if release {
-        cargo.args(["build", "--release", "--locked", "-p", "mcp-hardening"]);
-        if with_cli {
-            cargo.args(["-p", "mcp-cli"]);
-        }
+        cargo.args([
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "mcp-hardening",
+            "-p",
+            "mcp-cli",
+        ]);
     } else {
         // The whole workspace's bins: after `cargo test --workspace` every
         // dependency is built with these features already.
@@ -108,7 +114,7 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
             None => Ok((w.clone(), calls)),
         })
         .collect::<Result<_, _>>()?;
-    let bin = build(&root, release, false)?;
+    let bin = build(&root, release)?;
     let started = Instant::now();
     let mut reports = Vec::new();
     for (wire, calls) in &wires {
