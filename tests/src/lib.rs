@@ -1,5 +1,6 @@
 //! Test support shared by the integration tests of every crate: real peers
-//! ([`peers`]), fresh temporary paths ([`temp_dir`], [`temp_path`]), with
+//! ([`peers`]), fresh temporary paths ([`temp_dir`], [`temp_path`]), the
+//! replay of a fuzz target's kept corpus ([`fuzz_corpus::replay`]), with
 //! the feature `tokio`, waiting for a condition (`eventually`), and with
 //! the feature `oidc`, the OAuth peer and a browser played over HTTP
 //! (`oidc`).
@@ -7,6 +8,7 @@
 //! Helpers that only one crate's tests need stay in that crate's
 //! `tests/support/` (or `tests/common/`).
 
+pub mod fuzz_corpus;
 #[cfg(feature = "oidc")]
 pub mod oidc;
 pub mod peers;

@@ -4,16 +4,23 @@
 //!   `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings`,
 //!   `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS="-D warnings -D
 //!   rustdoc::broken-intra-doc-links"`, `cargo xtask release-check --quick`,
-//!   `cargo test --workspace` and the conformance suites. This is what CI runs. It leaves the tree as it found it, and
+//!   `cargo test --workspace` (the kept fuzz corpora replayed), the short soak
+//!   and chaos runs and the conformance suites. This is what CI runs. It leaves the tree as it found it, and
 //!   its last line says what did not run (no `../shared`: the schema tests and the
 //!   fault catalogue) rather than calling that a pass.
 //! - `conformance`: the official MCP conformance suite and our fault catalogue.
 //! - `bench`: the side-by-side benchmarks.
 //! - `release-check [--quick] [--write-api]`: whether the crates can be
 //!   released (docs/releasing.md); `test` runs the `--quick` part.
+//! - `fuzz`, `soak`, `chaos`: the hardening runs; with `--report` each writes
+//!   its section of `docs/reliability.md`.
 
 mod bench;
+mod chaos;
 mod conformance;
+mod fuzz;
+mod reliability;
+mod soak;
 mod release;
 mod testing;
 mod util;
@@ -30,8 +37,11 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::conformance(&args[1..]),
         Some("bench") => bench::bench(&args[1..]),
         Some("release-check") => release::release_check(&args[1..]),
+        Some("fuzz") => fuzz::fuzz(&args[1..]),
+        Some("soak") => soak::soak(&args[1..]),
+        Some("chaos") => chaos::chaos(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <test|conformance|bench|release-check>");
+            println!("usage: cargo xtask <test|conformance|bench|release-check|fuzz|soak|chaos>");
             Ok(())
         }
         Some(other) => Err(format!(

@@ -11,7 +11,8 @@ use std::process::Stdio;
 use crate::{conformance, release, util};
 
 /// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
-/// workspace tests, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
+/// workspace tests (the kept fuzz corpora replayed among them), the short soak and chaos
+/// runs, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root()?;
@@ -73,6 +74,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
+    crate::chaos::short_runs(&root)?;
     let shared = root.join("../shared");
     if shared.is_dir() {
         util::run(

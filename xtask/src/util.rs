@@ -24,10 +24,27 @@ pub(crate) fn cmd(program: &str, dir: &Path) -> Command {
     c
 }
 
-/// `cargo` (the one running xtask) run from `dir`.
+/// `cargo` (the one running xtask) run from `dir`, without the variables
+/// `cargo run` set for xtask itself (`CARGO_PKG_NAME=xtask`,
+/// `CARGO_MANIFEST_DIR`, …): build scripts that watch them (ring's does)
+/// would otherwise see them change and rebuild everything above them, so
+/// a build from xtask and one from the shell would undo each other.
 pub(crate) fn cargo(dir: &Path) -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    cmd(&cargo, dir)
+    let mut c = cmd(&cargo, dir);
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("CARGO_PKG_")
+            || name.starts_with("CARGO_MANIFEST_")
+            || matches!(
+                name,
+                "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+            )
+        {
+            c.env_remove(name);
+        }
+    }
+    c
 }
 
 /// Runs `command`, echoing it; an error names `what` failed.

@@ -17,6 +17,37 @@ pub(crate) fn is_argument(word: &str) -> bool {
 /// so a cyclic `$ref` cannot loop.
 const MAX_SCHEMA_DEPTH: usize = 16;
 
+/// How many schema nodes typing one property may visit. The depth bound
+/// alone leaves the work exponential in it: a server's schema with wide
+/// `anyOf`s of `$ref`s back to themselves would be walked 20^8 times. Past
+/// this many nodes the property is treated as untyped, like one nested too
+/// deep.
+const MAX_SCHEMA_NODES: usize = 512;
+
+/// The walk of one property's schema: its depth and the nodes it may still
+/// visit.
+struct Walk {
+    depth: usize,
+    nodes_left: usize,
+}
+
+impl Walk {
+    fn new() -> Self {
+        Walk {
+            depth: 0,
+            nodes_left: MAX_SCHEMA_NODES,
+        }
+    }
+
+    /// Follows `node` one level deeper.
+    fn into(&mut self, node: &Value, root: &Value) -> Option<BTreeSet<&'static str>> {
+        self.depth += 1;
+        let types = allowed_types(node, root, self);
+        self.depth -= 1;
+        types
+    }
+}
+
 /// `true` when the only non-null JSON type property `key` of `schema`
 /// allows is `string`: the value of `key=value` is then sent as typed, never
 /// parsed as JSON (`zip=02139` stays `"02139"`, `tag=true` stays `"true"`).
@@ -33,7 +64,7 @@ fn string_only(schema: Option<&Value>, key: &str) -> bool {
     let Some(prop) = root.get("properties").and_then(|p| p.get(key)) else {
         return false;
     };
-    match allowed_types(prop, root, 0) {
+    match allowed_types(prop, root, &mut Walk::new()) {
         Some(types) => {
             let mut non_null = types.iter().filter(|t| **t != "null");
             non_null.next() == Some(&"string") && non_null.next().is_none()
@@ -47,7 +78,7 @@ fn string_only(schema: Option<&Value>, key: &str) -> bool {
 /// told. For showing a tool's parameters.
 pub(crate) fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static str>> {
     let prop = schema.get("properties")?.get(key)?;
-    let types = allowed_types(prop, schema, 0)?;
+    let types = allowed_types(prop, schema, &mut Walk::new())?;
     let (null, mut rest): (Vec<&str>, Vec<&str>) = types.into_iter().partition(|t| *t == "null");
     rest.extend(null);
     Some(rest)
@@ -57,10 +88,11 @@ pub(crate) fn property_types(schema: &Value, key: &str) -> Option<Vec<&'static s
 /// the schema does not restrict them (or they cannot be told). Every keyword
 /// present narrows the set: `type`, `enum`, `const`, a local `$ref`, `anyOf`
 /// and `oneOf` (the union of their branches) and `allOf` (the intersection).
-fn allowed_types(node: &Value, root: &Value, depth: usize) -> Option<BTreeSet<&'static str>> {
-    if depth > MAX_SCHEMA_DEPTH {
+fn allowed_types(node: &Value, root: &Value, walk: &mut Walk) -> Option<BTreeSet<&'static str>> {
+    if walk.depth > MAX_SCHEMA_DEPTH || walk.nodes_left == 0 {
         return None;
     }
+    walk.nodes_left -= 1;
     let obj = node.as_object()?;
     let mut constraints: Vec<BTreeSet<&'static str>> = Vec::new();
     match obj.get("type") {
@@ -80,31 +112,27 @@ fn allowed_types(node: &Value, root: &Value, depth: usize) -> Option<BTreeSet<&'
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|r| local_ref(root, r))
-        && let Some(types) = allowed_types(target, root, depth + 1)
+        && let Some(types) = walk.into(target, root)
     {
         constraints.push(types);
     }
     for keyword in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = obj.get(keyword) {
             // One branch that admits anything makes the union admit anything.
-            let union = branches
-                .iter()
-                .map(|b| allowed_types(b, root, depth + 1))
-                .try_fold(BTreeSet::new(), |mut all, types| {
+            let union = branches.iter().map(|b| walk.into(b, root)).try_fold(
+                BTreeSet::new(),
+                |mut all, types| {
                     all.extend(types?);
                     Some(all)
-                });
+                },
+            );
             if let Some(union) = union {
                 constraints.push(union);
             }
         }
     }
     if let Some(Value::Array(branches)) = obj.get("allOf") {
-        constraints.extend(
-            branches
-                .iter()
-                .filter_map(|b| allowed_types(b, root, depth + 1)),
-        );
+        constraints.extend(branches.iter().filter_map(|b| walk.into(b, root)));
     }
     constraints.into_iter().reduce(|a, b| intersect(&a, &b))
 }
@@ -441,5 +469,32 @@ mod tests {
         assert!(is_argument("a=1"));
         assert!(is_argument("{\"a\":1}"));
         assert!(!is_argument("echo"));
+    }
+
+    /// A server's schema of wide `anyOf`s whose branches refer back to the
+    /// property: within the depth bound the walk was 20^8 nodes, so typing
+    /// one value (or showing the tool's parameters) hung the CLI. It is now
+    /// bounded by nodes too; such a property is untyped. The watchdog only
+    /// tells a hang from an answer (the walk takes microseconds).
+    #[test]
+    fn a_schema_of_wide_cyclic_refs_is_typed_in_bounded_work() {
+        let branches: Vec<Value> = (0..20).map(|_| json!({"$ref": "#/properties/x"})).collect();
+        let schema = json!({"type": "object", "properties": {
+            "x": {"anyOf": branches},
+            "zip": {"type": "string"},
+        }});
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let args = tool_arguments(&words(&["x=1", "zip=2"]), Some(&schema));
+            let types = property_types(&schema, "x");
+            let _ = tx.send((args, types));
+        });
+        let (args, types) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("typing the arguments finishes");
+        let args = args.unwrap();
+        assert_eq!(args["x"], json!(1), "an untyped property takes JSON");
+        assert_eq!(args["zip"], json!("2"), "the other properties are typed");
+        assert_eq!(types, None);
     }
 }

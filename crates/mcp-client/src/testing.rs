@@ -153,6 +153,10 @@ impl Transport for MemoryTransport {
     fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         self.dispatcher.redact(text)
     }
+
+    fn pending_requests(&self) -> usize {
+        self.dispatcher.pending_len()
+    }
 }
 
 impl MemoryPeer {

@@ -220,6 +220,10 @@ impl Transport for HttpTransport {
         self.dispatcher.redact(text)
     }
 
+    fn pending_requests(&self) -> usize {
+        self.dispatcher.pending_len()
+    }
+
     /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).
     fn sends_metadata_headers(&self) -> bool {
         self.connection.rules().method_header

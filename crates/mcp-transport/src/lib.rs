@@ -87,6 +87,9 @@
 //!     fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
 //!         self.0.redact(text)
 //!     }
+//!     fn pending_requests(&self) -> usize {
+//!         self.0.pending_len()
+//!     }
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]

@@ -100,4 +100,10 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// `text` borrowed; one built on the dispatcher forwards to
     /// [`Dispatcher::redact`](crate::Dispatcher::redact).
     fn redact<'a>(&self, text: &'a str) -> Cow<'a, str>;
+
+    /// How many requests await their response now: the entries of the
+    /// pending table ([`crate::Dispatcher::pending_len`]). A cheap read (one
+    /// lock) for monitoring: a soak samples it to see that every request
+    /// leaves the table, answered, timed out, cancelled or failed.
+    fn pending_requests(&self) -> usize;
 }

@@ -373,12 +373,16 @@ pub fn invalid_request(frame: &[u8]) -> Option<Option<RequestId>> {
     let mut method = false;
     let mut id: Option<Range<usize>> = None;
     let mut ids = 0;
+    // Member names and the version are compared as the decoder reads
+    // them, escapes decoded (`"m\u0065thod"` is `method` there too).
     scan_object(frame, |key, range| {
-        if key == b"jsonrpc" {
-            version_ok = frame.get(range) == Some(&b"\"2.0\""[..]);
-        } else if key == b"method" {
+        if key_is(key, "jsonrpc") {
+            version_ok = frame.get(range).is_some_and(|v| {
+                v == b"\"2.0\"" || serde_json::from_slice::<String>(v).is_ok_and(|v| v == "2.0")
+            });
+        } else if key_is(key, "method") {
             method = true;
-        } else if key == b"id" {
+        } else if key_is(key, "id") {
             ids += 1;
             id = Some(range);
         }

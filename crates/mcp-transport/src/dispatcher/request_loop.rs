@@ -155,7 +155,7 @@ impl Dispatcher {
                     // The time counted against the request, pauses left out.
                     let ms = start.elapsed().saturating_sub(paused_for).as_millis() as u64;
                     self.tap_local(|| format!("request {id} ({method}) timed out after {ms} ms"));
-                    self.abandon(&id, notify_peer, "timeout").await;
+                    self.abandon(&id, notify_peer, "timeout");
                     return Err(TransportError::Timeout {
                         ms,
                         phase,
@@ -165,7 +165,7 @@ impl Dispatcher {
                 _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
                     self.tap_local(|| format!("request {id} ({method}) cancelled by the caller"));
-                    self.abandon(&id, notify_peer, "cancelled by the client").await;
+                    self.abandon(&id, notify_peer, "cancelled by the client");
                     return Err(TransportError::Cancelled);
                 }
             }
@@ -173,15 +173,42 @@ impl Dispatcher {
     }
 
     /// Forgets request `id` and, when `notify_peer`, tells the peer (spec:
-    /// `basic/utilities/cancellation`; never for `initialize`).
-    async fn abandon(self: &Arc<Self>, id: &RequestId, notify_peer: bool, reason: &str) {
+    /// `basic/utilities/cancellation`; never for `initialize`). The
+    /// notification is queued, not awaited: a peer that stopped reading
+    /// would otherwise hold the caller's timeout or cancellation error back
+    /// until the write went through.
+    fn abandon(self: &Arc<Self>, id: &RequestId, notify_peer: bool, reason: &str) {
         self.pending.remove(id);
-        if !notify_peer || !self.is_open() {
-            return;
+        if notify_peer {
+            send_cancelled(self, id, reason);
         }
-        let params = serde_json::json!({ "requestId": id, "reason": reason });
-        if let Err(e) = self.notify("notifications/cancelled", Some(params)).await {
-            tracing::debug!(connection = %self.label, error = %e, "could not send notifications/cancelled");
+    }
+}
+
+/// Sends `notifications/cancelled` for `id` without waiting: queued now
+/// where the transport can, so a `close()` that follows cannot overtake
+/// it; otherwise sent from a task.
+fn send_cancelled(dispatcher: &Arc<Dispatcher>, id: &RequestId, reason: &str) {
+    if !dispatcher.is_open() {
+        return;
+    }
+    let params = serde_json::json!({ "requestId": id, "reason": reason });
+    let message = notification_message("notifications/cancelled", Some(params));
+    dispatcher.tap_sent(&message);
+    let Err(message) = dispatcher.outbound.try_send_now(message) else {
+        return;
+    };
+    let dispatcher = dispatcher.clone();
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            handle.spawn(async move {
+                if let Err(e) = dispatcher.outbound.send(message, &dispatcher).await {
+                    tracing::debug!(error = %e, "could not send notifications/cancelled");
+                }
+            });
+        }
+        Err(_) => {
+            tracing::warn!(%id, "request abandoned outside a tokio runtime; notifications/cancelled not sent")
         }
     }
 }
@@ -202,30 +229,8 @@ impl Drop for CancelOnDrop {
         self.dispatcher.pending.remove(&self.id);
         self.dispatcher
             .tap_local(|| format!("request {} dropped by the caller", self.id));
-        if !self.notify_peer || !self.dispatcher.is_open() {
-            return;
-        }
-        let params =
-            serde_json::json!({ "requestId": self.id, "reason": "request dropped by the client" });
-        let message = notification_message("notifications/cancelled", Some(params));
-        self.dispatcher.tap_sent(&message);
-        // Queue it now where the transport can, so a close() that follows
-        // the drop cannot overtake it; otherwise send it from a task.
-        let Err(message) = self.dispatcher.outbound.try_send_now(message) else {
-            return;
-        };
-        let dispatcher = self.dispatcher.clone();
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn(async move {
-                    if let Err(e) = dispatcher.outbound.send(message, &dispatcher).await {
-                        tracing::debug!(error = %e, "could not send notifications/cancelled");
-                    }
-                });
-            }
-            Err(_) => {
-                tracing::warn!(%self.id, "request dropped outside a tokio runtime; notifications/cancelled not sent")
-            }
+        if self.notify_peer {
+            send_cancelled(&self.dispatcher, &self.id, "request dropped by the client");
         }
     }
 }

@@ -2,11 +2,8 @@
 //! serde deserializer in `src/de/`), with `serde_json::from_slice` as the
 //! reference model.
 //!
-//! Run from `crates/mcp-types`:
-//!
-//! ```text
-//! cargo +nightly fuzz run typed_decoder
-//! ```
+//! Run with `cargo xtask fuzz typed_decoder`; `tests/fuzz_corpus.rs`
+//! replays the kept corpus (`fuzz/corpus/typed_decoder/`) on stable.
 //!
 //! Input layout: byte 0 picks the type to parse as (a `Value`, MCP
 //! results, content blocks, a struct of typed fields, enums, maps keyed by
