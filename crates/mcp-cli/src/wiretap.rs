@@ -7,6 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use mcp_transport::{RequestOptions, Transport, TransportError, TransportEvent, TransportEvents};
 use mcp_types::ProtocolVersion;
+use mcp_types::jsonrpc::RawParams;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -31,6 +32,17 @@ fn compact(v: Option<&Value>) -> String {
     v.map_or_else(String::new, Value::to_string)
 }
 
+fn log_outcome(label: &str, method: &str, outcome: &Result<mcp_types::RawResult, TransportError>) {
+    match outcome {
+        Ok(result) => {
+            tracing::debug!(target: "mcp::wire", server = %label, "<-- result of {method} {result}")
+        }
+        Err(e) => {
+            tracing::debug!(target: "mcp::wire", server = %label, "<-- error for {method}: {e}")
+        }
+    }
+}
+
 #[async_trait]
 impl Transport for Wiretap {
     async fn request(
@@ -41,14 +53,19 @@ impl Transport for Wiretap {
     ) -> Result<mcp_types::RawResult, TransportError> {
         tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", compact(params));
         let outcome = self.inner.request(method, params, options).await;
-        match &outcome {
-            Ok(result) => {
-                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- result of {method} {result}")
-            }
-            Err(e) => {
-                tracing::debug!(target: "mcp::wire", server = %self.label, "<-- error for {method}: {e}")
-            }
-        }
+        log_outcome(&self.label, method, &outcome);
+        outcome
+    }
+
+    async fn request_raw(
+        &self,
+        method: &str,
+        params: RawParams,
+        options: RequestOptions,
+    ) -> Result<mcp_types::RawResult, TransportError> {
+        tracing::debug!(target: "mcp::wire", server = %self.label, "--> request {method} {}", String::from_utf8_lossy(params.json()));
+        let outcome = self.inner.request_raw(method, params, options).await;
+        log_outcome(&self.label, method, &outcome);
         outcome
     }
 
@@ -130,6 +147,14 @@ mod tests {
         ) -> Result<mcp_types::RawResult, TransportError> {
             Ok(serde_json::json!({"ok": true}).into())
         }
+        async fn request_raw(
+            &self,
+            _method: &str,
+            _params: RawParams,
+            _options: RequestOptions,
+        ) -> Result<mcp_types::RawResult, TransportError> {
+            Ok(serde_json::json!({"raw": true}).into())
+        }
         async fn notify(&self, _: &str, _: Option<Value>) -> Result<(), TransportError> {
             Ok(())
         }
@@ -170,5 +195,11 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(result.to_value().unwrap()["ok"], true);
+        let params = RawParams::to_json(&serde_json::json!({"name": "echo"})).unwrap();
+        let result = tap
+            .request_raw("tools/call", params, RequestOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(result.to_value().unwrap()["raw"], true);
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use mcp_transport::RequestOptions;
 use mcp_types::Request;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::lenient::EntryProblem;
 use mcp_types::tasks::{CreateTaskResult, TaskMetadata};
 use mcp_types::tools::{
@@ -17,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::capabilities;
 use crate::client::Client;
 use crate::codec;
+use crate::connection::SerializeParams;
 use crate::error::ClientError;
 use crate::listing::{Incomplete, Listing};
 use crate::options::CallOptions;
@@ -141,6 +143,19 @@ impl Client {
         options: impl Into<CallOptions>,
     ) -> Result<CallToolResult, ClientError> {
         let options = options.into();
+        if !options.validate_arguments && self.inner.sends_raw(&self.session()) {
+            // The arguments are written straight into the request, once per
+            // attempt: no copy of them is made or held while the tool runs.
+            let value = self
+                .inner
+                .send_serialized(
+                    CallTool::METHOD,
+                    CallParams { name, arguments },
+                    options.request,
+                )
+                .await?;
+            return self.decode_call(name, value, options.validate_output);
+        }
         let arguments = tool_arguments(name, arguments)?;
         if options.validate_arguments {
             if self.inner.tools().compiled(name).is_none() {
@@ -163,9 +178,21 @@ impl Client {
             .inner
             .send(CallTool::METHOD, Some(params), options.request)
             .await?;
+        self.decode_call(name, value, options.validate_output)
+    }
+
+    /// A `tools/call` result, parsed and (with `validate_output`, unless
+    /// `isError`) its `structuredContent` checked against the tool's cached
+    /// `outputSchema`.
+    fn decode_call(
+        &self,
+        name: &str,
+        value: mcp_types::RawResult,
+        validate_output: bool,
+    ) -> Result<CallToolResult, ClientError> {
         let result: CallToolResult =
             codec::decode(CallTool::METHOD, value, self.session().protocol_version)?;
-        if options.validate_output && result.is_error != Some(true) {
+        if validate_output && result.is_error != Some(true) {
             let validators = self.inner.tools().compiled(name);
             if let Some(validators) = validators {
                 validation::check_output(name, &validators, &result)?;
@@ -212,6 +239,58 @@ impl Client {
             .send(CallTool::METHOD, Some(params), options)
             .await?;
         codec::decode(CallTool::METHOD, value, self.session().protocol_version)
+    }
+}
+
+/// The params of a plain `tools/call` (no task, no `_meta` of its own),
+/// serialized straight from the caller's `arguments`.
+struct CallParams<'a, A> {
+    name: &'a str,
+    arguments: A,
+}
+
+/// `arguments` first, so where their JSON starts is known.
+#[derive(Serialize)]
+struct CallParamsJson<'a, A> {
+    arguments: &'a A,
+    name: &'a str,
+}
+
+/// Without arguments (they serialized to `null`).
+#[derive(Serialize)]
+struct NameOnly<'a> {
+    name: &'a str,
+}
+
+impl<A: Serialize> SerializeParams for CallParams<'_, A> {
+    fn to_raw(&self) -> Result<RawParams, ClientError> {
+        const ARGUMENTS_AT: usize = br#"{"arguments":"#.len();
+        let encode = |e| ClientError::encode(CallTool::METHOD, e);
+        let raw = RawParams::to_json(&CallParamsJson {
+            arguments: &self.arguments,
+            name: self.name,
+        })
+        .map_err(encode)?;
+        // What the arguments serialized to, by their first byte (a raw JSON
+        // value may keep whitespace in front of it).
+        let first = raw
+            .json()
+            .get(ARGUMENTS_AT..)
+            .and_then(|rest| rest.iter().find(|b| !b.is_ascii_whitespace()));
+        let found = match first {
+            Some(b'{') => return Ok(raw),
+            Some(b'n') => {
+                return RawParams::to_json(&NameOnly { name: self.name }).map_err(encode);
+            }
+            Some(b'[') => "array",
+            Some(b'"') => "string",
+            Some(b't' | b'f') => "boolean",
+            _ => "number",
+        };
+        Err(ClientError::ArgumentsNotAnObject {
+            tool: self.name.to_owned(),
+            found,
+        })
     }
 }
 

@@ -16,6 +16,7 @@
 //! (`recovery.rs`) and the rate limit of the warnings about them
 //! (`warn_limit.rs`).
 
+mod pause_clock;
 mod recovery;
 mod request_loop;
 mod routing;
@@ -27,18 +28,20 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use bytes::Bytes;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::{
     JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, ProtocolVersion, RawResult,
     RequestId,
 };
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::error::{CloseReason, TransportError};
 use crate::event::{EVENTS_CAPACITY, TransportEvent, TransportEvents};
 use crate::options::RequestOptions;
 use crate::pending::PendingTable;
+pub(crate) use pause_clock::PauseClock;
 use warn_limit::WarnLimit;
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
@@ -122,10 +125,10 @@ pub struct Dispatcher {
     /// Set once the peer was seen echoing an integer id as a string, so
     /// that is warned about once per connection.
     echoed_string_ids: AtomicBool,
-    /// How many server requests are being answered (arrived, answer not
-    /// yet sent). While it is not zero the request timeouts stand still
-    /// (see `request_loop.rs`).
-    answering: watch::Sender<usize>,
+    /// Counts the server requests being answered (arrived, answer not
+    /// yet sent) and the time the request timeouts stood still because of
+    /// them (see `request_loop.rs`).
+    pauses: PauseClock,
 }
 
 pub use warn_limit::{SKIPPED_WARNING_WINDOW, SKIPPED_WARNINGS_PER_WINDOW};
@@ -155,7 +158,7 @@ impl Dispatcher {
             version: AtomicU8::new(NO_VERSION),
             skipped_warnings: Mutex::new(WarnLimit::default()),
             echoed_string_ids: AtomicBool::new(false),
-            answering: watch::Sender::new(0),
+            pauses: PauseClock::default(),
             label: label.into(),
         })
     }
@@ -245,7 +248,26 @@ impl Dispatcher {
         params: Option<&Value>,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
-        self.run_request(method, params, options).await
+        self.run_request(method, request_loop::Params::Value(params), options)
+            .await
+    }
+
+    /// [`Dispatcher::request`] with params the caller serialized: the
+    /// request is written around them in place, so a large argument is
+    /// not copied again, and nothing of them is kept while the response is
+    /// awaited. `_meta` members (`options.params_meta`, a `progressToken`)
+    /// are merged as for [`Dispatcher::request`].
+    ///
+    /// Errors: as [`Dispatcher::request`]; `Protocol` when `params` are not
+    /// JSON and `_meta` members had to be merged into them.
+    pub async fn request_raw(
+        self: &Arc<Self>,
+        method: &str,
+        params: RawParams,
+        options: RequestOptions,
+    ) -> Result<RawResult, TransportError> {
+        self.run_request(method, request_loop::Params::Raw(params), options)
+            .await
     }
 
     /// Sends a notification.
