@@ -258,7 +258,7 @@ impl Connection {
             Ok(v) => return Ok(v),
             Err(e) => e,
         };
-        if !(err.is_session_expired() && !session.is_stateless()) {
+        if !err.is_session_expired() || session.is_stateless() {
             return Err(ClientError::from_transport(method, err));
         }
         tracing::debug!(%method, error = %err, "session lost");
