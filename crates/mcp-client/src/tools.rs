@@ -243,54 +243,21 @@ impl Client {
 }
 
 /// The params of a plain `tools/call` (no task, no `_meta` of its own),
-/// serialized straight from the caller's `arguments`.
+/// written from the caller's `arguments` at each attempt.
 struct CallParams<'a, A> {
     name: &'a str,
     arguments: A,
 }
 
-/// `arguments` first, so where their JSON starts is known.
-#[derive(Serialize)]
-struct CallParamsJson<'a, A> {
-    arguments: &'a A,
-    name: &'a str,
-}
-
-/// Without arguments (they serialized to `null`).
-#[derive(Serialize)]
-struct NameOnly<'a> {
-    name: &'a str,
-}
-
 impl<A: Serialize> SerializeParams for CallParams<'_, A> {
     fn to_raw(&self) -> Result<RawParams, ClientError> {
-        const ARGUMENTS_AT: usize = br#"{"arguments":"#.len();
-        let encode = |e| ClientError::encode(CallTool::METHOD, e);
-        let raw = RawParams::to_json(&CallParamsJson {
-            arguments: &self.arguments,
-            name: self.name,
-        })
-        .map_err(encode)?;
-        // What the arguments serialized to, by their first byte (a raw JSON
-        // value may keep whitespace in front of it).
-        let first = raw
-            .json()
-            .get(ARGUMENTS_AT..)
-            .and_then(|rest| rest.iter().find(|b| !b.is_ascii_whitespace()));
-        let found = match first {
-            Some(b'{') => return Ok(raw),
-            Some(b'n') => {
-                return RawParams::to_json(&NameOnly { name: self.name }).map_err(encode);
-            }
-            Some(b'[') => "array",
-            Some(b'"') => "string",
-            Some(b't' | b'f') => "boolean",
-            _ => "number",
-        };
-        Err(ClientError::ArgumentsNotAnObject {
-            tool: self.name.to_owned(),
-            found,
-        })
+        // Through a `Value` (a copy our writer then writes whole, where
+        // serde_json's serializer would look at every byte of a long
+        // string), dropped as soon as the request is written: nothing of
+        // the arguments is held while the response is awaited.
+        let arguments = tool_arguments(self.name, &self.arguments)?;
+        let params = call_tool_params(CallToolRequestParams::new(self.name, arguments))?;
+        Ok(RawParams::from_value(&params))
     }
 }
 
