@@ -72,14 +72,14 @@ async def latency(s, t, mx):
     return pct(samples, 0.5), pct(samples, 0.99)
 
 
-async def throughput(s, n):
+async def throughput(s, n, text=SMALL):
     done = 0
     stop = False
 
     async def worker():
         nonlocal done
         while not stop:
-            await call(s, SMALL)
+            await call(s, text)
             done += 1
 
     start = time.perf_counter()
@@ -110,6 +110,15 @@ async def main():
         r["tput_1"] = await throughput(s, 1)
         r["tput_16"] = await throughput(s, 16)
         r["tput_256"] = await throughput(s, 256)
+        # The peak of the 100 KiB x 256 workload alone: VmHWM reset to the RSS first.
+        peak_before = proc_status("VmHWM:")
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            pass  # the peak keeps counting from the start
+        r["tput_256_large"] = await throughput(s, 256, LARGE)
+        r["peak_rss_large_256_kib"] = proc_status("VmHWM:")
         lists = []
         t = time.perf_counter()
         while len(lists) < 3 or (time.perf_counter() - t < BUDGET["list"] and len(lists) < 200):
@@ -120,7 +129,7 @@ async def main():
             lists.append((time.perf_counter() - t0) * 1e3)
         lists.sort()
         r["list_ms"] = pct(lists, 0.5)
-        r["peak_rss_kib"] = proc_status("VmHWM:")
+        r["peak_rss_kib"] = max(peak_before, r["peak_rss_large_256_kib"], proc_status("VmHWM:"))
         print("RESULT " + json.dumps(r), flush=True)
 
 

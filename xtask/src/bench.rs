@@ -5,7 +5,9 @@
 //! raw floor, the bench server; never built by `cargo xtask test`), installs
 //! the TypeScript and Python SDK peers (tests/peers/setup.sh; a missing one
 //! is skipped and noted), runs every client against the same server and
-//! writes `docs/benchmarks.md`. `--criterion` also runs the in-process
+//! writes `docs/benchmarks.md` and its chart, `docs/benchmarks.svg`. The
+//! release `mcp` binary (`cargo build --release -p mcp-cli`) is built too,
+//! for the cold-start rows. `--criterion` also runs the in-process
 //! criterion micro-benchmarks (`cargo bench` of mcp-types, mcp-transport,
 //! mcp-transport-stdio, mcp-transport-http; reports under the target dir's
 //! `criterion/`). The bench build uses `$CARGO_TARGET_DIR` when set, else
@@ -60,6 +62,14 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             .env("CARGO_TARGET_DIR", &target),
         "build the bench workspace (release)",
     )?;
+    // The `mcp` binary for the cold-start rows, as a user builds it.
+    let cli_target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    util::run(
+        util::cargo(&root).args(["build", "--release", "--locked", "-p", "mcp-cli"]),
+        "build the mcp binary (release)",
+    )?;
     let bin = target.join("release");
     let mut run = util::cmd(bin.join("mcp-bench").to_str().unwrap_or("mcp-bench"), &root);
     run.arg("run")
@@ -68,7 +78,9 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .arg("--server")
         .arg(bin.join("bench-server"))
         .arg("--out")
-        .arg(root.join("docs/benchmarks.md"));
+        .arg(root.join("docs/benchmarks.md"))
+        .arg("--mcp")
+        .arg(cli_target.join("release/mcp"));
     if flag("--quick") {
         run.args(["--quick", "--repeats", "2"]);
     }

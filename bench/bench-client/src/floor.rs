@@ -96,6 +96,8 @@ type Queue = Mutex<QueueState>;
 
 pub struct StdioFloor {
     wire: Wire,
+    /// The server's path, to fetch one tools/list response on the side.
+    server: String,
     /// The writer task's channel and the waiters, in request order.
     queue: Arc<Queue>,
     _child: Child,
@@ -161,6 +163,7 @@ impl StdioFloorConnector {
         });
         let floor = StdioFloor {
             wire: Wire::new(),
+            server: self.server.clone(),
             queue,
             _child: child,
         };
@@ -247,6 +250,30 @@ impl BenchClient for StdioFloor {
         anyhow::ensure!(len > 100_000, "short tools/list");
         Ok(1000)
     }
+    /// From a server of its own: the floor's reader counts bytes and keeps
+    /// none.
+    async fn list_bytes(&self) -> anyhow::Result<Option<Bytes>> {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = Command::new(&self.server)
+            .arg("stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let mut stdout = tokio::io::BufReader::new(child.stdout.take().expect("piped"));
+        for message in [&self.wire.init, &self.wire.initialized, &self.wire.list] {
+            stdin.write_all(message).await?;
+            stdin.write_all(b"\n").await?;
+        }
+        let mut line = Vec::new();
+        // The initialize response, then the list's.
+        for _ in 0..2 {
+            line.clear();
+            stdout.read_until(b'\n', &mut line).await?;
+        }
+        Ok(Some(Bytes::from(line)))
+    }
 }
 
 // ----------------------------------------------------------------- HTTP
@@ -300,6 +327,10 @@ impl HttpFloor {
     }
 
     async fn post(&self, body: Bytes) -> anyhow::Result<usize> {
+        Ok(self.post_body(body).await?.len())
+    }
+
+    async fn post_body(&self, body: Bytes) -> anyhow::Result<Bytes> {
         let mut sender = self.conn().await?;
         sender.ready().await?;
         let req = http::Request::post(&self.path)
@@ -312,7 +343,7 @@ impl HttpFloor {
         anyhow::ensure!(resp.status().is_success(), "HTTP {}", resp.status());
         let body = resp.into_body().collect().await?.to_bytes();
         self.idle.lock().expect("lock").push(sender);
-        Ok(body.len())
+        Ok(body)
     }
 }
 
@@ -326,5 +357,17 @@ impl BenchClient for HttpFloor {
         let len = self.post(self.wire.list.clone()).await?;
         anyhow::ensure!(len > 100_000, "short tools/list");
         Ok(1000)
+    }
+    /// The JSON of one response (an SSE reply's `data:` line).
+    async fn list_bytes(&self) -> anyhow::Result<Option<Bytes>> {
+        let body = self.post_body(self.wire.list.clone()).await?;
+        if body.first() == Some(&b'{') {
+            return Ok(Some(body));
+        }
+        let start = memchr::memmem::find(&body, b"data:")
+            .ok_or_else(|| anyhow::anyhow!("no data line in the SSE reply"))?
+            + b"data:".len();
+        let end = memchr::memchr(b'\n', &body[start..]).map_or(body.len(), |i| start + i);
+        Ok(Some(body.slice(start..end)))
     }
 }

@@ -5,10 +5,14 @@
 //! mcp-bench client --impl floor|ours|rmcp --transport stdio|http-json|http-sse
 //!                  --server PATH [--url URL] [--quick]     # one suite, prints RESULT <json>
 //! mcp-bench sse [--mib 100]                                 # SSE parsers, prints RESULT <json>
-//! mcp-bench manager --server PATH [--count 50]              # 50 stdio servers via mcp-manager
-//! mcp-bench run --root DIR --server PATH [--repeats 3] [--quick] [--out FILE]
+//! mcp-bench manager --server PATH [--count 50]              # N stdio servers via mcp-manager
+//! mcp-bench coldstart --mcp PATH --server PATH --root DIR [--runs 10]  # exec → exit of one call
+//! mcp-bench profile --impl I --transport T [--workload small|large|list] [--n N] [--in-flight K]
+//! mcp-bench run --root DIR --server PATH [--repeats 3] [--quick] [--out FILE] [--mcp PATH]
 //! ```
 
+mod chart;
+mod coldstart;
 mod floor;
 mod ours;
 mod report;
@@ -91,8 +95,12 @@ fn client(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `mcp-bench profile`: a fixed number of sequential calls with no timing,
-/// for `valgrind --tool=callgrind` (instruction counts per call).
+/// `mcp-bench profile`: a fixed number of calls with no timing, for
+/// `valgrind --tool=callgrind` (instructions per call) and heap profilers.
+/// `--in-flight N` runs the calls from N tasks at once (as the throughput
+/// rows do); the client's VmHWM is reset after connecting and printed at
+/// the end (`PROFILE {json}`), so it is the peak of the calls alone plus
+/// what the connection already held.
 fn profile(args: &Args) -> anyhow::Result<()> {
     let imp = args.required("--impl")?;
     let transport = args.required("--transport")?;
@@ -103,22 +111,40 @@ fn profile(args: &Args) -> anyhow::Result<()> {
         .value("--n")
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
-    let spawned = args.flag("--spawned");
+    let in_flight: usize = args
+        .value("--in-flight")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let spawned = args.flag("--spawned") || in_flight > 1;
     let rt = runtime();
-    rt.block_on(async {
+    let (rss_connected, hwm) = rt.block_on(async {
         macro_rules! go {
             ($conn:expr) => {{
-                let c = suite::Connector::connect(&$conn).await?;
+                let c = std::sync::Arc::new(suite::Connector::connect(&$conn).await?);
+                // Warm-up: buffers grown, first-use allocations made.
+                suite::profile_loop(&*c, &workload, 10).await?;
+                let rss = suite::proc_status("VmRSS:");
+                suite::reset_peak_rss();
                 if spawned {
-                    // As the throughput workload runs its callers: on a
-                    // runtime worker, not on the thread that blocks on it.
-                    let c = std::sync::Arc::new(c);
-                    let workload = workload.clone();
-                    tokio::spawn(async move { suite::profile_loop(&*c, &workload, n).await })
-                        .await?
+                    // As the throughput workload runs its callers: on
+                    // runtime workers, not on the thread that blocks on it.
+                    let mut tasks = Vec::with_capacity(in_flight);
+                    for i in 0..in_flight {
+                        let c = c.clone();
+                        let workload = workload.clone();
+                        let share = n / in_flight + usize::from(i < n % in_flight);
+                        tasks.push(tokio::spawn(async move {
+                            suite::profile_loop(&*c, &workload, share).await
+                        }));
+                    }
+                    for t in tasks {
+                        t.await??;
+                    }
                 } else {
-                    suite::profile_loop(&c, &workload, n).await
+                    suite::profile_loop(&*c, &workload, n).await?;
                 }
+                anyhow::Ok((rss, suite::proc_status("VmHWM:")))
             }};
         }
         match (imp.as_str(), transport == "stdio") {
@@ -131,6 +157,11 @@ fn profile(args: &Args) -> anyhow::Result<()> {
             (other, _) => Err(anyhow::anyhow!("unknown client {other}")),
         }
     })?;
+    println!(
+        "PROFILE {}",
+        serde_json::json!({"calls": n, "in_flight": in_flight, "workload": workload,
+            "rss_connected_kib": rss_connected, "vmhwm_kib": hwm})
+    );
     rt.shutdown_background();
     Ok(())
 }
@@ -143,10 +174,11 @@ fn main() -> ExitCode {
         "client" => client(&args),
         "sse" => sse::main(&args),
         "manager" => ours::manager_main(&args),
+        "coldstart" => coldstart::main(&args),
         "run" => report::main(&args),
         "profile" => profile(&args),
         _ => Err(anyhow::anyhow!(
-            "usage: mcp-bench client|sse|manager|run ... (see the crate docs)"
+            "usage: mcp-bench client|sse|manager|coldstart|profile|run ... (see the crate docs)"
         )),
     };
     match outcome {

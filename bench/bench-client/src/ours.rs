@@ -86,6 +86,10 @@ pub struct ManagerResult {
     /// The floor: spawn + initialize + tools/list of the same servers, all
     /// at once, with the raw client, ms.
     pub floor_ms: f64,
+    /// This process's peak RSS (VmHWM) once the manager had every server
+    /// connected and the namespace built (the floor runs after), KiB.
+    #[serde(default)]
+    pub manager_peak_rss_kib: f64,
 }
 
 /// `mcp-bench manager`: time to connect N stdio servers through mcp-manager
@@ -101,7 +105,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
         let servers: serde_json::Map<String, serde_json::Value> = (0..count)
             .map(|i| {
                 (
-                    format!("s{i:02}"),
+                    format!("s{i:03}"),
                     serde_json::json!({"command": server, "args": ["stdio", "--tools", "20"]}),
                 )
             })
@@ -124,6 +128,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
         // on first use after the lists changed).
         let tools = manager.tools().len();
         let manager_ms = start.elapsed().as_secs_f64() * 1e3;
+        let manager_peak_rss_kib = crate::suite::proc_status("VmHWM:");
         anyhow::ensure!(tools == count * 20, "{tools} tools in the namespace");
         let connected = manager
             .status()
@@ -150,6 +155,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
             servers: count,
             manager_ms,
             floor_ms,
+            manager_peak_rss_kib,
         })
     })?;
     println!("RESULT {}", serde_json::to_string(&result)?);

@@ -15,6 +15,11 @@ pub trait BenchClient: Send + Sync + 'static {
     fn call(&self, text: Arc<str>) -> impl Future<Output = anyhow::Result<()>> + Send;
     /// `tools/list`; returns how many tools came back.
     fn list(&self) -> impl Future<Output = anyhow::Result<usize>> + Send;
+    /// The floor only: the bytes of one tools/list response, to time
+    /// parsing them (`None` for the clients, which parse as they list).
+    fn list_bytes(&self) -> impl Future<Output = anyhow::Result<Option<bytes::Bytes>>> + Send {
+        async { Ok(None) }
+    }
 }
 
 /// Opens connections (stdio: spawns a server; HTTP: a new client).
@@ -46,8 +51,10 @@ impl Budget {
     }
 }
 
-/// What one client process measured (the same JSON for every language).
+/// What one client process measured (the same JSON for every language;
+/// a member a client does not measure is absent and reads as 0).
 #[derive(Debug, Default, Serialize, serde::Deserialize, Clone)]
+#[serde(default)]
 pub struct SuiteResult {
     pub client: String,
     pub transport: String,
@@ -63,8 +70,17 @@ pub struct SuiteResult {
     pub tput_1: f64,
     pub tput_16: f64,
     pub tput_256: f64,
+    /// tools/call with the 100 KiB argument per second, 256 in flight.
+    pub tput_256_large: f64,
+    /// Client peak RSS (VmHWM) while the 100 KiB × 256 workload ran (the
+    /// VmHWM reset to the RSS just before it), KiB.
+    pub peak_rss_large_256_kib: f64,
     /// tools/list of 1000 tools: median ms.
     pub list_ms: f64,
+    /// The floor only: its tools/list plus `serde_json::from_slice::<Value>`
+    /// of the same response bytes (the least any client that reads the
+    /// list must spend), median ms.
+    pub list_parse_floor_ms: f64,
     /// Client RSS growth per idle, initialized connection, KiB.
     pub idle_kib_per_conn: f64,
     /// Client peak RSS (VmHWM) over the whole suite, KiB.
@@ -72,8 +88,13 @@ pub struct SuiteResult {
 }
 
 /// The 100-byte and 100 KiB `text` arguments.
+/// Made once per process and shared, so that N callers hold one copy of
+/// each (what the client copies is then what a heap profile shows).
 pub fn payloads() -> (Arc<str>, Arc<str>) {
-    (Arc::from(make_text(100)), Arc::from(make_text(100 * 1024)))
+    static PAYLOADS: std::sync::OnceLock<(Arc<str>, Arc<str>)> = std::sync::OnceLock::new();
+    PAYLOADS
+        .get_or_init(|| (Arc::from(make_text(100)), Arc::from(make_text(100 * 1024))))
+        .clone()
 }
 
 fn make_text(n: usize) -> String {
@@ -89,6 +110,13 @@ pub fn proc_status(field: &str) -> f64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0)
+}
+
+/// Resets this process's VmHWM to its current RSS (Linux
+/// `/proc/self/clear_refs` "5"), so a later VmHWM is the peak of what ran
+/// since. Where that is refused the VmHWM keeps counting from the start.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -116,7 +144,7 @@ async fn latency<C: BenchClient>(
     Ok((percentile(&samples, 0.5), percentile(&samples, 0.99)))
 }
 
-async fn throughput<C: BenchClient>(
+pub async fn throughput<C: BenchClient>(
     c: &Arc<C>,
     text: &Arc<str>,
     in_flight: usize,
@@ -183,6 +211,11 @@ pub async fn run<K: Connector>(
     r.tput_1 = throughput(&c, &small, 1, budget.throughput).await?;
     r.tput_16 = throughput(&c, &small, 16, budget.throughput).await?;
     r.tput_256 = throughput(&c, &small, 256, budget.throughput).await?;
+    // The peak of this workload alone: VmHWM from the RSS just before it.
+    let peak_before = proc_status("VmHWM:");
+    reset_peak_rss();
+    r.tput_256_large = throughput(&c, &large, 256, budget.throughput).await?;
+    r.peak_rss_large_256_kib = proc_status("VmHWM:");
     let mut lists = Vec::new();
     let start = Instant::now();
     while lists.len() < 3 || (start.elapsed() < budget.list && lists.len() < 200) {
@@ -193,7 +226,22 @@ pub async fn run<K: Connector>(
     }
     lists.sort_by(f64::total_cmp);
     r.list_ms = percentile(&lists, 0.5);
-    r.peak_rss_kib = proc_status("VmHWM:");
+    if let Some(bytes) = c.list_bytes().await? {
+        let mut parses = Vec::new();
+        let start = Instant::now();
+        while parses.len() < 3 || (start.elapsed() < budget.list && parses.len() < 200) {
+            let t = Instant::now();
+            let value: serde_json::Value = serde_json::from_slice(&bytes)?;
+            parses.push(t.elapsed().as_secs_f64() * 1e3);
+            let n = value["result"]["tools"].as_array().map_or(0, Vec::len);
+            anyhow::ensure!(n == 1000, "the tools/list response holds {n} tools");
+        }
+        parses.sort_by(f64::total_cmp);
+        r.list_parse_floor_ms = r.list_ms + percentile(&parses, 0.5);
+    }
+    r.peak_rss_kib = peak_before
+        .max(r.peak_rss_large_256_kib)
+        .max(proc_status("VmHWM:"));
     Ok(r)
 }
 

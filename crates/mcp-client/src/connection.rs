@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use mcp_transport::{CloseReason, RequestOptions, RequestTimeout, Transport, TransportError};
 use mcp_types::base::PaginatedParams;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::tools::{CallTool, ListTools, ListToolsResult, Tool};
 use mcp_types::{ErrorCode, ProtocolVersion, RawResult, Request};
 use serde_json::Value;
@@ -25,6 +26,16 @@ use crate::options::{ClientOptions, DEFAULT_REFRESH_DEBOUNCE};
 use crate::receive_loop;
 use crate::request_metadata;
 use crate::tool_cache::ToolCache;
+
+/// Params that serialize themselves into [`RawParams`], once per attempt
+/// of [`Connection::send_serialized`].
+pub(crate) trait SerializeParams {
+    /// The params' JSON.
+    ///
+    /// Errors: [`ClientError::Encode`], or what the params refuse to be
+    /// (e.g. [`ClientError::ArgumentsNotAnObject`]).
+    fn to_raw(&self) -> Result<RawParams, ClientError>;
+}
 
 /// The hub of one connection, shared by every [`Client`] clone, the
 /// receive loop, the multi round-trip loop and the subscriptions: the
@@ -196,24 +207,7 @@ impl Connection {
             method: method.to_owned(),
             message: "not initialized".into(),
         })?;
-        if self.options.strict_capabilities {
-            if !capabilities::exists_in(method, session.protocol_version) {
-                return Err(ClientError::MethodNotInRevision {
-                    method: method.to_owned(),
-                    version: session.protocol_version,
-                });
-            }
-            if let Some(capability) = capabilities::missing_capability(
-                method,
-                &session.capabilities,
-                session.protocol_version,
-            ) {
-                return Err(ClientError::CapabilityNotSupported {
-                    capability,
-                    method: method.to_owned(),
-                });
-            }
-        }
+        self.gate(method, &session)?;
         let options = self.resolve(options);
         if method == CallTool::METHOD && self.uses_metadata_headers(&session) {
             // `Mcp-Param-*` come from the tool's inputSchema: learn it first.
@@ -230,6 +224,96 @@ impl Connection {
             return mrtr::complete(self, method, params, &options, raw).await;
         }
         Ok(raw)
+    }
+
+    /// [`Connection::send`] for params the transport writes straight from
+    /// `params` ([`RawParams`], serialized once per attempt): nothing of a
+    /// large argument is copied into a [`Value`] or held while the response
+    /// is awaited. For a session under a handshake revision (the
+    /// multi round-trip loop and the request-metadata headers read the
+    /// params as a value; see [`Connection::sends_raw`]); the recovery is a
+    /// lost session's (re-initialize, then send once more).
+    pub(crate) async fn send_serialized<P: SerializeParams>(
+        &self,
+        method: &str,
+        params: P,
+        options: RequestOptions,
+    ) -> Result<RawResult, ClientError> {
+        let session = self.session().ok_or_else(|| ClientError::Protocol {
+            method: method.to_owned(),
+            message: "not initialized".into(),
+        })?;
+        self.gate(method, &session)?;
+        let mut options = self.resolve(options);
+        let generation = self.generation.load(Ordering::Acquire);
+        if options.params_meta.is_none() {
+            options.params_meta = session.request_meta();
+        }
+        let raw = params.to_raw()?;
+        let err = match self
+            .transport
+            .request_raw(method, raw, options.clone())
+            .await
+        {
+            Ok(v) => return Ok(v),
+            Err(e) => e,
+        };
+        if !err.is_session_expired() || session.is_stateless() {
+            return Err(ClientError::from_transport(method, err));
+        }
+        tracing::debug!(%method, error = %err, "session lost");
+        self.reinitialize(generation)
+            .await
+            .map_err(|e| match e.transport_error() {
+                Some(t) if t.is_session_expired() => ClientError::SessionLost {
+                    method: method.to_owned(),
+                    source: t.clone(),
+                },
+                _ => e,
+            })?;
+        let raw = params.to_raw()?;
+        match self.transport.request_raw(method, raw, options).await {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_session_expired() => Err(ClientError::SessionLost {
+                method: method.to_owned(),
+                source: e,
+            }),
+            Err(e) => Err(ClientError::from_transport(method, e)),
+        }
+    }
+
+    /// `true` when [`Connection::send_serialized`] may carry a request of
+    /// this session: a handshake revision (no multi round-trip loop, no
+    /// request-metadata headers, no revision-specific recoveries, all of
+    /// which read the params as a value).
+    pub(crate) fn sends_raw(&self, session: &Negotiated) -> bool {
+        !session.is_stateless() && !self.uses_metadata_headers(session)
+    }
+
+    /// The capability gate of [`Connection::send`]: with
+    /// `strict_capabilities`, a method the revision lacks or the server
+    /// did not declare is refused before anything is sent.
+    fn gate(&self, method: &str, session: &Negotiated) -> Result<(), ClientError> {
+        if !self.options.strict_capabilities {
+            return Ok(());
+        }
+        if !capabilities::exists_in(method, session.protocol_version) {
+            return Err(ClientError::MethodNotInRevision {
+                method: method.to_owned(),
+                version: session.protocol_version,
+            });
+        }
+        if let Some(capability) = capabilities::missing_capability(
+            method,
+            &session.capabilities,
+            session.protocol_version,
+        ) {
+            return Err(ClientError::CapabilityNotSupported {
+                capability,
+                method: method.to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// `true` when requests carry the 2026-07-28 request-metadata headers

@@ -109,6 +109,15 @@ impl Transport for MemoryTransport {
         self.dispatcher.request(method, params, options).await
     }
 
+    async fn request_raw(
+        &self,
+        method: &str,
+        params: mcp_types::jsonrpc::RawParams,
+        options: RequestOptions,
+    ) -> Result<mcp_types::RawResult, TransportError> {
+        self.dispatcher.request_raw(method, params, options).await
+    }
+
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
         self.dispatcher.notify(method, params).await
     }

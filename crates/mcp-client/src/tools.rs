@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use mcp_transport::RequestOptions;
 use mcp_types::Request;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::lenient::EntryProblem;
 use mcp_types::tasks::{CreateTaskResult, TaskMetadata};
 use mcp_types::tools::{
@@ -17,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::capabilities;
 use crate::client::Client;
 use crate::codec;
+use crate::connection::SerializeParams;
 use crate::error::ClientError;
 use crate::listing::{Incomplete, Listing};
 use crate::options::CallOptions;
@@ -141,6 +143,19 @@ impl Client {
         options: impl Into<CallOptions>,
     ) -> Result<CallToolResult, ClientError> {
         let options = options.into();
+        if !options.validate_arguments && self.inner.sends_raw(&self.session()) {
+            // The arguments are written straight into the request, once per
+            // attempt: no copy of them is made or held while the tool runs.
+            let value = self
+                .inner
+                .send_serialized(
+                    CallTool::METHOD,
+                    CallParams { name, arguments },
+                    options.request,
+                )
+                .await?;
+            return self.decode_call(name, value, options.validate_output);
+        }
         let arguments = tool_arguments(name, arguments)?;
         if options.validate_arguments {
             if self.inner.tools().compiled(name).is_none() {
@@ -163,13 +178,25 @@ impl Client {
             .inner
             .send(CallTool::METHOD, Some(params), options.request)
             .await?;
+        self.decode_call(name, value, options.validate_output)
+    }
+
+    /// A `tools/call` result, parsed and (with `validate_output`, unless
+    /// `isError`) its `structuredContent` checked against the tool's cached
+    /// `outputSchema`.
+    fn decode_call(
+        &self,
+        name: &str,
+        value: mcp_types::RawResult,
+        validate_output: bool,
+    ) -> Result<CallToolResult, ClientError> {
         let result: CallToolResult = codec::decode(
             CallTool::METHOD,
             value,
             self.session().protocol_version,
             self.transport().as_ref(),
         )?;
-        if options.validate_output && result.is_error != Some(true) {
+        if validate_output && result.is_error != Some(true) {
             let validators = self.inner.tools().compiled(name);
             if let Some(validators) = validators {
                 validation::check_output(name, &validators, &result)?;
@@ -221,6 +248,25 @@ impl Client {
             self.session().protocol_version,
             self.transport().as_ref(),
         )
+    }
+}
+
+/// The params of a plain `tools/call` (no task, no `_meta` of its own),
+/// written from the caller's `arguments` at each attempt.
+struct CallParams<'a, A> {
+    name: &'a str,
+    arguments: A,
+}
+
+impl<A: Serialize> SerializeParams for CallParams<'_, A> {
+    fn to_raw(&self) -> Result<RawParams, ClientError> {
+        // Through a `Value` (a copy our writer then writes whole, where
+        // serde_json's serializer would look at every byte of a long
+        // string), dropped as soon as the request is written: nothing of
+        // the arguments is held while the response is awaited.
+        let arguments = tool_arguments(self.name, &self.arguments)?;
+        let params = call_tool_params(CallToolRequestParams::new(self.name, arguments))?;
+        Ok(RawParams::from_value(&params))
     }
 }
 

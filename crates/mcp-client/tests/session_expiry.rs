@@ -3,7 +3,7 @@
 
 mod support;
 
-use mcp_client::ClientError;
+use mcp_client::{ClientError, RequestOptions};
 use serde_json::json;
 use support::*;
 
@@ -93,4 +93,58 @@ async fn concurrent_losses_share_one_reinitialization() {
     assert_eq!(retried, vec!["prompts/list", "tools/list"]);
     a.await.unwrap().unwrap();
     b.await.unwrap().unwrap();
+}
+
+/// `tools/call` writes its arguments straight into the request: after a
+/// lost session they are written again, whole, into the retry (with a new
+/// id), and a second loss is `SessionLost` naming `tools/call`.
+#[tokio::test]
+async fn a_tool_call_is_retried_with_its_arguments() {
+    let (client, mut peer) = connect_full().await;
+    let text = "x".repeat(100 * 1024);
+    let call = tokio::spawn({
+        let client = client.clone();
+        let text = text.clone();
+        async move {
+            client
+                .call_tool("echo", json!({"text": text}), RequestOptions::default())
+                .await
+        }
+    });
+    let first = peer.expect_request("tools/call").await;
+    assert!(peer.expire_session(&first.id));
+    peer.handshake("2025-11-25", full_caps()).await;
+    let retry = peer.expect_request("tools/call").await;
+    assert_ne!(retry.id, first.id, "the retry has a new id");
+    let params = retry.params.clone().unwrap();
+    assert_eq!(params, first.params.unwrap(), "the same params again");
+    assert_eq!(params["arguments"]["text"], text.as_str());
+    assert_eq!(params["name"], "echo");
+    peer.respond(
+        &retry.id,
+        json!({"content": [{"type": "text", "text": "ok"}]}),
+    )
+    .await;
+    let result = call.await.unwrap().unwrap();
+    assert_eq!(result.content.len(), 1);
+
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move {
+            client
+                .call_tool("echo", json!({"text": "y"}), RequestOptions::default())
+                .await
+        }
+    });
+    let first = peer.expect_request("tools/call").await;
+    peer.expire_session(&first.id);
+    peer.handshake("2025-11-25", full_caps()).await;
+    let retry = peer.expect_request("tools/call").await;
+    peer.expire_session(&retry.id);
+    let err = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(err, ClientError::SessionLost { ref method, .. } if method == "tools/call"),
+        "{err:?}"
+    );
+    assert!(peer.try_next().is_none(), "no third attempt");
 }

@@ -92,6 +92,10 @@ async fn objects_of_every_shape_are_sent_as_arguments() {
     };
     let (result, ()) = tokio::join!(call, answer);
     result.expect("a struct borrowing its fields");
+    // Raw JSON is sent as it is, whitespace around it or not.
+    let raw = serde_json::value::RawValue::from_string(" {\"a\": 2, \"b\": 3}".into()).unwrap();
+    let sent = sent_arguments(&client, &mut peer, raw).await;
+    assert_eq!(sent.as_ref(), Some(&expected), "RawValue");
     let empty = sent_arguments(&client, &mut peer, json!({})).await;
     assert_eq!(empty, Some(json!({})), "an empty object is still sent");
 }

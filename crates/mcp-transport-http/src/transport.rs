@@ -9,6 +9,7 @@ use http::Method;
 use mcp_transport::{
     CloseReason, Dispatcher, RequestOptions, Transport, TransportError, TransportEvents,
 };
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
@@ -152,6 +153,15 @@ impl Transport for HttpTransport {
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
         self.dispatcher.request(method, params, options).await
+    }
+
+    async fn request_raw(
+        &self,
+        method: &str,
+        params: RawParams,
+        options: RequestOptions,
+    ) -> Result<RawResult, TransportError> {
+        self.dispatcher.request_raw(method, params, options).await
     }
 
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {

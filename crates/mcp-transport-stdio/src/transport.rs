@@ -13,6 +13,7 @@ use mcp_transport::{
     CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RequestOptions, TimeoutPhase,
     Transport, TransportError, TransportEvents,
 };
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -400,6 +401,15 @@ impl Transport for StdioTransport {
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
         self.dispatcher.request(method, params, options).await
+    }
+
+    async fn request_raw(
+        &self,
+        method: &str,
+        params: RawParams,
+        options: RequestOptions,
+    ) -> Result<RawResult, TransportError> {
+        self.dispatcher.request_raw(method, params, options).await
     }
 
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {

@@ -16,6 +16,7 @@
 //! (`recovery.rs`) and the rate limit of the warnings about them
 //! (`warn_limit.rs`).
 
+mod pause_clock;
 mod recovery;
 mod request_loop;
 mod routing;
@@ -28,12 +29,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use bytes::Bytes;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::{
     JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, ProtocolVersion, RawResult,
     RequestId,
 };
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::error::{CloseReason, TransportError};
@@ -41,6 +43,7 @@ use crate::event::{EVENTS_CAPACITY, TransportEvent, TransportEvents};
 use crate::options::RequestOptions;
 use crate::pending::PendingTable;
 use crate::tap::{Redactor, TapEvent, WireTap};
+pub(crate) use pause_clock::PauseClock;
 use warn_limit::WarnLimit;
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which
@@ -124,10 +127,10 @@ pub struct Dispatcher {
     /// Set once the peer was seen echoing an integer id as a string, so
     /// that is warned about once per connection.
     echoed_string_ids: AtomicBool,
-    /// How many server requests are being answered (arrived, answer not
-    /// yet sent). While it is not zero the request timeouts stand still
-    /// (see `request_loop.rs`).
-    answering: watch::Sender<usize>,
+    /// Counts the server requests being answered (arrived, answer not
+    /// yet sent) and the time the request timeouts stood still because of
+    /// them (see `request_loop.rs`).
+    pauses: PauseClock,
     /// Takes the secrets the transport sent out of what is shown.
     redactor: OnceLock<Arc<dyn Redactor>>,
     /// Sees every message sent and received, when a host asked.
@@ -161,7 +164,7 @@ impl Dispatcher {
             version: AtomicU8::new(NO_VERSION),
             skipped_warnings: Mutex::new(WarnLimit::default()),
             echoed_string_ids: AtomicBool::new(false),
-            answering: watch::Sender::new(0),
+            pauses: PauseClock::default(),
             redactor: OnceLock::new(),
             tap: OnceLock::new(),
             label: label.into(),
@@ -290,7 +293,7 @@ impl Dispatcher {
     /// its own (HTTP's `sse_idle`) does not count that silence either: the
     /// server is waiting on us.
     pub fn is_answering(&self) -> bool {
-        *self.answering.borrow() > 0
+        self.pauses.is_paused()
     }
 
     /// How many requests await a response.
@@ -316,7 +319,26 @@ impl Dispatcher {
         params: Option<&Value>,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
-        self.run_request(method, params, options).await
+        self.run_request(method, request_loop::Params::Value(params), options)
+            .await
+    }
+
+    /// [`Dispatcher::request`] with params the caller serialized: the
+    /// request is written around them in place, so a large argument is
+    /// not copied again, and nothing of them is kept while the response is
+    /// awaited. `_meta` members (`options.params_meta`, a `progressToken`)
+    /// are merged as for [`Dispatcher::request`].
+    ///
+    /// Errors: as [`Dispatcher::request`]; `Protocol` when `params` are not
+    /// JSON and `_meta` members had to be merged into them.
+    pub async fn request_raw(
+        self: &Arc<Self>,
+        method: &str,
+        params: RawParams,
+        options: RequestOptions,
+    ) -> Result<RawResult, TransportError> {
+        self.run_request(method, request_loop::Params::Raw(params), options)
+            .await
     }
 
     /// Sends a notification.

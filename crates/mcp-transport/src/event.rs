@@ -7,8 +7,9 @@ use std::pin::Pin;
 
 use mcp_types::{JsonRpcError, JsonRpcNotification, RequestId};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
+use crate::dispatcher::PauseClock;
 use crate::error::{CloseReason, TransportError};
 
 /// The receiving end of a transport's events; see [`crate::Transport::take_events`].
@@ -60,18 +61,18 @@ pub struct IncomingRequest {
 /// zero: a server waiting on its own request (a person filling in a form, a
 /// model sampling) cannot answer ours sooner.
 #[derive(Debug)]
-pub(crate) struct OpenServerRequest(watch::Sender<usize>);
+pub(crate) struct OpenServerRequest(PauseClock);
 
 impl OpenServerRequest {
-    pub(crate) fn new(count: &watch::Sender<usize>) -> Self {
-        count.send_modify(|n| *n += 1);
-        OpenServerRequest(count.clone())
+    pub(crate) fn new(clock: &PauseClock) -> Self {
+        clock.open();
+        OpenServerRequest(clock.clone())
     }
 }
 
 impl Drop for OpenServerRequest {
     fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
+        self.0.close();
     }
 }
 

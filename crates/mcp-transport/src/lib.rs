@@ -24,6 +24,7 @@
 //!     Transport, TransportError, TransportEvents, WireTap,
 //! };
 //! use mcp_types::ProtocolVersion;
+//! use mcp_types::jsonrpc::RawParams;
 //! use serde_json::{Value, json};
 //!
 //! /// How bytes reach the peer. Here the peer answers each request with an
@@ -58,6 +59,14 @@
 //!         options: RequestOptions,
 //!     ) -> Result<RawResult, TransportError> {
 //!         self.0.request(method, params, options).await
+//!     }
+//!     async fn request_raw(
+//!         &self,
+//!         method: &str,
+//!         params: RawParams,
+//!         options: RequestOptions,
+//!     ) -> Result<RawResult, TransportError> {
+//!         self.0.request_raw(method, params, options).await
 //!     }
 //!     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
 //!         self.0.notify(method, params).await

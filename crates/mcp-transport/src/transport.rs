@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use mcp_types::jsonrpc::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
@@ -46,6 +47,21 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
         &self,
         method: &str,
         params: Option<&Value>,
+        options: RequestOptions,
+    ) -> Result<RawResult, TransportError>;
+
+    /// [`request`](Transport::request) with params the caller serialized
+    /// ([`RawParams`], e.g. a `tools/call`'s arguments written straight
+    /// from the caller's own type): the request is written around them
+    /// (the dispatcher's [`Dispatcher::request_raw`](crate::Dispatcher::request_raw)),
+    /// so they are not copied again and nothing of them is held while the
+    /// response is awaited. `_meta` members are merged as for `request`.
+    ///
+    /// Errors: as [`request`](Transport::request).
+    async fn request_raw(
+        &self,
+        method: &str,
+        params: RawParams,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError>;
 

@@ -183,3 +183,31 @@ async fn the_total_cap_moves_by_the_pause() {
     // 3 s of the cap plus the 10 s the form was open.
     assert_eq!(took, Duration::from_secs(13));
 }
+
+/// A pause that ended before the deadline still moves it: a 5 s timeout
+/// with a form open from 1 s to 3 s times out at 7 s, having counted 5 s.
+#[tokio::test(start_paused = true)]
+async fn a_pause_over_before_the_deadline_moves_it() {
+    let (d, mut out) = setup();
+    let mut events = d.take_events().unwrap();
+    let start = Instant::now();
+    let d2 = d.clone();
+    let call = tokio::spawn(async move {
+        let opts = RequestOptions::default().with_timeout(Duration::from_secs(5));
+        let r = d2.request("tools/call", None, opts).await;
+        (r, start.elapsed())
+    });
+    out.recv().await.unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let form = server_request(&d, &mut events, 3).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    finish(form, Finish::Answer).await;
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
+    assert!(!call.is_finished(), "the pause did not move the deadline");
+    let (r, took) = call.await.unwrap();
+    assert!(
+        matches!(r, Err(TransportError::Timeout { ms: 5_000, .. })),
+        "{r:?}"
+    );
+    assert_eq!(took, Duration::from_secs(7));
+}

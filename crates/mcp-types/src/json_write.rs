@@ -147,6 +147,18 @@ fn block_needs_escape<const N: usize>(block: &[u8; N]) -> bool {
     least == 0
 }
 
+/// Gives back the capacity of `out` beyond its length plus `room` when that
+/// excess is large: a buffer grown by doubling (the last few bytes of a
+/// message written after a long string double it) would otherwise keep up
+/// to its own size again unused for as long as the message is queued or in
+/// flight. Below 4 KiB, or an eighth of the length, of excess it is kept.
+pub(crate) fn trim_excess(out: &mut Vec<u8>, room: usize) {
+    let wanted = out.len().saturating_add(room);
+    if out.capacity() - wanted.min(out.capacity()) > 4096 + out.len() / 8 {
+        out.shrink_to(wanted);
+    }
+}
+
 /// A JSON string with serde_json's escapes: `\\"`, `\\\\`, `\\b`, `\\t`,
 /// `\\n`, `\\f`, `\\r`, other controls as `\\u00xx`; nothing else.
 /// The runs between escapes are found with [`first_special`] and copied

@@ -17,22 +17,30 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_types::jsonrpc::RequestBody;
+use mcp_types::jsonrpc::{RawParams, RequestBody};
 use mcp_types::{RawResult, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::pause_clock::RequestClock;
 use super::{Dispatcher, Outgoing, OutgoingKind, notification_message};
 use crate::error::{TimeoutPhase, TransportError};
 use crate::options::{DEFAULT_REQUEST_TIMEOUT, Progress, RequestOptions};
 
+/// A request's params: a value the dispatcher serializes, or params the
+/// caller serialized ([`RawParams`]), which the request is written around.
+pub(super) enum Params<'a> {
+    Value(Option<&'a Value>),
+    Raw(RawParams),
+}
+
 impl Dispatcher {
-    /// The body of [`Dispatcher::request`].
+    /// The body of [`Dispatcher::request`] and [`Dispatcher::request_raw`].
     pub(super) async fn run_request(
         self: &Arc<Self>,
         method: &str,
-        params: Option<&Value>,
+        params: Params<'_>,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
         if !self.is_open() {
@@ -42,20 +50,42 @@ impl Dispatcher {
         let mut waiter = self.pending.register(method, want_progress);
         let id = waiter.id.clone();
         let progress_token = want_progress.then(|| [("progressToken", id.to_value())]);
-        let body = Bytes::from(
-            RequestBody {
-                id: &id,
-                method,
-                params,
-                meta_defaults: options.params_meta.as_deref(),
-                meta_overrides: progress_token.as_ref().map_or(&[], |t| t.as_slice()),
+        let meta_defaults = options.params_meta.as_deref().filter(|m| !m.is_empty());
+        let meta_overrides = progress_token.as_ref().map_or(&[][..], |t| t.as_slice());
+        let write = |params: Option<&Value>| {
+            if want_progress && params.is_some_and(|p| !p.is_object()) {
+                // MCP params are always objects; the caller's are kept as they are.
+                tracing::warn!(%method, "request params are not an object; no progressToken added");
             }
-            .to_vec(),
-        );
-        if want_progress && params.is_some_and(|p| !p.is_object()) {
-            // MCP params are always objects; the caller's are kept as they are.
-            tracing::warn!(%method, "request params are not an object; no progressToken added");
-        }
+            Bytes::from(
+                RequestBody {
+                    id: &id,
+                    method,
+                    params,
+                    meta_defaults,
+                    meta_overrides,
+                }
+                .to_vec(),
+            )
+        };
+        let body = match params {
+            Params::Value(params) => write(params),
+            // Nothing to merge: the request is written around the params.
+            Params::Raw(raw) if meta_defaults.is_none() && meta_overrides.is_empty() => {
+                raw.into_request(&id, method)
+            }
+            // `_meta` members go into the params: read them back (rare:
+            // progress asked for, or per-request `_meta`).
+            Params::Raw(raw) => match serde_json::from_slice::<Value>(raw.json()) {
+                Ok(value) => write(Some(&value)),
+                Err(e) => {
+                    self.pending.remove(&id);
+                    return Err(TransportError::protocol(format!(
+                        "{method}: the serialized params are not JSON: {e}"
+                    )));
+                }
+            },
+        };
         let notify_peer = options.cancel_notification && method != "initialize";
         let mut guard = CancelOnDrop {
             dispatcher: self.clone(),
@@ -63,29 +93,33 @@ impl Dispatcher {
             notify_peer,
             armed: true,
         };
-        let start = Instant::now();
-        let mut total_deadline = options.max_total_timeout.map(|t| start + t);
+        let clock = RequestClock::start(&self.pauses);
+        // Deadlines are counts of the request's clock (pauses left out):
+        // the total cap from the start, the timeout from the start or the
+        // last progress.
+        let total = options.max_total_timeout;
         // A transport has no configured timeout of its own: an inherited
         // one is the default.
         let timeout = options.timeout.resolve(DEFAULT_REQUEST_TIMEOUT);
-        let mut deadline = deadline_after(start, timeout, total_deadline);
+        let mut deadline = deadline_after(Duration::ZERO, timeout, total);
+        let mut due = deadline.and_then(|d| clock.instant_of(&self.pauses, d));
         let outgoing = Outgoing {
             kind: OutgoingKind::Request,
             method: Some(method.to_owned()),
             id: Some(id.clone()),
             body,
             metadata_headers: options.metadata_headers.clone(),
-            deadline,
+            deadline: due,
         };
         let send = self.send_out(outgoing);
         tokio::pin!(send);
         let mut sent = false;
-        let mut answering = self.answering.subscribe();
-        let mut watching = true;
-        // Since when the timers stand still (a server request is being
-        // answered), and for how long they stood still before.
-        let mut paused_since = (*answering.borrow_and_update() > 0).then(Instant::now);
-        let mut paused_for = Duration::ZERO;
+        // One timer for the request's life, registered when first polled
+        // and moved when the deadline moves; never polled without one.
+        let timer = tokio::time::sleep_until(due.unwrap_or_else(Instant::now));
+        tokio::pin!(timer);
+        // The timer fired during a pause: wait for the pause to end.
+        let mut held = false;
         loop {
             tokio::select! {
                 biased;
@@ -121,39 +155,39 @@ impl Dispatcher {
                         sink(update);
                     }
                     if options.reset_timeout_on_progress {
-                        // While paused the clock stands at the pause's start.
-                        let now = paused_since.unwrap_or_else(Instant::now);
-                        deadline = deadline_after(now, timeout, total_deadline);
-                    }
-                }
-                changed = answering.changed(), if watching => {
-                    if changed.is_err() {
-                        // The dispatcher owns the sender and outlives this
-                        // call; should it go, the timers simply run.
-                        watching = false;
-                    }
-                    let busy = watching && *answering.borrow_and_update() > 0;
-                    match (busy, paused_since) {
-                        (true, None) => paused_since = Some(Instant::now()),
-                        (false, Some(since)) => {
-                            let stood = since.elapsed();
-                            paused_for += stood;
-                            deadline = deadline.map(|d| later(d, stood));
-                            total_deadline = total_deadline.map(|d| later(d, stood));
-                            paused_since = None;
+                        // While paused the count stands at the pause's start.
+                        let (now, _) = clock.counted(&self.pauses, Instant::now());
+                        deadline = deadline_after(now, timeout, total);
+                        due = deadline.and_then(|d| clock.instant_of(&self.pauses, d));
+                        if let Some(due) = due {
+                            timer.as_mut().reset(due);
                         }
-                        _ => {}
+                        held = false;
                     }
                 }
-                _ = sleep_until_opt(deadline), if paused_since.is_none() => {
+                () = &mut timer, if due.is_some() && !held => {
+                    let Some(limit) = deadline else { continue };
+                    let (counted, paused) = clock.counted(&self.pauses, Instant::now());
+                    if paused {
+                        held = true;
+                        continue;
+                    }
+                    if counted < limit {
+                        // Pauses moved the deadline: sleep the rest.
+                        due = clock.instant_of(&self.pauses, limit);
+                        if let Some(due) = due {
+                            timer.as_mut().reset(due);
+                        }
+                        continue;
+                    }
                     guard.armed = false;
-                    let phase = if total_deadline.is_some() && deadline == total_deadline {
+                    let phase = if total.is_some() && deadline == total {
                         TimeoutPhase::Total
                     } else {
                         TimeoutPhase::Request
                     };
                     // The time counted against the request, pauses left out.
-                    let ms = start.elapsed().saturating_sub(paused_for).as_millis() as u64;
+                    let ms = counted.as_millis() as u64;
                     self.tap_local(|| format!("request {id} ({method}) timed out after {ms} ms"));
                     self.abandon(&id, notify_peer, "timeout");
                     return Err(TransportError::Timeout {
@@ -161,6 +195,11 @@ impl Dispatcher {
                         phase,
                         method: Some(method.to_owned()),
                     });
+                }
+                () = self.pauses.unpaused(), if held => {
+                    held = false;
+                    // Look again now: the timer is due, or is moved by the pause.
+                    timer.as_mut().reset(Instant::now());
                 }
                 _ = cancelled_opt(options.cancel.as_ref()) => {
                     guard.armed = false;
@@ -235,29 +274,17 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The deadline, as a count of the request's clock, when `timeout` runs
+/// from `now` and the total cap is `total`. A timeout too large to add
+/// (e.g. `Duration::MAX`) means "no timeout" rather than a panic.
 fn deadline_after(
-    now: Instant,
+    now: Duration,
     timeout: Option<Duration>,
-    total: Option<Instant>,
-) -> Option<Instant> {
-    // A timeout too large for an Instant (e.g. `Duration::MAX`) means "no
-    // timeout" rather than a panic.
+    total: Option<Duration>,
+) -> Option<Duration> {
     match (timeout.and_then(|t| now.checked_add(t)), total) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
-    }
-}
-
-/// `instant` moved `by` later; a deadline too far out to move is already
-/// beyond any wait.
-fn later(instant: Instant, by: Duration) -> Instant {
-    instant.checked_add(by).unwrap_or(instant)
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -67,7 +67,7 @@ impl Dispatcher {
                 let responder: Responder = Box::new(move |id, outcome| {
                     Box::pin(async move { dispatcher.send_response(id, outcome).await })
                 });
-                let open = OpenServerRequest::new(&self.answering);
+                let open = OpenServerRequest::new(&self.pauses);
                 let incoming =
                     IncomingRequest::new(req.id, req.method, req.params, responder, open);
                 match self.events_sender() {

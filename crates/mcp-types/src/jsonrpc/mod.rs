@@ -8,13 +8,15 @@
 // One concern per file: `RequestId` (id.rs), the `ErrorCode` registry
 // (error_code.rs), the envelopes and their writer (envelope.rs), decoding
 // and classification (decode.rs), and `RequestBody`, the request writer that
-// merges `_meta` (request_body.rs). The JSON text itself (values, escaped
+// merges `_meta` (request_body.rs), and `RawParams`, params serialized
+// ahead of their request with room for its envelope (raw_params.rs). The JSON text itself (values, escaped
 // strings, the escape scan) is written by `crate::json_write`.
 
 mod decode;
 mod envelope;
 mod error_code;
 mod id;
+mod raw_params;
 mod request_body;
 
 pub use decode::{DecodeError, DecodeOptions};
@@ -23,6 +25,7 @@ pub use envelope::{
 };
 pub use error_code::ErrorCode;
 pub use id::RequestId;
+pub use raw_params::RawParams;
 pub use request_body::RequestBody;
 
 pub(crate) use id::write_id;

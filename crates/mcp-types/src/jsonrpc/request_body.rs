@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{RequestId, write_id};
-use crate::json_write::{member, string, value};
+use crate::json_write::{member, string, trim_excess, value};
 
 /// A request serialized straight from borrowed parts, without building a
 /// [`JsonRpcMessage`](super::JsonRpcMessage) (and so without copying the params): `_meta` members
@@ -87,6 +87,7 @@ impl RequestBody<'_> {
             None => {}
         }
         out.push(b'}');
+        trim_excess(&mut out, 0);
         out
     }
 
