@@ -642,7 +642,11 @@ fn render(
                 );
             }
         }
-        for (i, at_least) in [(row::TPUT_1, 0.9), (row::TPUT_16, 0.7), (row::TPUT_256, 0.7)] {
+        for (i, at_least) in [
+            (row::TPUT_1, 0.9),
+            (row::TPUT_16, 0.7),
+            (row::TPUT_256, 0.7),
+        ] {
             if let Some(ratio) = vs_floor(i) {
                 let _ = writeln!(
                     verdicts,
@@ -728,7 +732,8 @@ fn render(
                 s.eventsource_stream_spread_pct,
                 s.ours_mbps / s.eventsource_stream_mbps,
             );
-            let adv = (s.ours_mbps / s.sse_stream_mbps).min(s.ours_mbps / s.eventsource_stream_mbps);
+            let adv =
+                (s.ours_mbps / s.sse_stream_mbps).min(s.ours_mbps / s.eventsource_stream_mbps);
             let _ = writeln!(
                 verdicts,
                 "| SSE parsing ahead of every other Rust parser | – | {} MiB stream | {adv:.2}× | {} |",
@@ -741,11 +746,15 @@ fn render(
         }
     }
 
-    let _ = writeln!(md, "## Connecting many stdio servers through `mcp-manager`\n");
+    let _ = writeln!(
+        md,
+        "## Connecting many stdio servers through `mcp-manager`\n"
+    );
     let mut per_count = Vec::new();
     for &count in MANAGER_COUNTS {
         let runs: Vec<&ManagerResult> = managers.iter().filter(|m| m.servers == count).collect();
-        let pick = |f: fn(&ManagerResult) -> f64| stat(&runs.iter().map(|m| f(m)).collect::<Vec<_>>());
+        let pick =
+            |f: fn(&ManagerResult) -> f64| stat(&runs.iter().map(|m| f(m)).collect::<Vec<_>>());
         if let (Some(m), Some(f), Some(rss)) = (
             pick(|m| m.manager_ms),
             pick(|m| m.floor_ms),
@@ -794,7 +803,11 @@ fn render(
                 let _ = writeln!(
                     verdicts,
                     "| manager {what} grows linearly (≤ 1.25 × {servers:.0}×) | stdio | {c0} → {c1} servers | {grew:.2}× | {} |",
-                    if grew <= servers * 1.25 { "met" } else { "**not met**" }
+                    if grew <= servers * 1.25 {
+                        "met"
+                    } else {
+                        "**not met**"
+                    }
                 );
             }
         }
