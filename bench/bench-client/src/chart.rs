@@ -78,8 +78,7 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
 
     let width = 1100u32;
     let panel = 330u32;
-    let root =
-        SVGBackend::new(path, (width, panel * TRANSPORTS.len() as u32)).into_drawing_area();
+    let root = SVGBackend::new(path, (width, panel * TRANSPORTS.len() as u32)).into_drawing_area();
     root.fill(&WHITE)?;
     let n = DRAWN.len() as f64;
     let bar = 0.8 / clients.len() as f64;
@@ -106,7 +105,9 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
                 if (x - i).abs() > 1e-6 || i < 0.0 {
                     return String::new();
                 }
-                DRAWN.get(i as usize).map_or(String::new(), |d| d.1.to_string())
+                DRAWN
+                    .get(i as usize)
+                    .map_or(String::new(), |d| d.1.to_string())
             })
             .y_label_formatter(&|y| format!("{y}×"))
             .label_style(("sans-serif", 12))
@@ -119,7 +120,10 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
                 .filter_map(|(wi, per_client)| {
                     let r = per_client[ci]?;
                     let x0 = wi as f64 - 0.4 + ci as f64 * bar;
-                    Some(Rectangle::new([(x0, lo), (x0 + bar * 0.9, r)], colour.filled()))
+                    Some(Rectangle::new(
+                        [(x0, lo), (x0 + bar * 0.9, r)],
+                        colour.filled(),
+                    ))
                 })
                 .collect();
             if bars.is_empty() {
@@ -128,7 +132,9 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
             chart
                 .draw_series(bars)?
                 .label(*client)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled()));
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
+                });
         }
         // The floor.
         chart

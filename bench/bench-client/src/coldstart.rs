@@ -92,10 +92,10 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
     let node = std::env::var("MCP_TEST_NODE").unwrap_or_else(|_| "node".into());
     let mut result = ColdStartResult::default();
     let row = |result: &mut ColdStartResult,
-                   name: &str,
-                   server: &str,
-                   cmd: &mut Command,
-                   expect: Expect<'_>| {
+               name: &str,
+               server: &str,
+               cmd: &mut Command,
+               expect: Expect<'_>| {
         match time_runs(cmd, runs, expect) {
             Ok(runs_ms) => result.rows.push(ColdStart {
                 name: name.into(),

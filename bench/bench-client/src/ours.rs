@@ -34,7 +34,8 @@ impl Connector for OursConnector {
         match self {
             OursConnector::Stdio { server } => {
                 let transport =
-                    StdioTransport::spawn(StdioConfig::new(server.as_str()).with_arg("stdio")).await?;
+                    StdioTransport::spawn(StdioConfig::new(server.as_str()).with_arg("stdio"))
+                        .await?;
                 Ok(OursClient(Client::connect(transport, options()).await?))
             }
             OursConnector::Http { url } => {

@@ -642,7 +642,11 @@ fn render(
                 );
             }
         }
-        for (i, at_least) in [(row::TPUT_1, 0.9), (row::TPUT_16, 0.7), (row::TPUT_256, 0.7)] {
+        for (i, at_least) in [
+            (row::TPUT_1, 0.9),
+            (row::TPUT_16, 0.7),
+            (row::TPUT_256, 0.7),
+        ] {
             if let Some(ratio) = vs_floor(i) {
                 let _ = writeln!(
                     verdicts,
@@ -694,7 +698,7 @@ fn render(
         }
     }
     md.push_str("Ratios are peer / ours of the medians: for ↓ rows a ratio above 1 means ours is faster; for ↑ rows, below 1.\n");
-    md.push_str("The floor writes pre-serialized requests and frames responses without parsing them (stdio: one pipe, answers matched in order, a request alone in flight written from the caller as our transport does and concurrent ones batched into one write by a writer task; HTTP: hyper's HTTP/1.1 connection API, one connection per call in flight). Pipes: our stdio transport asks for 256 KiB stdin/stdout pipes (`StdioConfig::pipe_capacity`, `F_SETPIPE_SZ`) and the floor uses the same, so a 100 KiB message crosses in one write; rmcp, the TypeScript and the Python clients spawn their servers with the system default (64 KiB), which is part of what they ship. Memory per idle connection is the client's RSS growth per extra connected, initialized client (stdio: each has its own server process, not counted); with a garbage-collected runtime (Node, Python) it can come out negative when a collection runs in between. Latency p99 and the 100 KiB rows are the noisiest on a shared machine: `mcp-bench profile` (a fixed number of sequential calls) under `valgrind --tool=callgrind` gives reproducible instruction counts per call instead.\n\n");
+    md.push_str("The floor writes pre-serialized requests and frames responses without parsing them (stdio: one pipe, answers matched in order, a request alone in flight written from the caller as our transport does and concurrent ones batched into one write by a writer task; HTTP: hyper's HTTP/1.1 connection API, one connection per call in flight). Pipes: our stdio transport asks for 256 KiB stdin/stdout pipes (`StdioConfig::pipe_capacity`, `F_SETPIPE_SZ`) and the floor uses the same, so a 100 KiB message crosses in one write; rmcp, the TypeScript and the Python clients spawn their servers with the system default (64 KiB), which is part of what they ship. Memory per idle connection is the client's RSS growth per extra connected, initialized client (stdio: each has its own server process, not counted); with a garbage-collected runtime (Node, Python) it can come out negative when a collection runs in between. Latency p99 and the 100 KiB rows are the noisiest on a shared machine: `mcp-bench profile` (a fixed number of sequential calls) under `valgrind --tool=callgrind` gives reproducible instruction counts per call instead (`bench/profile-rows.sh` does it per row, with the VmHWM of each).\n\n");
 
     md.push_str(
         "Memory at 100 KiB × 256 in flight: every request in flight is held once until it is \
@@ -728,7 +732,8 @@ fn render(
                 s.eventsource_stream_spread_pct,
                 s.ours_mbps / s.eventsource_stream_mbps,
             );
-            let adv = (s.ours_mbps / s.sse_stream_mbps).min(s.ours_mbps / s.eventsource_stream_mbps);
+            let adv =
+                (s.ours_mbps / s.sse_stream_mbps).min(s.ours_mbps / s.eventsource_stream_mbps);
             let _ = writeln!(
                 verdicts,
                 "| SSE parsing ahead of every other Rust parser | – | {} MiB stream | {adv:.2}× | {} |",
@@ -741,11 +746,15 @@ fn render(
         }
     }
 
-    let _ = writeln!(md, "## Connecting many stdio servers through `mcp-manager`\n");
+    let _ = writeln!(
+        md,
+        "## Connecting many stdio servers through `mcp-manager`\n"
+    );
     let mut per_count = Vec::new();
     for &count in MANAGER_COUNTS {
         let runs: Vec<&ManagerResult> = managers.iter().filter(|m| m.servers == count).collect();
-        let pick = |f: fn(&ManagerResult) -> f64| stat(&runs.iter().map(|m| f(m)).collect::<Vec<_>>());
+        let pick =
+            |f: fn(&ManagerResult) -> f64| stat(&runs.iter().map(|m| f(m)).collect::<Vec<_>>());
         if let (Some(m), Some(f), Some(rss)) = (
             pick(|m| m.manager_ms),
             pick(|m| m.floor_ms),
@@ -794,7 +803,11 @@ fn render(
                 let _ = writeln!(
                     verdicts,
                     "| manager {what} grows linearly (≤ 1.25 × {servers:.0}×) | stdio | {c0} → {c1} servers | {grew:.2}× | {} |",
-                    if grew <= servers * 1.25 { "met" } else { "**not met**" }
+                    if grew <= servers * 1.25 {
+                        "met"
+                    } else {
+                        "**not met**"
+                    }
                 );
             }
         }
