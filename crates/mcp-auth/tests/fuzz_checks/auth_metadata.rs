@@ -11,9 +11,10 @@
 //! required members are strings and whose optional members have their
 //! type or are `null` (booleans: absent or a boolean), with no member
 //! given twice, and then the fields are those members; the well-known
-//! URLs of a server or issuer are absolute URLs on its origin, path-based
-//! before the root one; a server's canonical URI identifies it as a
-//! resource (`resource_matches`).
+//! URLs of an http(s) server or issuer (the only ones that reach them: the
+//! transport's URL, an issuer past `check_url`) are absolute URLs on its
+//! origin, path-based before the root one; a server's canonical URI
+//! identifies it as a resource (`resource_matches`).
 
 use serde_json::{Map, Value};
 
@@ -185,10 +186,11 @@ pub(crate) fn check(data: &[u8]) {
             assert_eq!(got, as_model(rest), "authorization server metadata");
         }
         2 => {
+            // The server URL is the HTTP transport's: http or https.
             let Ok(server) = url::Url::parse(&String::from_utf8_lossy(rest)) else {
                 return;
             };
-            if !server.has_host() {
+            if !server.has_host() || !matches!(server.scheme(), "http" | "https") {
                 return;
             }
             let urls = prm_urls(&server);
@@ -204,7 +206,12 @@ pub(crate) fn check(data: &[u8]) {
             );
         }
         _ => {
+            // Discovery checks an issuer (https, or http on a loopback
+            // host) before it looks for its metadata.
             let issuer = String::from_utf8_lossy(rest);
+            if !(issuer.starts_with("https://") || issuer.starts_with("http://")) {
+                return;
+            }
             let Some(urls) = as_metadata_urls(&issuer) else {
                 return;
             };
