@@ -19,9 +19,9 @@ mod bench;
 mod chaos;
 mod conformance;
 mod fuzz;
+mod release;
 mod reliability;
 mod soak;
-mod release;
 mod testing;
 mod util;
 
