@@ -106,15 +106,16 @@ pub(crate) struct Cli {
 
     /// Where logins are stored: auto (the OS keychain when this mcp was
     /// built with it and one answers, else files), keychain, or file.
+    /// Default: MCP_CREDENTIAL_STORE, else the configuration's
+    /// credentialStore, else auto.
     #[arg(
         long,
         global = true,
         value_name = "STORE",
         env = "MCP_CREDENTIAL_STORE",
-        default_value = "auto",
         value_parser = ["auto", "keychain", "file"]
     )]
-    pub credential_store: String,
+    pub credential_store: Option<String>,
 
     /// What to do.
     #[command(subcommand)]
@@ -264,6 +265,10 @@ pub(crate) struct LoginArgs {
     /// The environment variable holding the client's secret.
     #[arg(long, value_name = "VAR", requires = "client_id")]
     pub client_secret_env: Option<String>,
+    /// Read the authorization server's metadata from this URL instead of
+    /// discovering it (default: the entry's authServerMetadataUrl).
+    #[arg(long, value_name = "URL")]
+    pub auth_server_metadata_url: Option<String>,
     /// Seconds to wait for the browser (default 300).
     #[arg(long, value_name = "SECS", default_value_t = 300)]
     pub login_timeout: u64,

@@ -38,7 +38,12 @@ pub(crate) async fn run(cli: &Cli, cancel: &CancellationToken) -> Option<Result<
     ) {
         return None;
     }
-    if let Err(f) = super::choose_store(&cli.credential_store).await {
+    if let Err(f) = super::choose_store(
+        cli.credential_store.as_deref(),
+        store_setting(cli).as_deref(),
+    )
+    .await
+    {
         return Some(Err(f));
     }
     let result = match &cli.command {
@@ -68,6 +73,16 @@ fn config_file(cli: &Cli) -> Option<PathBuf> {
     cli.config
         .clone()
         .or_else(|| Some(PathBuf::from(DEFAULT_CONFIG)).filter(|p| p.is_file()))
+}
+
+/// The configuration's `credentialStore`, whatever the target: a login
+/// made by URL and a command run with `--url` use the same store. Counted
+/// only when the file can be read; a broken file is reported by the
+/// command that needs its servers.
+pub(crate) fn store_setting(cli: &Cli) -> Option<String> {
+    config_file(cli)
+        .and_then(|file| McpConfig::from_file(file).ok())
+        .and_then(|config| config.credential_store)
 }
 
 fn is_url(s: &str) -> bool {
@@ -210,6 +225,9 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
         if !remote.oauth.scopes.contains(s) {
             remote.oauth.scopes.push(s.clone());
         }
+    }
+    if let Some(url) = &args.auth_server_metadata_url {
+        remote.oauth.auth_server_metadata_url = Some(url.clone());
     }
     if args.device {
         return login_device(name, &remote, args, cancel).await;

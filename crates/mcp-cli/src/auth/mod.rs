@@ -17,7 +17,7 @@ use mcp_auth::{
 use mcp_manager::config::RemoteServer;
 use mcp_manager::{ServerConfig, TransportConfig};
 
-pub(crate) use commands::run;
+pub(crate) use commands::{run, store_setting};
 
 use crate::exit::Failure;
 use crate::targets::DEFAULT_CONFIG;
@@ -43,18 +43,20 @@ fn file_store() -> Result<FileStore, Failure> {
     FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))
 }
 
-/// Chooses the credential store of this run (`--credential-store`, else
-/// `MCP_CREDENTIAL_STORE`, else `auto`): `file`; `keychain` (the OS
+/// Chooses the credential store of this run: `flag` (`--credential-store`,
+/// else `MCP_CREDENTIAL_STORE`, as clap reads them), else `setting` (the
+/// configuration's `credentialStore`), else `auto`: `file`; `keychain` (the OS
 /// keychain, records beside it in the file store's directory; an error
 /// when this mcp was built without it or none answers); `auto`, the
 /// keychain when built in and answering, else files (with one warning
 /// when a keychain was expected). Runs once; later calls keep the choice.
 ///
 /// Errors: as [`file_store`]; `keychain` not available.
-pub(crate) async fn choose_store(choice: &str) -> Result<(), Failure> {
+pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> Result<(), Failure> {
     if STORE.get().is_some() {
         return Ok(());
     }
+    let choice = flag.or(setting).unwrap_or("auto");
     let files = file_store()?;
     let chosen: Arc<dyn CredentialStore> = match choice {
         "file" => Arc::new(files),
@@ -149,6 +151,9 @@ pub(crate) fn oauth_config(
     let mut config = OAuthConfig::new(remote.url.clone(), redirect_uri)
         .with_client_name(CLIENT_NAME)
         .with_scopes(remote.oauth.scopes.clone());
+    if let Some(url) = &remote.oauth.auth_server_metadata_url {
+        config = config.with_auth_server_metadata_url(url.clone());
+    }
     if let Some(account) = &remote.oauth.account {
         config = config.with_account(account.clone());
     }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::ConfigErrorKind;
-use super::parse::{EntryResult, join_key, wrong};
+use super::parse::{EntryResult, check_url, join_key, wrong};
 
 /// How a remote server is authorized (JSON `auth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,6 +43,10 @@ pub struct OAuthSettings {
     pub scopes: Vec<String>,
     /// The account the tokens are stored under (`account`).
     pub account: Option<String>,
+    /// Where the authorization server's metadata is read instead of
+    /// being discovered (`authServerMetadataUrl`, Claude Code's spelling;
+    /// see `mcp_auth::OAuthConfig::auth_server_metadata_url`).
+    pub auth_server_metadata_url: Option<String>,
 }
 
 impl fmt::Debug for OAuthSettings {
@@ -54,6 +58,7 @@ impl fmt::Debug for OAuthSettings {
             .field("callback_port", &self.callback_port)
             .field("scopes", &self.scopes)
             .field("account", &self.account)
+            .field("auth_server_metadata_url", &self.auth_server_metadata_url)
             .finish()
     }
 }
@@ -135,6 +140,15 @@ fn read_oauth(
     }
     if let Some(account) = string(&["account"])? {
         settings.account = Some(account);
+    }
+    if let Some(url) = string(&["authServerMetadataUrl", "auth_server_metadata_url"])? {
+        let n = if o.contains_key("authServerMetadataUrl") {
+            "authServerMetadataUrl"
+        } else {
+            "auth_server_metadata_url"
+        };
+        check_url(&url).map_err(|why| (join_key(path, n), ConfigErrorKind::BadUrl(why)))?;
+        settings.auth_server_metadata_url = Some(url);
     }
     if let Some((n, v)) = find(o, &["callbackPort", "callback_port"]) {
         match v

@@ -32,7 +32,9 @@
 //!     (the fixed loopback port of a pre-registered redirect URI
 //!     `http://localhost:PORT/callback`), `scopes` (a space-separated
 //!     string, as Claude Code writes it, or an array), `account` (the
-//!     account name the tokens are stored under). Snake-case spellings
+//!     account name the tokens are stored under), `authServerMetadataUrl`
+//!     (Claude Code's: where to read the authorization server's metadata
+//!     instead of discovering it; its issuer is still checked). Snake-case spellings
 //!     (`client_id`, …) are accepted; other members are ignored.
 //! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
 //!   (Streamable HTTP) or `"sse"` (the 2024-11-05 HTTP+SSE transport).
@@ -54,7 +56,9 @@
 //! - Other members (e.g. `autoApprove`) are ignored.
 //!
 //! The top-level object is `mcpServers`; VS Code's `servers` is accepted
-//! when `mcpServers` is absent.
+//! when `mcpServers` is absent. Beside it, `credentialStore` (`"auto"`,
+//! `"keychain"` or `"file"`) says where the host keeps OAuth logins
+//! ([`McpConfig::credential_store`]); the manager itself does not read it.
 //!
 //! Strings (`command`, `args`, `env` values, `cwd`, `url`, `headers`
 //! values) go through [`expand::expand`]: `${VAR}` and `${VAR:-default}`.
@@ -88,6 +92,9 @@ pub use server::{RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportC
 
 use parse::{join_key, parse_entry, type_name};
 
+/// The values of the top-level `credentialStore`.
+const CREDENTIAL_STORES: [&str; 3] = ["auto", "keychain", "file"];
+
 /// Largest configuration file read, in bytes: 4 MiB (4 194 304 bytes).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -100,6 +107,11 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, ServerConfig>,
     /// One error per entry that could not be loaded (the others still are).
     pub errors: Vec<ConfigError>,
+    /// Where the host keeps OAuth logins (top-level `credentialStore`):
+    /// `"auto"`, `"keychain"` or `"file"`; `None` when the file does not
+    /// say. A host setting: hosts give their own flag and environment
+    /// variable precedence over it, and it over their default.
+    pub credential_store: Option<String>,
 }
 
 /// `url` without credentials (`user:pass@`) or query string, for logs and errors.
@@ -190,6 +202,26 @@ impl McpConfig {
             });
         };
         let mut config = McpConfig::default();
+        match root.get("credentialStore") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if CREDENTIAL_STORES.contains(&s.as_str()) => {
+                config.credential_store = Some(s.clone());
+            }
+            Some(v) => config.errors.push(ConfigError {
+                file: file.map(Path::to_path_buf),
+                server: None,
+                path: "credentialStore".into(),
+                kind: match v {
+                    Value::String(s) => ConfigErrorKind::Invalid(format!(
+                        "{s:?} is not \"auto\", \"keychain\" or \"file\""
+                    )),
+                    _ => ConfigErrorKind::WrongType {
+                        expected: "a string",
+                        found: type_name(v),
+                    },
+                },
+            }),
+        }
         for (name, entry) in servers {
             let path = join_key(key, name);
             match parse_entry(name, entry, &path, lookup) {
@@ -283,6 +315,9 @@ impl McpConfig {
             .retain(|e| e.server.as_deref().is_none_or(|name| !shadowed(name)));
         self.servers.extend(higher.servers);
         self.errors.extend(higher.errors);
+        if higher.credential_store.is_some() {
+            self.credential_store = higher.credential_store;
+        }
         self
     }
 }

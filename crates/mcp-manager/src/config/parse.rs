@@ -212,7 +212,7 @@ fn string_map(
 }
 
 /// Accepts absolute `http://` / `https://` URLs with a host.
-fn check_url(url: &str) -> Result<(), String> {
+pub(super) fn check_url(url: &str) -> Result<(), String> {
     let uri: http::Uri = url
         .parse()
         .map_err(|e: http::uri::InvalidUri| format!("{:?}: {e}", redact_url(url)))?;
