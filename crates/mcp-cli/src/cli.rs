@@ -88,8 +88,14 @@ pub(crate) struct Cli {
     #[arg(long, global = true, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
 
-    /// Never prompt: decline elicitation requests even on a terminal.
-    #[arg(long, global = true)]
+    /// Never prompt, even on a terminal: decline elicitation requests, and
+    /// never offer to log in to a server that needs it (also MCP_NO_INPUT=1).
+    #[arg(
+        long,
+        global = true,
+        env = "MCP_NO_INPUT",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub no_input: bool,
 
     /// Which protocol revisions to negotiate: auto (probe 2026-07-28, then
@@ -233,6 +239,9 @@ pub(crate) enum Command {
     ServeDemo,
 }
 
+/// How long a login waits for the browser by default: 300 s.
+pub(crate) const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 300;
+
 /// `mcp login`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoginArgs {
@@ -270,7 +279,7 @@ pub(crate) struct LoginArgs {
     #[arg(long, value_name = "URL")]
     pub auth_server_metadata_url: Option<String>,
     /// Seconds to wait for the browser (default 300).
-    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_LOGIN_TIMEOUT_SECS)]
     pub login_timeout: u64,
 }
 

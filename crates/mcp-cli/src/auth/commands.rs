@@ -217,6 +217,44 @@ fn flow(remote: &RemoteServer, account: Option<&str>) -> Result<OAuth, Failure> 
 }
 
 async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Result<u8, Failure> {
+    let done = log_in(cli, args, cancel).await?;
+    output::line(&done)?;
+    Ok(SUCCESS)
+}
+
+/// Logs in to `server` (a configuration name or a URL) as `mcp login
+/// SERVER` does, for a command that offered it; the outcome is said on
+/// stderr, where the offer was made.
+///
+/// Errors: as `mcp login`.
+pub(crate) async fn login_offered(
+    cli: &Cli,
+    server: &str,
+    cancel: &CancellationToken,
+) -> Result<(), Failure> {
+    let args = LoginArgs {
+        server: Some(server.to_owned()),
+        account: None,
+        scopes: Vec::new(),
+        no_browser: false,
+        device: false,
+        callback_port: None,
+        client_id: None,
+        client_secret_env: None,
+        auth_server_metadata_url: None,
+        login_timeout: crate::cli::DEFAULT_LOGIN_TIMEOUT_SECS,
+    };
+    let done = log_in(cli, &args, cancel).await?;
+    output::err_line(&done);
+    Ok(())
+}
+
+/// The login of `args`; returns the line that says so.
+async fn log_in(
+    cli: &Cli,
+    args: &LoginArgs,
+    cancel: &CancellationToken,
+) -> Result<String, Failure> {
     let Target { name, mut remote } = target(cli, args.server.as_deref())?;
     if let Some(a) = &args.account {
         remote.oauth.account = Some(a.clone());
@@ -263,11 +301,10 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    output::line(&format!(
+    Ok(format!(
         "Logged in to {name}: {}",
         status_line(None, &status)
-    ))?;
-    Ok(SUCCESS)
+    ))
 }
 
 /// `mcp login --device`: the user code and where to enter it, on stderr;
@@ -277,7 +314,7 @@ async fn login_device(
     remote: &RemoteServer,
     args: &LoginArgs,
     cancel: &CancellationToken,
-) -> Result<u8, Failure> {
+) -> Result<String, Failure> {
     let client = preregistered(
         remote,
         args.client_id.as_deref(),
@@ -308,11 +345,10 @@ async fn login_device(
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    output::line(&format!(
+    Ok(format!(
         "Logged in to {name}: {}",
         status_line(None, &status)
-    ))?;
-    Ok(SUCCESS)
+    ))
 }
 
 async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {

@@ -3,9 +3,11 @@
 //! command gives a remote server (it never opens a browser: a server that
 //! needs a login is reported with the exact `mcp login` command to run),
 //! and the commands that manage logins (`commands.rs`: `login`, `logout`,
-//! `auth status|inspect|token`).
+//! `auth status|inspect|token`); on a terminal, the one offer to log in
+//! made by a command that met a server needing it (`offer.rs`).
 
 mod commands;
+mod offer;
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -18,6 +20,7 @@ use mcp_manager::config::RemoteServer;
 use mcp_manager::{ServerConfig, TransportConfig};
 
 pub(crate) use commands::{run, store_setting};
+pub(crate) use offer::run_offering_login;
 
 use crate::exit::Failure;
 use crate::targets::DEFAULT_CONFIG;
