@@ -1,7 +1,9 @@
 //! `KeychainStore` against the session's Secret Service: a record's
 //! secrets go to the keychain and never into its file; compare-and-swap,
 //! listing and deletion behave as the file store's. Skipped, saying so,
-//! where no Secret Service answers (CI machines, containers).
+//! where no Secret Service answers (containers, desktops without one);
+//! `cargo xtask test` runs it under `.ci/with-secret-service`, a private
+//! D-Bus session with an unlocked gnome-keyring.
 #![cfg(target_os = "linux")]
 #![allow(
     clippy::unwrap_used,
@@ -20,6 +22,12 @@ async fn secrets_in_the_keychain_records_in_files() {
     let store = match KeychainStore::new(files.clone()).await {
         Ok(s) => s,
         Err(e) => {
+            // `.ci/with-secret-service` (from `cargo xtask test`) provides one: there, a
+            // keychain that does not answer is a failure, not a skip.
+            assert!(
+                std::env::var_os("MCP_KEYCHAIN_REQUIRED").is_none_or(|v| v != "1"),
+                "MCP_KEYCHAIN_REQUIRED=1 but no OS keychain answers: {e}"
+            );
             eprintln!("skipped: no OS keychain here ({e})");
             let _ = std::fs::remove_dir_all(&dir);
             return;
