@@ -106,7 +106,9 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
 fn keychain_tests(root: &Path) -> Result<Option<String>, String> {
     let what = "the OS keychain tests (under .ci/with-secret-service)";
     eprintln!("==> {what}");
-    let status = util::cmd("bash", root)
+    let mut script = util::cmd("bash", root);
+    util::without_xtask_env(&mut script);
+    let status = script
         .arg(root.join(".ci/with-secret-service"))
         .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args([
