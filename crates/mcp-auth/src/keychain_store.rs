@@ -21,8 +21,20 @@ use crate::store::{CredentialStore, Record, Revision, StoreError, StoreKey, Stor
 /// The keychain's service name of every item.
 const SERVICE: &str = "mcp-client-stack";
 
-/// What a secret's place in the file holds: this prefix and the item name.
+/// What a secret's place in the file holds: this prefix and the item name
+/// (`NAME`), or, for a secret split over several items, `NAME*N`: the
+/// items `NAME.0` … `NAME.{N-1}`, in order.
 const MARK: &str = "keychain:";
+
+/// The most one keychain item holds: 1 280 characters. Windows' Credential
+/// Manager keeps at most 2 560 bytes per credential and stores a password
+/// as UTF-16; a longer secret (a large JWT) is split over several items,
+/// the same way on every platform, so the Linux tests cover the splitting.
+const ITEM_MAX_CHARS: usize = 1280;
+
+/// The most items one secret is split over (100 KiB of token): a file that
+/// names more is not followed.
+const MAX_PARTS: usize = 80;
 
 /// Secrets in the OS keychain, the rest in files (see the module docs).
 #[derive(Clone)]
@@ -95,7 +107,33 @@ fn secrets_of(record: &mut Record) -> Vec<&mut Secret> {
 fn items_of(record: &mut Record) -> Vec<String> {
     secrets_of(record)
         .into_iter()
-        .filter_map(|s| s.expose().strip_prefix(MARK).map(str::to_owned))
+        .filter_map(|s| s.expose().strip_prefix(MARK).map(parts))
+        .flatten()
+        .collect()
+}
+
+/// The items of a reference (`NAME`, or `NAME*N`; see [`MARK`]).
+fn parts(reference: &str) -> Vec<String> {
+    let split = reference
+        .rsplit_once('*')
+        .and_then(|(name, n)| Some((name, n.parse::<usize>().ok()?)));
+    match split {
+        Some((name, n)) => (0..n.min(MAX_PARTS))
+            .map(|j| format!("{name}.{j}"))
+            .collect(),
+        None => vec![reference.to_owned()],
+    }
+}
+
+/// `value` in pieces of at most [`ITEM_MAX_CHARS`] characters.
+fn pieces(value: &str) -> Vec<String> {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars
+        .chunks(ITEM_MAX_CHARS)
+        .map(|c| c.iter().collect())
         .collect()
 }
 
@@ -136,11 +174,16 @@ impl CredentialStore for KeychainStore {
             // An item gone: a write replaced the record meanwhile.
             let Some(values) = found else { continue };
             for secret in secrets_of(&mut record) {
-                if let Some(item) = secret.expose().strip_prefix(MARK)
-                    && let Some((_, v)) = values.iter().find(|(i, _)| i == item)
-                {
-                    *secret = Secret::new(v.clone());
+                let Some(reference) = secret.expose().strip_prefix(MARK) else {
+                    continue;
+                };
+                let mut whole = String::new();
+                for item in parts(reference) {
+                    if let Some((_, v)) = values.iter().find(|(i, _)| *i == item) {
+                        whole.push_str(v);
+                    }
                 }
+                *secret = Secret::new(whole);
             }
             return Ok(Some((record, revision)));
         }
@@ -160,8 +203,24 @@ impl CredentialStore for KeychainStore {
         let mut writes = Vec::new();
         for (i, secret) in secrets_of(&mut record).into_iter().enumerate() {
             let item = format!("{}/{nonce}/{i}", key_name(key));
-            writes.push((item.clone(), secret.expose().to_owned()));
-            *secret = Secret::new(format!("{MARK}{item}"));
+            let mut split = pieces(secret.expose());
+            if split.len() > MAX_PARTS {
+                return Err(StoreError::Backend(format!(
+                    "the OS keychain: a secret of more than {} characters is not stored",
+                    MAX_PARTS * ITEM_MAX_CHARS
+                )));
+            }
+            let reference = if split.len() == 1 {
+                writes.push((item.clone(), split.remove(0)));
+                item
+            } else {
+                let n = split.len();
+                for (j, piece) in split.into_iter().enumerate() {
+                    writes.push((format!("{item}.{j}"), piece));
+                }
+                format!("{item}*{n}")
+            };
+            *secret = Secret::new(format!("{MARK}{reference}"));
         }
         let new_items: Vec<String> = writes.iter().map(|(i, _)| i.clone()).collect();
         self.blocking(move |keyring| {

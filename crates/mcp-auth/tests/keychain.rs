@@ -50,6 +50,20 @@ async fn secrets_in_the_keychain_records_in_files() {
         Err(StoreError::Conflict)
     ));
     assert_eq!(store.keys().await.unwrap(), vec![key.clone()]);
+    // A secret longer than one item holds (Windows' blob limit) is split
+    // over several items and read back whole.
+    let long = format!("long-access-secret-{}", "x".repeat(3000));
+    let mut t2 = TokenRecord::new(Secret::new(long.clone()));
+    t2.refresh_token = Some(Secret::new("keychain-refresh-secret-2"));
+    let r2 = store
+        .put(&key, Record::Tokens(t2.clone()), Some(r1))
+        .await
+        .unwrap();
+    let file = std::fs::read_to_string(files.path_of(&key)).unwrap();
+    assert!(!file.contains("long-access-secret"), "{file}");
+    assert!(file.contains("*3"), "three items: {file}");
+    let (got, rev) = store.get(&key).await.unwrap().unwrap();
+    assert_eq!((got, rev), (Record::Tokens(t2), r2));
     store.delete(&key).await.unwrap();
     assert!(store.get(&key).await.unwrap().is_none());
     let _ = std::fs::remove_dir_all(&dir);
