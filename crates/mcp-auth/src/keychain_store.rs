@@ -1,5 +1,6 @@
-//! [`KeychainStore`] (feature `keychain`, Linux: the Secret Service over
-//! D-Bus, through `keyring-core`): the secrets of a record (access and
+//! [`KeychainStore`] (feature `keychain`, through `keyring-core`: on Linux
+//! the Secret Service over D-Bus; on macOS the login keychain and on Windows
+//! the Credential Manager, which our CI neither compiles nor tests): the secrets of a record (access and
 //! refresh tokens, a client secret) go to the OS keychain; everything else,
 //! with a reference to them, stays in a [`FileStore`], whose files, locks
 //! and compare-and-swap it keeps. Only secrets reach the keychain, each
@@ -56,7 +57,8 @@ fn keyring_error(what: &str, e: keyring_core::Error) -> StoreError {
 }
 
 impl KeychainStore {
-    /// A store whose secrets go to the session's Secret Service and whose
+    /// A store whose secrets go to the OS keychain (the session's Secret
+    /// Service on Linux) and whose
     /// records live in `files`. Checks that the keychain answers (a
     /// locked or absent one is an error here, so a host can fall back to
     /// files with one warning).
@@ -64,9 +66,7 @@ impl KeychainStore {
     /// Errors: [`StoreError::Backend`] when no keychain answers.
     pub async fn new(files: FileStore) -> Result<KeychainStore, StoreError> {
         let keyring = tokio::task::spawn_blocking(|| -> Result<Arc<Keyring>, StoreError> {
-            let store = zbus_secret_service_keyring_store::Store::new()
-                .map_err(|e| keyring_error("no Secret Service", e))?;
-            let store: Arc<Keyring> = store;
+            let store = platform_store().map_err(|e| keyring_error("not available", e))?;
             // A lookup proves the service answers (and is unlocked).
             let probe = Entry::new_in_store(&store, SERVICE, "probe")
                 .map_err(|e| keyring_error("cannot use it", e))?;
@@ -90,6 +90,29 @@ impl KeychainStore {
             .map_err(|e| StoreError::Backend(format!("the keychain task failed: {e}")))?
     }
 }
+
+/// This platform's keychain: the Secret Service (Linux), the login keychain
+/// (macOS), the Credential Manager (Windows). The macOS and Windows stores
+/// are written against their crates' `Store::new() -> Result<Arc<Store>>`
+/// and are not compiled by our CI.
+fn platform_store() -> Result<Arc<Keyring>, keyring_core::Error> {
+    #[cfg(target_os = "linux")]
+    let store: Arc<Keyring> = zbus_secret_service_keyring_store::Store::new()?;
+    #[cfg(target_os = "macos")]
+    let store: Arc<Keyring> = apple_native_keyring_store::keychain::Store::new()?;
+    #[cfg(windows)]
+    let store: Arc<Keyring> = windows_native_keyring_store::Store::new()?;
+    Ok(store)
+}
+
+/// The name of this platform's keychain, for [`CredentialStore::describe`].
+const KEYCHAIN_NAME: &str = if cfg!(target_os = "macos") {
+    "the macOS Keychain"
+} else if cfg!(windows) {
+    "the Windows Credential Manager"
+} else {
+    "the Secret Service"
+};
 
 /// The secrets of `record`, each with the field it came from.
 fn secrets_of(record: &mut Record) -> Vec<&mut Secret> {
@@ -280,7 +303,7 @@ impl CredentialStore for KeychainStore {
 
     fn describe(&self) -> String {
         format!(
-            "the OS keychain (Secret Service), records in {}",
+            "the OS keychain ({KEYCHAIN_NAME}), records in {}",
             self.files.dir().display()
         )
     }

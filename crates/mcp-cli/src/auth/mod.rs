@@ -63,19 +63,28 @@ pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> R
     let files = file_store()?;
     let chosen: Arc<dyn CredentialStore> = match choice {
         "file" => Arc::new(files),
-        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        #[cfg(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        ))]
         "keychain" => Arc::new(
             mcp_auth::KeychainStore::new(files)
                 .await
                 .map_err(|e| Failure::new(e.to_string()))?,
         ),
-        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        #[cfg(not(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        )))]
         "keychain" => {
             return Err(Failure::new(
                 "this mcp was built without the OS keychain (cargo feature `keychain`); use --credential-store file",
             ));
         }
-        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        #[cfg(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        ))]
         _ => match mcp_auth::KeychainStore::new(files.clone()).await {
             Ok(k) => Arc::new(k),
             Err(e) => {
@@ -86,7 +95,10 @@ pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> R
                 Arc::new(files)
             }
         },
-        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        #[cfg(not(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        )))]
         _ => Arc::new(files),
     };
     let _ = STORE.set(chosen);
