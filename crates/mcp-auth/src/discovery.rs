@@ -225,7 +225,7 @@ async fn metadata_at(
         }
     };
     let vouched = match listed {
-        Some(servers) => servers.iter().any(|s| *s == metadata.issuer),
+        Some(servers) => servers.contains(&metadata.issuer),
         None => {
             let origin_of = |u: &str| Url::parse(u).ok().map(|u| origin(&u));
             origin_of(&metadata.issuer).is_some() && origin_of(&metadata.issuer) == origin_of(url)
