@@ -13,7 +13,8 @@
 // RFC 9207 `iss` on the authorization response, refresh tokens rotated on
 // every use, access tokens that live ACCESS_TOKEN_TTL seconds (env, default
 // 4). Its own login and consent pages (dev interactions: any login and
-// password) are what the test submits, as a headless user agent would.
+// password), and its device flow page where a user code is entered, are what
+// the tests submit, as a headless user agent would.
 //
 // The MCP server (the TypeScript SDK's McpServer, stateless Streamable HTTP):
 // every request needs a bearer token that the provider itself vouches for
@@ -51,13 +52,16 @@ const issuer = `http://${HOST}:${asPort}`;
 const resource = `http://${HOST}:${mcpPort}/mcp`;
 const prmUrl = `http://${HOST}:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
 
-const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0 };
+const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0, "urn:ietf:params:oauth:grant-type:device_code": 0 };
 
 const provider = new Provider(issuer, {
   clients: [],
   scopes: ["openid", "offline_access", SCOPE],
   features: {
     devInteractions: { enabled: true },
+    // RFC 8628: `mcp login --device`; the user code is entered on the
+    // provider's own /device page.
+    deviceFlow: { enabled: true },
     registration: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },

@@ -128,6 +128,33 @@ pub async fn browse(
     redirect_uri: &str,
     forms: &mut Vec<String>,
 ) -> Result<String, String> {
+    walk(url, Some(redirect_uri), None, forms).await
+}
+
+/// A person entering a device login's code (RFC 8628): opens
+/// `verification_uri`, types `user_code` into the provider's form, then
+/// submits the login and consent forms as [`browse`] does, until a page
+/// with no form (the provider's "you may close this window"), whose HTML
+/// it returns.
+///
+/// Errors: a step that is neither a redirect nor a page.
+pub async fn browse_device(
+    verification_uri: &str,
+    user_code: &str,
+    forms: &mut Vec<String>,
+) -> Result<String, String> {
+    walk(verification_uri, None, Some(user_code), forms).await
+}
+
+/// Follows redirects and submits forms from `url`: until a redirect to
+/// `redirect_uri` (returned) or, without one, a page with no form (its
+/// HTML returned). A `user_code` field gets `user_code`.
+async fn walk(
+    url: &str,
+    redirect_uri: Option<&str>,
+    user_code: Option<&str>,
+    forms: &mut Vec<String>,
+) -> Result<String, String> {
     let fetcher = fetcher();
     let mut cookies: BTreeMap<String, String> = BTreeMap::new();
     let mut url = url.to_owned();
@@ -169,7 +196,7 @@ pub async fn browse(
                 .and_then(|v| v.to_str().ok())
                 .ok_or_else(|| format!("{status} without Location"))?;
             let next = absolute(&url, location);
-            if next.starts_with(redirect_uri) {
+            if redirect_uri.is_some_and(|r| next.starts_with(r)) {
                 return Ok(next);
             }
             url = next;
@@ -179,13 +206,26 @@ pub async fn browse(
         if status != 200 {
             return Err(format!("{status} from {url}: {html}"));
         }
-        let (action, fields) =
-            read_form(&html).ok_or_else(|| format!("no form at {url}: {html}"))?;
-        let kind = fields
+        let Some((action, mut fields)) = read_form(&html) else {
+            return match redirect_uri {
+                None => Ok(html),
+                Some(_) => Err(format!("no form at {url}: {html}")),
+            };
+        };
+        let mut kind = fields
             .iter()
             .find(|(k, _)| k == "prompt")
-            .map_or("?", |(_, v)| v.as_str());
-        forms.push(kind.to_owned());
+            .map_or("?", |(_, v)| v.as_str())
+            .to_owned();
+        if let Some(code) = user_code {
+            for (name, value) in &mut fields {
+                if name == "user_code" {
+                    code.clone_into(value);
+                    kind = "user_code".to_owned();
+                }
+            }
+        }
+        forms.push(kind);
         form = Some(
             fields
                 .iter()

@@ -11,7 +11,8 @@ use std::process::Stdio;
 use crate::{conformance, release, util};
 
 /// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
-/// workspace tests (the kept fuzz corpora replayed among them), the short soak and chaos
+/// workspace tests (the kept fuzz corpora replayed among them), the OS keychain tests under a
+/// private Secret Service (`.ci/with-secret-service`), the short soak and chaos
 /// runs, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
@@ -74,6 +75,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
+    skipped.extend(keychain_tests(&root)?);
     crate::chaos::short_runs(&root)?;
     let shared = root.join("../shared");
     if shared.is_dir() {
@@ -94,6 +96,43 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
     let summary = conformance::check_all()?;
     println!("{}", verdict(&skipped, &summary.not_run));
     Ok(())
+}
+
+/// The OS keychain tests (`mcp-auth`'s `keychain` feature) against a Secret Service of their
+/// own: `.ci/with-secret-service` starts gnome-keyring on a private D-Bus session, unlocked,
+/// in a scratch directory, and stops both after; `MCP_KEYCHAIN_REQUIRED=1` makes a test that
+/// finds no keychain fail rather than skip. Where the script's tools are not installed, the
+/// tests are listed as skipped (its exit code 3), with the packages to install.
+fn keychain_tests(root: &Path) -> Result<Option<String>, String> {
+    let what = "the OS keychain tests (under .ci/with-secret-service)";
+    eprintln!("==> {what}");
+    let mut script = util::cmd("bash", root);
+    util::without_xtask_env(&mut script);
+    let status = script
+        .arg(root.join(".ci/with-secret-service"))
+        .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "test",
+            "--locked",
+            "-p",
+            "mcp-auth",
+            "--features",
+            "keychain",
+            "--test",
+            "keychain",
+        ])
+        .env("MCP_KEYCHAIN_REQUIRED", "1")
+        .status()
+        .map_err(|e| format!("{what}: cannot run bash: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(None),
+        Some(3) => Ok(Some(
+            "the OS keychain tests (no Secret Service to run them: install dbus, \
+             libglib2.0-bin and gnome-keyring)"
+                .to_owned(),
+        )),
+        _ => Err(format!("{what} failed ({status})")),
+    }
 }
 
 /// `cargo test` over every test target (not the doctests: none is ignored), up to `--`.

@@ -32,6 +32,13 @@ pub(crate) fn cmd(program: &str, dir: &Path) -> Command {
 pub(crate) fn cargo(dir: &Path) -> Command {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut c = cmd(&cargo, dir);
+    without_xtask_env(&mut c);
+    c
+}
+
+/// Removes from `c`'s environment the variables `cargo run` set for xtask
+/// (see [`cargo`]), for a program that runs cargo itself (a wrapper script).
+pub(crate) fn without_xtask_env(c: &mut Command) {
     for (name, _) in std::env::vars_os() {
         let Some(name) = name.to_str() else { continue };
         if name.starts_with("CARGO_PKG_")
@@ -44,7 +51,6 @@ pub(crate) fn cargo(dir: &Path) -> Command {
             c.env_remove(name);
         }
     }
-    c
 }
 
 /// Runs `command`, echoing it; an error names `what` failed.

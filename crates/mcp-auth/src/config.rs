@@ -94,6 +94,17 @@ pub struct OAuthConfig {
     /// challenge's (or the resource's) and those remembered from earlier
     /// logins and step-ups. Default none.
     pub scopes: Vec<String>,
+    /// Where to fetch the authorization server's metadata (RFC 8414)
+    /// instead of discovering it from the server's Protected Resource
+    /// Metadata (Claude Code's `authServerMetadataUrl`). https, or http on
+    /// a loopback host. The Protected Resource Metadata is still read when
+    /// the server has it, and the document fetched here is still checked:
+    /// its `issuer` must be one of the `authorization_servers` that
+    /// metadata lists, or, where the server has none, be on the metadata
+    /// URL's origin; its endpoints must be https. Default `None`
+    /// (discovery, spec `basic/authorization` § Authorization Server
+    /// Discovery).
+    pub auth_server_metadata_url: Option<String>,
 }
 
 impl OAuthConfig {
@@ -113,6 +124,7 @@ impl OAuthConfig {
             fetch: FetchOptions::default(),
             account: crate::store::DEFAULT_ACCOUNT.to_owned(),
             scopes: Vec::new(),
+            auth_server_metadata_url: None,
         }
     }
 
@@ -167,6 +179,13 @@ impl OAuthConfig {
     /// Whether to ask for `offline_access` when it is offered.
     pub fn with_request_offline_access(mut self, yes: bool) -> Self {
         self.request_offline_access = yes;
+        self
+    }
+
+    /// Fetches the authorization server's metadata from `url` instead of
+    /// discovering it (see [`auth_server_metadata_url`](Self::auth_server_metadata_url)).
+    pub fn with_auth_server_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.auth_server_metadata_url = Some(url.into());
         self
     }
 

@@ -70,9 +70,13 @@ impl OAuth {
         let inner = &self.inner;
         let _flow = inner.flow.lock().await;
         let (resource_metadata, challenge_scope) = inner.probe().await?;
-        let discovered =
-            crate::discovery::discover(&inner.fetcher, &inner.server, resource_metadata.as_deref())
-                .await?;
+        let discovered = crate::discovery::discover(
+            &inner.fetcher,
+            &inner.server,
+            resource_metadata.as_deref(),
+            inner.config.auth_server_metadata_url.as_deref(),
+        )
+        .await?;
         let metadata = &discovered.metadata;
         let endpoint = metadata
             .device_authorization_endpoint

@@ -8,6 +8,10 @@
 //! base is the MCP URL's origin, with `/authorize`, `/token` and
 //! `/register` when it has no metadata either.
 //!
+//! A configured authorization server metadata URL replaces only the last
+//! step: the document comes from there, and its `issuer` must still be one
+//! the resource's metadata names (or, with none, on that URL's origin).
+//!
 //! Nothing is cached: each authorization discovers anew, so a server that
 //! moved to another authorization server is followed.
 
@@ -74,7 +78,9 @@ async fn fetch_doc<T: DeserializeOwned>(
 }
 
 /// Discovers the authorization server for the MCP server at `server`,
-/// starting from the challenge's `resource_metadata` URL when given.
+/// starting from the challenge's `resource_metadata` URL when given;
+/// `as_metadata_url`, when configured, is where the authorization
+/// server's metadata is read.
 ///
 /// Errors: `ResourceMismatch` (no authorization request may follow),
 /// `IssuerMismatch`, `Metadata`, `InsecureUrl`, `Fetch`.
@@ -82,7 +88,11 @@ pub(crate) async fn discover(
     fetcher: &Fetcher,
     server: &Url,
     resource_metadata: Option<&str>,
+    as_metadata_url: Option<&str>,
 ) -> Result<Discovered, AuthError> {
+    if let Some(url) = as_metadata_url {
+        check_url("authorization server metadata URL", url)?;
+    }
     let mut candidates = Vec::new();
     if let Some(url) = resource_metadata {
         check_url("protected resource metadata URL", url)?;
@@ -108,6 +118,14 @@ pub(crate) async fn discover(
         }
     }
     let Some((prm_url, prm)) = prm else {
+        if let Some(url) = as_metadata_url {
+            let metadata = metadata_at(fetcher, url, None).await?;
+            return Ok(Discovered {
+                resource: canonical_server_uri(server),
+                prm_scopes: None,
+                metadata,
+            });
+        }
         return discover_legacy(fetcher, server).await;
     };
     if !resource_matches(&prm.resource, server) {
@@ -126,7 +144,10 @@ pub(crate) async fn discover(
         });
     };
     check_url("authorization server", &issuer)?;
-    let metadata = discover_as(fetcher, &issuer).await?;
+    let metadata = match as_metadata_url {
+        Some(url) => metadata_at(fetcher, url, Some(&prm.authorization_servers)).await?,
+        None => discover_as(fetcher, &issuer).await?,
+    };
     Ok(Discovered {
         resource: prm.resource,
         prm_scopes: prm.scopes_supported,
@@ -172,6 +193,60 @@ pub(crate) async fn discover_as(
         url: last,
         problem: format!("none at any of its {} well-known URLs", urls.len()),
     })
+}
+
+/// The authorization server metadata at the configured `url`. Its `issuer`
+/// must be one of `listed` (the resource's `authorization_servers`) or,
+/// when the resource published none, have `url`'s origin: a configured URL
+/// never lets a document name an authorization server nobody vouched for.
+///
+/// Errors: `Metadata` when there is no document there; `IssuerMismatch`;
+/// `InsecureUrl` for an endpoint; `Fetch`.
+async fn metadata_at(
+    fetcher: &Fetcher,
+    url: &str,
+    listed: Option<&[String]>,
+) -> Result<AuthorizationServerMetadata, AuthError> {
+    let metadata = match fetch_doc::<AuthorizationServerMetadata>(
+        fetcher,
+        "authorization server metadata",
+        url,
+        None,
+    )
+    .await?
+    {
+        Found::Yes(metadata) => metadata,
+        Found::No(status) => {
+            return Err(AuthError::Metadata {
+                what: "authorization server metadata",
+                url: url.to_owned(),
+                problem: format!("HTTP {status}"),
+            });
+        }
+    };
+    let vouched = match listed {
+        Some(servers) => servers.contains(&metadata.issuer),
+        None => {
+            let origin_of = |u: &str| Url::parse(u).ok().map(|u| origin(&u));
+            origin_of(&metadata.issuer).is_some() && origin_of(&metadata.issuer) == origin_of(url)
+        }
+    };
+    if !vouched {
+        let expected = match listed {
+            Some(servers) => servers.join(" or "),
+            None => Url::parse(url)
+                .map(|u| format!("{} (the metadata URL's origin)", origin(&u)))
+                .unwrap_or_default(),
+        };
+        return Err(AuthError::IssuerMismatch {
+            expected,
+            got: metadata.issuer,
+            url: url.to_owned(),
+        });
+    }
+    check_url("authorization server", &metadata.issuer)?;
+    check_endpoints(&metadata)?;
+    Ok(metadata)
 }
 
 /// The 2025-03-26 way: metadata at the MCP URL's origin, else the default

@@ -1,5 +1,6 @@
-//! [`KeychainStore`] (feature `keychain`, Linux: the Secret Service over
-//! D-Bus, through `keyring-core`): the secrets of a record (access and
+//! [`KeychainStore`] (feature `keychain`, through `keyring-core`: on Linux
+//! the Secret Service over D-Bus; on macOS the login keychain and on Windows
+//! the Credential Manager, which our CI neither compiles nor tests): the secrets of a record (access and
 //! refresh tokens, a client secret) go to the OS keychain; everything else,
 //! with a reference to them, stays in a [`FileStore`], whose files, locks
 //! and compare-and-swap it keeps. Only secrets reach the keychain, each
@@ -21,8 +22,20 @@ use crate::store::{CredentialStore, Record, Revision, StoreError, StoreKey, Stor
 /// The keychain's service name of every item.
 const SERVICE: &str = "mcp-client-stack";
 
-/// What a secret's place in the file holds: this prefix and the item name.
+/// What a secret's place in the file holds: this prefix and the item name
+/// (`NAME`), or, for a secret split over several items, `NAME*N`: the
+/// items `NAME.0` … `NAME.{N-1}`, in order.
 const MARK: &str = "keychain:";
+
+/// The most one keychain item holds: 1 280 characters. Windows' Credential
+/// Manager keeps at most 2 560 bytes per credential and stores a password
+/// as UTF-16; a longer secret (a large JWT) is split over several items,
+/// the same way on every platform, so the Linux tests cover the splitting.
+const ITEM_MAX_CHARS: usize = 1280;
+
+/// The most items one secret is split over (100 KiB of token): a file that
+/// names more is not followed.
+const MAX_PARTS: usize = 80;
 
 /// Secrets in the OS keychain, the rest in files (see the module docs).
 #[derive(Clone)]
@@ -44,7 +57,8 @@ fn keyring_error(what: &str, e: keyring_core::Error) -> StoreError {
 }
 
 impl KeychainStore {
-    /// A store whose secrets go to the session's Secret Service and whose
+    /// A store whose secrets go to the OS keychain (the session's Secret
+    /// Service on Linux) and whose
     /// records live in `files`. Checks that the keychain answers (a
     /// locked or absent one is an error here, so a host can fall back to
     /// files with one warning).
@@ -52,9 +66,7 @@ impl KeychainStore {
     /// Errors: [`StoreError::Backend`] when no keychain answers.
     pub async fn new(files: FileStore) -> Result<KeychainStore, StoreError> {
         let keyring = tokio::task::spawn_blocking(|| -> Result<Arc<Keyring>, StoreError> {
-            let store = zbus_secret_service_keyring_store::Store::new()
-                .map_err(|e| keyring_error("no Secret Service", e))?;
-            let store: Arc<Keyring> = store;
+            let store = platform_store().map_err(|e| keyring_error("not available", e))?;
             // A lookup proves the service answers (and is unlocked).
             let probe = Entry::new_in_store(&store, SERVICE, "probe")
                 .map_err(|e| keyring_error("cannot use it", e))?;
@@ -79,6 +91,29 @@ impl KeychainStore {
     }
 }
 
+/// This platform's keychain: the Secret Service (Linux), the login keychain
+/// (macOS), the Credential Manager (Windows). The macOS and Windows stores
+/// are written against their crates' `Store::new() -> Result<Arc<Store>>`
+/// and are not compiled by our CI.
+fn platform_store() -> Result<Arc<Keyring>, keyring_core::Error> {
+    #[cfg(target_os = "linux")]
+    let store: Arc<Keyring> = zbus_secret_service_keyring_store::Store::new()?;
+    #[cfg(target_os = "macos")]
+    let store: Arc<Keyring> = apple_native_keyring_store::keychain::Store::new()?;
+    #[cfg(windows)]
+    let store: Arc<Keyring> = windows_native_keyring_store::Store::new()?;
+    Ok(store)
+}
+
+/// The name of this platform's keychain, for [`CredentialStore::describe`].
+const KEYCHAIN_NAME: &str = if cfg!(target_os = "macos") {
+    "the macOS Keychain"
+} else if cfg!(windows) {
+    "the Windows Credential Manager"
+} else {
+    "the Secret Service"
+};
+
 /// The secrets of `record`, each with the field it came from.
 fn secrets_of(record: &mut Record) -> Vec<&mut Secret> {
     match record {
@@ -95,7 +130,33 @@ fn secrets_of(record: &mut Record) -> Vec<&mut Secret> {
 fn items_of(record: &mut Record) -> Vec<String> {
     secrets_of(record)
         .into_iter()
-        .filter_map(|s| s.expose().strip_prefix(MARK).map(str::to_owned))
+        .filter_map(|s| s.expose().strip_prefix(MARK).map(parts))
+        .flatten()
+        .collect()
+}
+
+/// The items of a reference (`NAME`, or `NAME*N`; see [`MARK`]).
+fn parts(reference: &str) -> Vec<String> {
+    let split = reference
+        .rsplit_once('*')
+        .and_then(|(name, n)| Some((name, n.parse::<usize>().ok()?)));
+    match split {
+        Some((name, n)) => (0..n.min(MAX_PARTS))
+            .map(|j| format!("{name}.{j}"))
+            .collect(),
+        None => vec![reference.to_owned()],
+    }
+}
+
+/// `value` in pieces of at most [`ITEM_MAX_CHARS`] characters.
+fn pieces(value: &str) -> Vec<String> {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.is_empty() {
+        return vec![String::new()];
+    }
+    chars
+        .chunks(ITEM_MAX_CHARS)
+        .map(|c| c.iter().collect())
         .collect()
 }
 
@@ -136,11 +197,16 @@ impl CredentialStore for KeychainStore {
             // An item gone: a write replaced the record meanwhile.
             let Some(values) = found else { continue };
             for secret in secrets_of(&mut record) {
-                if let Some(item) = secret.expose().strip_prefix(MARK)
-                    && let Some((_, v)) = values.iter().find(|(i, _)| i == item)
-                {
-                    *secret = Secret::new(v.clone());
+                let Some(reference) = secret.expose().strip_prefix(MARK) else {
+                    continue;
+                };
+                let mut whole = String::new();
+                for item in parts(reference) {
+                    if let Some((_, v)) = values.iter().find(|(i, _)| *i == item) {
+                        whole.push_str(v);
+                    }
                 }
+                *secret = Secret::new(whole);
             }
             return Ok(Some((record, revision)));
         }
@@ -160,8 +226,24 @@ impl CredentialStore for KeychainStore {
         let mut writes = Vec::new();
         for (i, secret) in secrets_of(&mut record).into_iter().enumerate() {
             let item = format!("{}/{nonce}/{i}", key_name(key));
-            writes.push((item.clone(), secret.expose().to_owned()));
-            *secret = Secret::new(format!("{MARK}{item}"));
+            let mut split = pieces(secret.expose());
+            if split.len() > MAX_PARTS {
+                return Err(StoreError::Backend(format!(
+                    "the OS keychain: a secret of more than {} characters is not stored",
+                    MAX_PARTS * ITEM_MAX_CHARS
+                )));
+            }
+            let reference = if split.len() == 1 {
+                writes.push((item.clone(), split.remove(0)));
+                item
+            } else {
+                let n = split.len();
+                for (j, piece) in split.into_iter().enumerate() {
+                    writes.push((format!("{item}.{j}"), piece));
+                }
+                format!("{item}*{n}")
+            };
+            *secret = Secret::new(format!("{MARK}{reference}"));
         }
         let new_items: Vec<String> = writes.iter().map(|(i, _)| i.clone()).collect();
         self.blocking(move |keyring| {
@@ -221,7 +303,7 @@ impl CredentialStore for KeychainStore {
 
     fn describe(&self) -> String {
         format!(
-            "the OS keychain (Secret Service), records in {}",
+            "the OS keychain ({KEYCHAIN_NAME}), records in {}",
             self.files.dir().display()
         )
     }

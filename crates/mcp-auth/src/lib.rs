@@ -128,9 +128,10 @@
 //!
 //! - `interactive` (off): `LoopbackBrowser`, with a hyper server for the
 //!   loopback receiver and the `webbrowser` crate.
-//! - `keychain` (off; Linux): `KeychainStore`, secrets in the OS keychain
-//!   (the Secret Service, through `keyring-core`), records in a
-//!   `FileStore`.
+//! - `keychain` (off): `KeychainStore`, secrets in the OS keychain
+//!   (through `keyring-core`: the Secret Service on Linux; the Keychain on
+//!   macOS and the Credential Manager on Windows, neither compiled nor
+//!   tested by our CI), records in a `FileStore`.
 //!
 //! # Secrets
 //!
@@ -149,7 +150,10 @@ mod fetch;
 #[cfg(unix)]
 mod file_store;
 mod inspect;
-#[cfg(all(feature = "keychain", target_os = "linux"))]
+#[cfg(all(
+    feature = "keychain",
+    any(target_os = "linux", target_os = "macos", windows)
+))]
 mod keychain_store;
 #[cfg(feature = "interactive")]
 mod loopback;
@@ -194,7 +198,10 @@ pub use error::AuthError;
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
 pub use inspect::{InspectReport, InspectStep, inspect};
-#[cfg(all(feature = "keychain", target_os = "linux"))]
+#[cfg(all(
+    feature = "keychain",
+    any(target_os = "linux", target_os = "macos", windows)
+))]
 pub use keychain_store::KeychainStore;
 #[cfg(feature = "interactive")]
 pub use loopback::{

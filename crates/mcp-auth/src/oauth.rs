@@ -88,6 +88,9 @@ impl OAuth {
     ) -> Result<OAuth, AuthError> {
         let server = crate::fetch::check_url("MCP server URL", &config.server_url)?;
         crate::fetch::check_url("redirect URI", &config.redirect_uri)?;
+        if let Some(url) = &config.auth_server_metadata_url {
+            crate::fetch::check_url("authorization server metadata URL", url)?;
+        }
         if let Some(cimd) = &config.client_metadata_url {
             let ok =
                 url::Url::parse(cimd).is_ok_and(|u| u.scheme() == "https" && u.path().len() > 1);
@@ -186,7 +189,13 @@ impl Inner {
         challenge_scope: Option<&str>,
         step_up: bool,
     ) -> Result<(), AuthError> {
-        let discovered = discover(&self.fetcher, &self.server, resource_metadata).await?;
+        let discovered = discover(
+            &self.fetcher,
+            &self.server,
+            resource_metadata,
+            self.config.auth_server_metadata_url.as_deref(),
+        )
+        .await?;
         let metadata = &discovered.metadata;
         if !metadata.supports_s256() {
             return Err(AuthError::PkceUnsupported {

@@ -88,8 +88,14 @@ pub(crate) struct Cli {
     #[arg(long, global = true, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
 
-    /// Never prompt: decline elicitation requests even on a terminal.
-    #[arg(long, global = true)]
+    /// Never prompt, even on a terminal: decline elicitation requests, and
+    /// never offer to log in to a server that needs it (also MCP_NO_INPUT=1).
+    #[arg(
+        long,
+        global = true,
+        env = "MCP_NO_INPUT",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub no_input: bool,
 
     /// Which protocol revisions to negotiate: auto (probe 2026-07-28, then
@@ -106,15 +112,16 @@ pub(crate) struct Cli {
 
     /// Where logins are stored: auto (the OS keychain when this mcp was
     /// built with it and one answers, else files), keychain, or file.
+    /// Default: MCP_CREDENTIAL_STORE, else the configuration's
+    /// credentialStore, else auto.
     #[arg(
         long,
         global = true,
         value_name = "STORE",
         env = "MCP_CREDENTIAL_STORE",
-        default_value = "auto",
         value_parser = ["auto", "keychain", "file"]
     )]
-    pub credential_store: String,
+    pub credential_store: Option<String>,
 
     /// What to do.
     #[command(subcommand)]
@@ -232,6 +239,9 @@ pub(crate) enum Command {
     ServeDemo,
 }
 
+/// How long a login waits for the browser by default: 300 s.
+pub(crate) const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 300;
+
 /// `mcp login`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoginArgs {
@@ -264,8 +274,12 @@ pub(crate) struct LoginArgs {
     /// The environment variable holding the client's secret.
     #[arg(long, value_name = "VAR", requires = "client_id")]
     pub client_secret_env: Option<String>,
+    /// Read the authorization server's metadata from this URL instead of
+    /// discovering it (default: the entry's authServerMetadataUrl).
+    #[arg(long, value_name = "URL")]
+    pub auth_server_metadata_url: Option<String>,
     /// Seconds to wait for the browser (default 300).
-    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_LOGIN_TIMEOUT_SECS)]
     pub login_timeout: u64,
 }
 

@@ -56,6 +56,9 @@ pub(crate) struct Failure {
     pub code: u8,
     /// What to print on stderr (`mcp: <message>`); empty prints nothing.
     pub message: String,
+    /// The configured server whose login is needed, when the failure is
+    /// about one (a [`LOGIN_NEEDED`] failure naming its server).
+    pub login_server: Option<String>,
 }
 
 impl Failure {
@@ -64,6 +67,7 @@ impl Failure {
         Failure {
             code: LOGIN_NEEDED,
             message: message.into(),
+            login_server: None,
         }
     }
 
@@ -72,6 +76,7 @@ impl Failure {
         Failure {
             code: FAILURE,
             message: message.into(),
+            login_server: None,
         }
     }
 
@@ -86,7 +91,14 @@ impl Failure {
         Failure {
             code,
             message: format!("{what}; the request was cancelled"),
+            login_server: None,
         }
+    }
+
+    /// Names the server whose login is needed.
+    pub(crate) fn with_login_server(mut self, server: impl Into<String>) -> Self {
+        self.login_server = Some(server.into());
+        self
     }
 }
 

@@ -126,7 +126,7 @@ fn main() -> ExitCode {
                 output::err_line(&format!("mcp: cannot install signal handlers: {e}"));
                 return exit::FAILURE;
             }
-            match commands::run(cli, Arc::clone(&ui), cancel).await {
+            match auth::run_offering_login(cli, Arc::clone(&ui), cancel).await {
                 Ok(code) => {
                     let last = exit::final_code(code);
                     if last != code {

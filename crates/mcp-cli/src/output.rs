@@ -21,6 +21,7 @@ pub(crate) fn write_failure(e: &io::Error) -> Failure {
         Failure {
             code: BROKEN_PIPE,
             message: String::new(),
+            login_server: None,
         }
     } else {
         Failure::new(format!("cannot write to stdout: {e}"))

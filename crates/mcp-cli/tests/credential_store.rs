@@ -1,5 +1,6 @@
 //! Where `mcp` keeps logins: `--credential-store file` (or
-//! `MCP_CREDENTIAL_STORE`), `keychain` refused by a build without it, and a
+//! `MCP_CREDENTIAL_STORE`, or the configuration's `credentialStore`, in
+//! that order), `keychain` refused by a build without it, and a
 //! credential file that cannot be read reported with its path and left
 //! as it is.
 #![allow(
@@ -43,4 +44,56 @@ fn the_keychain_needs_a_build_with_it() {
         out.stderr.contains("built without the OS keychain"),
         "{out:?}"
     );
+}
+
+/// `--credential-store` over `MCP_CREDENTIAL_STORE` over the
+/// configuration's `credentialStore` over `auto`; `keychain` (refused by
+/// this build) shows which one was taken.
+#[cfg(not(feature = "keychain"))]
+#[test]
+fn the_flag_then_the_variable_then_the_setting() {
+    let dir = temp_dir("credential-store-order");
+    let status = |args: &[&str], vars: &[(&str, &str)]| {
+        let mut all = args.to_vec();
+        all.extend(["auth", "status"]);
+        let out = mcp_in_env(&dir, &all, vars);
+        let refused = out.stderr.contains("built without the OS keychain");
+        assert_eq!(out.code, Some(if refused { 2 } else { 0 }), "{out:?}");
+        if refused { "keychain" } else { "file" }
+    };
+    std::fs::write(
+        dir.join(".mcp.json"),
+        r#"{"credentialStore": "keychain", "mcpServers": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(status(&[], &[]), "keychain", "the setting over auto");
+    let file_var = [("MCP_CREDENTIAL_STORE", "file")];
+    assert_eq!(
+        status(&[], &file_var),
+        "file",
+        "the variable over the setting"
+    );
+    let keychain_var = [("MCP_CREDENTIAL_STORE", "keychain")];
+    assert_eq!(
+        status(&["--credential-store", "file"], &keychain_var),
+        "file",
+        "the flag over the variable"
+    );
+    assert_eq!(
+        status(&["--credential-store", "keychain"], &file_var),
+        "keychain",
+        "the flag over the variable"
+    );
+    std::fs::write(
+        dir.join(".mcp.json"),
+        r#"{"credentialStore": "file", "mcpServers": {}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        status(&[], &keychain_var),
+        "keychain",
+        "the variable over the setting"
+    );
+    assert_eq!(status(&[], &[]), "file", "the setting");
+    let _ = std::fs::remove_dir_all(&dir);
 }

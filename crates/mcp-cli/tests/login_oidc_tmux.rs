@@ -15,6 +15,12 @@
 //!    dead there), and the next call names the exact `mcp login` command
 //!    and exits 3.
 //!
+//! A second test runs a command that needs a login in the terminal: it
+//! offers once (`Log in to oidc now? [Y/n]`), logs in when told yes (the
+//! test plays the browser again) and runs the command again; told no, it
+//! exits 3 with the message naming `mcp login`; with `MCP_NO_INPUT=1`, or
+//! off a terminal, it never asks.
+//!
 //! The credential directory is 0700 and its files 0600, and no token
 //! appears in any output, log or error of the whole run (`--verbose`
 //! included). Skipped, saying so, without tmux or the node peers.
@@ -432,6 +438,107 @@ async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
     for secret in &secrets {
         assert!(
             !everything.contains(secret.as_str()),
+            "a token was shown:\n{everything}"
+        );
+    }
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How often `text` appears on `session`'s screen.
+fn count_on_screen(tmux: &Tmux, session: &str, text: &str) -> usize {
+    tmux.screen(session).matches(text).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_needs_a_login_offers_it_once_on_a_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let Some(peers) = OidcPeers::start(600) else {
+        return;
+    };
+    let dir = support::temp_dir("login-offer");
+    let env = Env {
+        credentials: dir.join("credentials"),
+        dir: dir.clone(),
+    };
+    std::fs::write(
+        dir.join("servers.json"),
+        serde_json::json!({"mcpServers": {"oidc": {"type": "http", "url": peers.mcp}}}).to_string(),
+    )
+    .unwrap();
+    let tmux = Tmux {
+        socket: format!("mcp-login-offer-{}", std::process::id()),
+    };
+    let question = "Log in to oidc now? [Y/n]";
+    // `BROWSER=true`: the browser the login opens is the test, not a real one.
+    let call = |prefix: &str| {
+        format!(
+            "{prefix} {} --config servers.json call whoami; echo EXIT=$?; sleep 60",
+            env.shell().replacen(
+                "&& MCP_CREDENTIALS_DIR=",
+                "&& BROWSER=true MCP_CREDENTIALS_DIR=",
+                1
+            )
+        )
+    };
+    let mut transcript = Vec::new();
+
+    // Off a terminal: the message and exit code 3, no question.
+    let run = env.mcp(
+        &["--config", "servers.json", "call", "whoami"],
+        &mut transcript,
+    );
+    assert_eq!(run.code, Some(3), "{run:?}");
+    assert!(!run.stderr.contains("Log in to"), "{run:?}");
+
+    // Told never to ask.
+    tmux.start("never", &dir, &call("export MCP_NO_INPUT=1;"));
+    assert!(tmux.wait_for("never", "EXIT=3"), "{}", tmux.screen("never"));
+    assert_eq!(count_on_screen(&tmux, "never", question), 0);
+    assert!(tmux.screen("never").contains("login oidc"));
+
+    // Told no: today's message, exit 3.
+    tmux.start("no", &dir, &call(""));
+    assert!(tmux.wait_for("no", question), "{}", tmux.screen("no"));
+    assert!(tmux.run(&["send-keys", "-t", "no", "n", "Enter"]));
+    assert!(tmux.wait_for("no", "EXIT=3"), "{}", tmux.screen("no"));
+    let screen = tmux.screen("no");
+    assert_eq!(count_on_screen(&tmux, "no", question), 1, "{screen}");
+    assert!(
+        screen.contains("run `mcp --config servers.json login oidc`"),
+        "{screen}"
+    );
+    assert_eq!(peers.stats().await["authorization_code"], 0);
+
+    // Told yes (Enter): the login, then the command again.
+    tmux.start("yes", &dir, &call(""));
+    assert!(tmux.wait_for("yes", question), "{}", tmux.screen("yes"));
+    assert!(tmux.run(&["send-keys", "-t", "yes", "Enter"]));
+    let (url, redirect) = printed_url(&tmux, "yes");
+    let mut forms = Vec::new();
+    let back = browse(&url, &redirect, &mut forms).await.unwrap();
+    let (status, page) = get(&back).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(tmux.wait_for("yes", "EXIT=0"), "{}", tmux.screen("yes"));
+    let screen = tmux.screen("yes");
+    assert!(screen.contains("Logged in to oidc"), "{screen}");
+    assert_eq!(count_on_screen(&tmux, "yes", question), 1, "{screen}");
+    assert_eq!(peers.stats().await["authorization_code"], 1);
+
+    // The login is kept: the next run asks nothing.
+    let run = env.mcp(
+        &["--config", "servers.json", "call", "whoami"],
+        &mut transcript,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    transcript.push(screen);
+    let everything = transcript.join("\n");
+    for secret in stored_tokens(&env.credentials) {
+        assert!(
+            !everything.contains(&secret),
             "a token was shown:\n{everything}"
         );
     }

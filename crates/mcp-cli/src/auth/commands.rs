@@ -38,7 +38,12 @@ pub(crate) async fn run(cli: &Cli, cancel: &CancellationToken) -> Option<Result<
     ) {
         return None;
     }
-    if let Err(f) = super::choose_store(&cli.credential_store).await {
+    if let Err(f) = super::choose_store(
+        cli.credential_store.as_deref(),
+        store_setting(cli).as_deref(),
+    )
+    .await
+    {
         return Some(Err(f));
     }
     let result = match &cli.command {
@@ -68,6 +73,16 @@ fn config_file(cli: &Cli) -> Option<PathBuf> {
     cli.config
         .clone()
         .or_else(|| Some(PathBuf::from(DEFAULT_CONFIG)).filter(|p| p.is_file()))
+}
+
+/// The configuration's `credentialStore`, whatever the target: a login
+/// made by URL and a command run with `--url` use the same store. Counted
+/// only when the file can be read; a broken file is reported by the
+/// command that needs its servers.
+pub(crate) fn store_setting(cli: &Cli) -> Option<String> {
+    config_file(cli)
+        .and_then(|file| McpConfig::from_file(file).ok())
+        .and_then(|config| config.credential_store)
 }
 
 fn is_url(s: &str) -> bool {
@@ -202,6 +217,44 @@ fn flow(remote: &RemoteServer, account: Option<&str>) -> Result<OAuth, Failure> 
 }
 
 async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Result<u8, Failure> {
+    let done = log_in(cli, args, cancel).await?;
+    output::line(&done)?;
+    Ok(SUCCESS)
+}
+
+/// Logs in to `server` (a configuration name or a URL) as `mcp login
+/// SERVER` does, for a command that offered it; the outcome is said on
+/// stderr, where the offer was made.
+///
+/// Errors: as `mcp login`.
+pub(crate) async fn login_offered(
+    cli: &Cli,
+    server: &str,
+    cancel: &CancellationToken,
+) -> Result<(), Failure> {
+    let args = LoginArgs {
+        server: Some(server.to_owned()),
+        account: None,
+        scopes: Vec::new(),
+        no_browser: false,
+        device: false,
+        callback_port: None,
+        client_id: None,
+        client_secret_env: None,
+        auth_server_metadata_url: None,
+        login_timeout: crate::cli::DEFAULT_LOGIN_TIMEOUT_SECS,
+    };
+    let done = log_in(cli, &args, cancel).await?;
+    output::err_line(&done);
+    Ok(())
+}
+
+/// The login of `args`; returns the line that says so.
+async fn log_in(
+    cli: &Cli,
+    args: &LoginArgs,
+    cancel: &CancellationToken,
+) -> Result<String, Failure> {
     let Target { name, mut remote } = target(cli, args.server.as_deref())?;
     if let Some(a) = &args.account {
         remote.oauth.account = Some(a.clone());
@@ -210,6 +263,9 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
         if !remote.oauth.scopes.contains(s) {
             remote.oauth.scopes.push(s.clone());
         }
+    }
+    if let Some(url) = &args.auth_server_metadata_url {
+        remote.oauth.auth_server_metadata_url = Some(url.clone());
     }
     if args.device {
         return login_device(name, &remote, args, cancel).await;
@@ -245,11 +301,10 @@ async fn login(cli: &Cli, args: &LoginArgs, cancel: &CancellationToken) -> Resul
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    output::line(&format!(
+    Ok(format!(
         "Logged in to {name}: {}",
         status_line(None, &status)
-    ))?;
-    Ok(SUCCESS)
+    ))
 }
 
 /// `mcp login --device`: the user code and where to enter it, on stderr;
@@ -259,7 +314,7 @@ async fn login_device(
     remote: &RemoteServer,
     args: &LoginArgs,
     cancel: &CancellationToken,
-) -> Result<u8, Failure> {
+) -> Result<String, Failure> {
     let client = preregistered(
         remote,
         args.client_id.as_deref(),
@@ -290,11 +345,10 @@ async fn login_device(
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    output::line(&format!(
+    Ok(format!(
         "Logged in to {name}: {}",
         status_line(None, &status)
-    ))?;
-    Ok(SUCCESS)
+    ))
 }
 
 async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {

@@ -3,9 +3,11 @@
 //! command gives a remote server (it never opens a browser: a server that
 //! needs a login is reported with the exact `mcp login` command to run),
 //! and the commands that manage logins (`commands.rs`: `login`, `logout`,
-//! `auth status|inspect|token`).
+//! `auth status|inspect|token`); on a terminal, the one offer to log in
+//! made by a command that met a server needing it (`offer.rs`).
 
 mod commands;
+mod offer;
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -17,7 +19,8 @@ use mcp_auth::{
 use mcp_manager::config::RemoteServer;
 use mcp_manager::{ServerConfig, TransportConfig};
 
-pub(crate) use commands::run;
+pub(crate) use commands::{run, store_setting};
+pub(crate) use offer::run_offering_login;
 
 use crate::exit::Failure;
 use crate::targets::DEFAULT_CONFIG;
@@ -43,34 +46,45 @@ fn file_store() -> Result<FileStore, Failure> {
     FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))
 }
 
-/// Chooses the credential store of this run (`--credential-store`, else
-/// `MCP_CREDENTIAL_STORE`, else `auto`): `file`; `keychain` (the OS
+/// Chooses the credential store of this run: `flag` (`--credential-store`,
+/// else `MCP_CREDENTIAL_STORE`, as clap reads them), else `setting` (the
+/// configuration's `credentialStore`), else `auto`: `file`; `keychain` (the OS
 /// keychain, records beside it in the file store's directory; an error
 /// when this mcp was built without it or none answers); `auto`, the
 /// keychain when built in and answering, else files (with one warning
 /// when a keychain was expected). Runs once; later calls keep the choice.
 ///
 /// Errors: as [`file_store`]; `keychain` not available.
-pub(crate) async fn choose_store(choice: &str) -> Result<(), Failure> {
+pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> Result<(), Failure> {
     if STORE.get().is_some() {
         return Ok(());
     }
+    let choice = flag.or(setting).unwrap_or("auto");
     let files = file_store()?;
     let chosen: Arc<dyn CredentialStore> = match choice {
         "file" => Arc::new(files),
-        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        #[cfg(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        ))]
         "keychain" => Arc::new(
             mcp_auth::KeychainStore::new(files)
                 .await
                 .map_err(|e| Failure::new(e.to_string()))?,
         ),
-        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        #[cfg(not(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        )))]
         "keychain" => {
             return Err(Failure::new(
                 "this mcp was built without the OS keychain (cargo feature `keychain`); use --credential-store file",
             ));
         }
-        #[cfg(all(feature = "keychain", target_os = "linux"))]
+        #[cfg(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        ))]
         _ => match mcp_auth::KeychainStore::new(files.clone()).await {
             Ok(k) => Arc::new(k),
             Err(e) => {
@@ -81,7 +95,10 @@ pub(crate) async fn choose_store(choice: &str) -> Result<(), Failure> {
                 Arc::new(files)
             }
         },
-        #[cfg(not(all(feature = "keychain", target_os = "linux")))]
+        #[cfg(not(all(
+            feature = "keychain",
+            any(target_os = "linux", target_os = "macos", windows)
+        )))]
         _ => Arc::new(files),
     };
     let _ = STORE.set(chosen);
@@ -149,6 +166,9 @@ pub(crate) fn oauth_config(
     let mut config = OAuthConfig::new(remote.url.clone(), redirect_uri)
         .with_client_name(CLIENT_NAME)
         .with_scopes(remote.oauth.scopes.clone());
+    if let Some(url) = &remote.oauth.auth_server_metadata_url {
+        config = config.with_auth_server_metadata_url(url.clone());
+    }
     if let Some(account) = &remote.oauth.account {
         config = config.with_account(account.clone());
     }

@@ -61,7 +61,11 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
             && matches!(&s.transport, mcp_manager::TransportConfig::Remote(r) if r.wants_oauth())
     });
     if remote_oauth {
-        crate::auth::choose_store(&cli.credential_store).await?;
+        crate::auth::choose_store(
+            cli.credential_store.as_deref(),
+            crate::auth::store_setting(&cli).as_deref(),
+        )
+        .await?;
     }
     let discover_timeout = match cli.discover_timeout {
         Some(secs) if secs.is_finite() && secs > 0.0 => {

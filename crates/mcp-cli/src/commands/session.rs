@@ -53,7 +53,7 @@ impl Session {
         };
         let message = format!("server {name} was not started: {}", crate::exit::tidy(&why));
         Some(if login {
-            Failure::login_needed(message)
+            Failure::login_needed(message).with_login_server(name)
         } else {
             Failure::new(message)
         })
@@ -95,12 +95,14 @@ impl Session {
         }
         let mut ok = Vec::new();
         let mut errors = Vec::new();
-        let mut login = false;
+        let mut login: Option<&str> = None;
         for s in &self.servers {
             match s.reach() {
                 Ok(c) => ok.push((s.name.as_str(), c)),
                 Err(Some(why)) => {
-                    login |= s.needs_login();
+                    if s.needs_login() && login.is_none() {
+                        login = Some(s.name.as_str());
+                    }
                     errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why)));
                 }
                 Err(None) => {}
@@ -108,8 +110,8 @@ impl Session {
         }
         if ok.is_empty() {
             let message = errors.join("\n");
-            return Err(if login {
-                Failure::login_needed(message)
+            return Err(if let Some(server) = login {
+                Failure::login_needed(message).with_login_server(server)
             } else {
                 Failure::new(message)
             });

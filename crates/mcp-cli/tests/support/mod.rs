@@ -28,10 +28,18 @@ pub(crate) struct Run {
 /// `mcp` with `args`, stdin from /dev/null, in `dir` (a fresh temp dir by
 /// default, so no ./.mcp.json is picked up).
 pub(crate) fn mcp_in(dir: &Path, args: &[&str]) -> Run {
+    mcp_in_env(dir, args, &[])
+}
+
+/// [`mcp_in`] with the variables `vars` set.
+pub(crate) fn mcp_in_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
     let child = Command::new(env!("CARGO_BIN_EXE_mcp"))
         .args(args)
         .current_dir(dir)
         .env_remove("MCP_LOG")
+        // The store is the run's own choice, never the developer's.
+        .env_remove("MCP_CREDENTIAL_STORE")
+        .envs(vars.iter().copied())
         // The era memory lives in the run's own directory unless a test says
         // otherwise: one run's verdict never changes another test's wire.
         .env("XDG_CACHE_HOME", dir.join(".cache"))

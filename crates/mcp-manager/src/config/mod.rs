@@ -32,7 +32,9 @@
 //!     (the fixed loopback port of a pre-registered redirect URI
 //!     `http://localhost:PORT/callback`), `scopes` (a space-separated
 //!     string, as Claude Code writes it, or an array), `account` (the
-//!     account name the tokens are stored under). Snake-case spellings
+//!     account name the tokens are stored under), `authServerMetadataUrl`
+//!     (Claude Code's: where to read the authorization server's metadata
+//!     instead of discovering it; its issuer is still checked). Snake-case spellings
 //!     (`client_id`, …) are accepted; other members are ignored.
 //! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
 //!   (Streamable HTTP) or `"sse"` (the 2024-11-05 HTTP+SSE transport).
@@ -54,7 +56,9 @@
 //! - Other members (e.g. `autoApprove`) are ignored.
 //!
 //! The top-level object is `mcpServers`; VS Code's `servers` is accepted
-//! when `mcpServers` is absent.
+//! when `mcpServers` is absent. Beside it, `credentialStore` (`"auto"`,
+//! `"keychain"` or `"file"`) says where the host keeps OAuth logins
+//! ([`McpConfig::credential_store`]); the manager itself does not read it.
 //!
 //! Strings (`command`, `args`, `env` values, `cwd`, `url`, `headers`
 //! values) go through [`expand::expand`]: `${VAR}` and `${VAR:-default}`.
@@ -69,20 +73,27 @@
 //! Several files merge with [`McpConfig::load`]: later files win, entry by
 //! entry (pass the user file first, the project file last).
 
+mod auth;
 mod error;
 pub mod expand;
+mod parse;
+mod server;
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+pub use auth::{AuthMode, OAuthSettings};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use expand::ExpandError;
-use mcp_client::VersionPreference;
+pub use server::{RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig};
+
+use parse::{join_key, parse_entry, type_name};
+
+/// The values of the top-level `credentialStore`.
+const CREDENTIAL_STORES: [&str; 3] = ["auto", "keychain", "file"];
 
 /// Largest configuration file read, in bytes: 4 MiB (4 194 304 bytes).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
@@ -96,310 +107,11 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, ServerConfig>,
     /// One error per entry that could not be loaded (the others still are).
     pub errors: Vec<ConfigError>,
-}
-
-/// One MCP server entry.
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_manager::config::{ServerConfig, StdioServer, TransportConfig};
-/// let entry = ServerConfig::new("demo", TransportConfig::Stdio(StdioServer::new("mcp").with_args(["serve-demo"])))
-///     .with_timeout(Some(Duration::from_secs(10)));
-/// assert_eq!(entry.transport.kind_name(), "stdio");
-/// assert!(!entry.disabled);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ServerConfig {
-    /// The entry's key in `mcpServers`; the prefix of its qualified names.
-    pub name: String,
-    /// How to reach it.
-    pub transport: TransportConfig,
-    /// Per-request timeout (JSON `timeout`, ms); `None`: the client default.
-    pub timeout: Option<Duration>,
-    /// Time to connect and finish the handshake (JSON `startupTimeout`, ms);
-    /// `None`: the manager default for the transport.
-    pub startup_timeout: Option<Duration>,
-    /// How long the `server/discover` probe may go unanswered before
-    /// `initialize` goes out too (JSON `discoverTimeout`, ms); `None`: the
-    /// client default.
-    pub discover_timeout: Option<Duration>,
-    /// Which revisions to negotiate (JSON `protocolVersion`); `None`: the
-    /// client's preference (for an `"sse"` server: the handshake era).
-    pub protocol_version: Option<VersionPreference>,
-    /// `true`: listed with status `Disabled`, never started.
-    pub disabled: bool,
-    /// The file the entry came from, when loaded from a file.
-    pub source: Option<PathBuf>,
-}
-
-impl ServerConfig {
-    /// An enabled entry named `name`, reached by `transport`, with every
-    /// timeout and the revision preference left to the defaults.
-    pub fn new(name: impl Into<String>, transport: TransportConfig) -> Self {
-        ServerConfig {
-            name: name.into(),
-            transport,
-            timeout: None,
-            startup_timeout: None,
-            discover_timeout: None,
-            protocol_version: None,
-            disabled: false,
-            source: None,
-        }
-    }
-
-    /// Sets the per-request timeout (`None`: the client default).
-    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// Sets the startup timeout (`None`: the manager default for the transport).
-    pub fn with_startup_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.startup_timeout = timeout;
-        self
-    }
-
-    /// Sets how long the `server/discover` probe may go unanswered
-    /// (`None`: the client default).
-    pub fn with_discover_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.discover_timeout = timeout;
-        self
-    }
-
-    /// Sets which revisions to negotiate (`None`: the client's preference).
-    pub fn with_protocol_version(mut self, preference: Option<VersionPreference>) -> Self {
-        self.protocol_version = preference;
-        self
-    }
-
-    /// Keeps the entry listed but never started (`true`).
-    pub fn with_disabled(mut self, disabled: bool) -> Self {
-        self.disabled = disabled;
-        self
-    }
-
-    /// Records the file the entry came from.
-    pub fn with_source(mut self, source: Option<PathBuf>) -> Self {
-        self.source = source;
-        self
-    }
-}
-
-/// How to reach a server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TransportConfig {
-    /// A child process speaking stdio (spec `basic/transports` § stdio).
-    Stdio(StdioServer),
-    /// A remote server over HTTP.
-    Remote(RemoteServer),
-}
-
-impl TransportConfig {
-    /// `"stdio"`, `"http"` or `"sse"`.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            TransportConfig::Stdio(_) => "stdio",
-            TransportConfig::Remote(r) => match r.kind {
-                RemoteKind::StreamableHttp => "http",
-                RemoteKind::Sse => "sse",
-            },
-        }
-    }
-}
-
-/// A stdio server: the command line, environment and working directory
-/// (after `${…}` expansion).
-#[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StdioServer {
-    /// The program: a name looked up in `PATH` (the merged one, see
-    /// `mcp-transport-stdio`), or a path.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Variables set for it, merged over the host's environment.
-    pub env: BTreeMap<String, String>,
-    /// Its working directory.
-    pub cwd: Option<PathBuf>,
-}
-
-impl StdioServer {
-    /// Runs `command` with no arguments, no extra variables, in the host's
-    /// working directory.
-    pub fn new(command: impl Into<String>) -> Self {
-        StdioServer {
-            command: command.into(),
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            cwd: None,
-        }
-    }
-
-    /// Sets the arguments.
-    pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.args = args.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// Sets the variables merged over the host's environment.
-    pub fn with_env(mut self, env: BTreeMap<String, String>) -> Self {
-        self.env = env;
-        self
-    }
-
-    /// Sets the working directory (`None`: the host's).
-    pub fn with_cwd(mut self, cwd: Option<PathBuf>) -> Self {
-        self.cwd = cwd;
-        self
-    }
-}
-
-impl fmt::Debug for StdioServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // env values may be secrets: names only.
-        f.debug_struct("StdioServer")
-            .field("command", &self.command)
-            .field("args", &self.args)
-            .field("env", &self.env.keys().collect::<Vec<_>>())
-            .field("cwd", &self.cwd)
-            .finish()
-    }
-}
-
-/// Which HTTP transport a remote server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RemoteKind {
-    /// Streamable HTTP (2025-03-26 on).
-    StreamableHttp,
-    /// HTTP+SSE (2024-11-05).
-    Sse,
-}
-
-/// A remote server (after `${…}` expansion).
-#[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RemoteServer {
-    /// The MCP endpoint, `http://` or `https://`.
-    pub url: String,
-    /// The transport.
-    pub kind: RemoteKind,
-    /// Extra request headers (e.g. `Authorization`).
-    pub headers: BTreeMap<String, String>,
-    /// How it is authorized (JSON `auth`).
-    pub auth: AuthMode,
-    /// Its OAuth settings (JSON `oauth`, or Cursor's `auth` object).
-    pub oauth: OAuthSettings,
-}
-
-impl RemoteServer {
-    /// The endpoint `url` over `kind`, with no extra headers.
-    pub fn new(url: impl Into<String>, kind: RemoteKind) -> Self {
-        RemoteServer {
-            url: url.into(),
-            kind,
-            headers: BTreeMap::new(),
-            auth: AuthMode::Auto,
-            oauth: OAuthSettings::default(),
-        }
-    }
-
-    /// Sets the extra request headers.
-    pub fn with_headers(mut self, headers: BTreeMap<String, String>) -> Self {
-        self.headers = headers;
-        self
-    }
-
-    /// Sets how it is authorized.
-    pub fn with_auth(mut self, auth: AuthMode) -> Self {
-        self.auth = auth;
-        self
-    }
-
-    /// Sets its OAuth settings.
-    pub fn with_oauth(mut self, oauth: OAuthSettings) -> Self {
-        self.oauth = oauth;
-        self
-    }
-
-    /// `true` when an OAuth flow may run for it: `auth` is `"oauth"`, or
-    /// omitted and no `Authorization` header is configured.
-    pub fn wants_oauth(&self) -> bool {
-        match self.auth {
-            AuthMode::OAuth => true,
-            AuthMode::Auto => !self
-                .headers
-                .keys()
-                .any(|name| name.eq_ignore_ascii_case("authorization")),
-            AuthMode::Headers | AuthMode::None => false,
-        }
-    }
-}
-
-impl fmt::Debug for RemoteServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // header values may be secrets: names only.
-        f.debug_struct("RemoteServer")
-            .field("url", &redact_url(&self.url))
-            .field("kind", &self.kind)
-            .field("headers", &self.headers.keys().collect::<Vec<_>>())
-            .field("auth", &self.auth)
-            .field("oauth", &self.oauth)
-            .finish()
-    }
-}
-
-/// How a remote server is authorized (JSON `auth`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum AuthMode {
-    /// Not said: OAuth unless an `Authorization` header is configured.
-    #[default]
-    Auto,
-    /// An OAuth login (`"oauth"`).
-    OAuth,
-    /// The configured headers are the credential; no OAuth flow ever
-    /// starts (`"headers"`).
-    Headers,
-    /// No credential and no flow (`"none"`).
-    None,
-}
-
-/// The OAuth settings of a remote entry (JSON `oauth`, see the module
-/// docs). Its `Debug` output never shows the client secret.
-#[derive(Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct OAuthSettings {
-    /// A pre-registered `client_id` (`clientId`, Cursor's `CLIENT_ID`).
-    pub client_id: Option<String>,
-    /// The client secret itself (Cursor's `CLIENT_SECRET`, normally a
-    /// `${env:VAR}` reference).
-    pub client_secret: Option<String>,
-    /// The environment variable holding the client secret
-    /// (`clientSecretEnv`).
-    pub client_secret_env: Option<String>,
-    /// A fixed loopback callback port (`callbackPort`).
-    pub callback_port: Option<u16>,
-    /// Scopes to ask for (`scopes`).
-    pub scopes: Vec<String>,
-    /// The account the tokens are stored under (`account`).
-    pub account: Option<String>,
-}
-
-impl fmt::Debug for OAuthSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuthSettings")
-            .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "***"))
-            .field("client_secret_env", &self.client_secret_env)
-            .field("callback_port", &self.callback_port)
-            .field("scopes", &self.scopes)
-            .field("account", &self.account)
-            .finish()
-    }
+    /// Where the host keeps OAuth logins (top-level `credentialStore`):
+    /// `"auto"`, `"keychain"` or `"file"`; `None` when the file does not
+    /// say. A host setting: hosts give their own flag and environment
+    /// variable precedence over it, and it over their default.
+    pub credential_store: Option<String>,
 }
 
 /// `url` without credentials (`user:pass@`) or query string, for logs and errors.
@@ -490,6 +202,26 @@ impl McpConfig {
             });
         };
         let mut config = McpConfig::default();
+        match root.get("credentialStore") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if CREDENTIAL_STORES.contains(&s.as_str()) => {
+                config.credential_store = Some(s.clone());
+            }
+            Some(v) => config.errors.push(ConfigError {
+                file: file.map(Path::to_path_buf),
+                server: None,
+                path: "credentialStore".into(),
+                kind: match v {
+                    Value::String(s) => ConfigErrorKind::Invalid(format!(
+                        "{s:?} is not \"auto\", \"keychain\" or \"file\""
+                    )),
+                    _ => ConfigErrorKind::WrongType {
+                        expected: "a string",
+                        found: type_name(v),
+                    },
+                },
+            }),
+        }
         for (name, entry) in servers {
             let path = join_key(key, name);
             match parse_entry(name, entry, &path, lookup) {
@@ -583,363 +315,10 @@ impl McpConfig {
             .retain(|e| e.server.as_deref().is_none_or(|name| !shadowed(name)));
         self.servers.extend(higher.servers);
         self.errors.extend(higher.errors);
+        if higher.credential_store.is_some() {
+            self.credential_store = higher.credential_store;
+        }
         self
-    }
-}
-
-type EntryResult<T> = Result<T, (String, ConfigErrorKind)>;
-
-fn parse_entry(
-    name: &str,
-    entry: &Value,
-    path: &str,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> EntryResult<ServerConfig> {
-    if name.is_empty() {
-        return Err((
-            path.to_owned(),
-            ConfigErrorKind::Invalid("empty server name".into()),
-        ));
-    }
-    let obj = entry
-        .as_object()
-        .ok_or_else(|| wrong(path, "an object", entry))?;
-    let field = |k: &str| join_key(path, k);
-    let ty = match obj.get("type") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.as_str()),
-        Some(v) => return Err(wrong(&field("type"), "a string", v)),
-    };
-    let disabled = match obj.get("disabled") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(v) => return Err(wrong(&field("disabled"), "a boolean", v)),
-    };
-    let timeout = get_ms(obj, "timeout", &field("timeout"))?;
-    let startup_timeout = get_ms(obj, "startupTimeout", &field("startupTimeout"))?;
-    let discover_timeout = get_ms(obj, "discoverTimeout", &field("discoverTimeout"))?;
-    let protocol_version = match obj.get("protocolVersion") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(
-            s.parse::<VersionPreference>()
-                .map_err(|why| (field("protocolVersion"), ConfigErrorKind::Invalid(why)))?,
-        ),
-        Some(v) => return Err(wrong(&field("protocolVersion"), "a string", v)),
-    };
-
-    enum Kind {
-        Stdio,
-        Remote(RemoteKind),
-    }
-    let kind = match ty {
-        Some("stdio") => Kind::Stdio,
-        Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => {
-            Kind::Remote(RemoteKind::StreamableHttp)
-        }
-        Some("sse") => Kind::Remote(RemoteKind::Sse),
-        Some(other) => {
-            return Err((
-                field("type"),
-                ConfigErrorKind::UnknownType(other.to_owned()),
-            ));
-        }
-        None => match (obj.contains_key("command"), obj.contains_key("url")) {
-            (true, _) => Kind::Stdio,
-            (false, true) => Kind::Remote(RemoteKind::StreamableHttp),
-            (false, false) => return Err((path.to_owned(), ConfigErrorKind::MissingCommandOrUrl)),
-        },
-    };
-    let expand_at = |s: &str, p: &str| {
-        expand::expand(s, lookup).map_err(|e| (p.to_owned(), ConfigErrorKind::Expand(e)))
-    };
-    let transport = match kind {
-        Kind::Stdio => {
-            let command = match obj.get("command") {
-                None | Some(Value::Null) => {
-                    return Err((field("command"), ConfigErrorKind::MissingCommand));
-                }
-                Some(Value::String(s)) => expand_at(s, &field("command"))?,
-                Some(v) => return Err(wrong(&field("command"), "a string", v)),
-            };
-            if command.trim().is_empty() {
-                return Err((
-                    field("command"),
-                    ConfigErrorKind::Invalid("empty command".into()),
-                ));
-            }
-            let args = match obj.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        let p = format!("{}[{i}]", field("args"));
-                        match v {
-                            Value::String(s) => expand_at(s, &p),
-                            other => Err(wrong(&p, "a string", other)),
-                        }
-                    })
-                    .collect::<EntryResult<Vec<_>>>()?,
-                Some(v) => return Err(wrong(&field("args"), "an array of strings", v)),
-            };
-            let env = string_map(obj.get("env"), &field("env"), &expand_at)?;
-            let cwd = match obj.get("cwd") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(PathBuf::from(expand_at(s, &field("cwd"))?)),
-                Some(v) => return Err(wrong(&field("cwd"), "a string", v)),
-            };
-            TransportConfig::Stdio(StdioServer {
-                command,
-                args,
-                env,
-                cwd,
-            })
-        }
-        Kind::Remote(kind) => {
-            let url = match obj.get("url") {
-                None | Some(Value::Null) => {
-                    return Err((field("url"), ConfigErrorKind::MissingUrl));
-                }
-                Some(Value::String(s)) => expand_at(s, &field("url"))?,
-                Some(v) => return Err(wrong(&field("url"), "a string", v)),
-            };
-            check_url(&url).map_err(|why| (field("url"), ConfigErrorKind::BadUrl(why)))?;
-            let headers = string_map(obj.get("headers"), &field("headers"), &expand_at)?;
-            for name in headers.keys() {
-                if name.is_empty() || !name.bytes().all(is_token_byte) {
-                    return Err((
-                        join_key(&field("headers"), name),
-                        ConfigErrorKind::Invalid(format!("{name:?} is not an HTTP header name")),
-                    ));
-                }
-            }
-            if kind == RemoteKind::Sse
-                && matches!(protocol_version, Some(VersionPreference::Only(v)) if v.is_stateless())
-            {
-                return Err((
-                    field("protocolVersion"),
-                    ConfigErrorKind::Invalid(
-                        "the HTTP+SSE transport carries only the handshake revisions (2024-11-05 … 2025-11-25)".into(),
-                    ),
-                ));
-            }
-            let (auth, oauth) = parse_auth(obj, path, &expand_at)?;
-            TransportConfig::Remote(RemoteServer {
-                url,
-                kind,
-                headers,
-                auth,
-                oauth,
-            })
-        }
-    };
-    Ok(ServerConfig {
-        name: name.to_owned(),
-        transport,
-        timeout,
-        startup_timeout,
-        discover_timeout,
-        protocol_version,
-        disabled,
-        source: None,
-    })
-}
-
-/// The `auth` and `oauth` members of a remote entry.
-fn parse_auth(
-    obj: &Map<String, Value>,
-    path: &str,
-    expand_at: &dyn Fn(&str, &str) -> EntryResult<String>,
-) -> EntryResult<(AuthMode, OAuthSettings)> {
-    let field = |k: &str| join_key(path, k);
-    let mut settings = OAuthSettings::default();
-    let mode = match obj.get("auth") {
-        None | Some(Value::Null) => AuthMode::Auto,
-        Some(Value::String(s)) => match s.as_str() {
-            "oauth" => AuthMode::OAuth,
-            "headers" => AuthMode::Headers,
-            "none" => AuthMode::None,
-            other => {
-                return Err((
-                    field("auth"),
-                    ConfigErrorKind::Invalid(format!(
-                        "{other:?} is not \"oauth\", \"headers\" or \"none\""
-                    )),
-                ));
-            }
-        },
-        Some(Value::Object(cursor)) => {
-            read_oauth(cursor, &field("auth"), expand_at, &mut settings)?;
-            AuthMode::OAuth
-        }
-        Some(v) => {
-            return Err(wrong(
-                &field("auth"),
-                "\"oauth\", \"headers\", \"none\" or an object",
-                v,
-            ));
-        }
-    };
-    match obj.get("oauth") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(o)) => read_oauth(o, &field("oauth"), expand_at, &mut settings)?,
-        Some(v) => return Err(wrong(&field("oauth"), "an object", v)),
-    }
-    Ok((mode, settings))
-}
-
-/// The members of an `oauth` object (or of Cursor's `auth` object) into
-/// `settings`; each accepted under the spellings other hosts use.
-fn read_oauth(
-    o: &Map<String, Value>,
-    path: &str,
-    expand_at: &dyn Fn(&str, &str) -> EntryResult<String>,
-    settings: &mut OAuthSettings,
-) -> EntryResult<()> {
-    fn find<'a>(
-        o: &'a Map<String, Value>,
-        names: &[&'static str],
-    ) -> Option<(&'static str, &'a Value)> {
-        names
-            .iter()
-            .find_map(|n| o.get(*n).filter(|v| !v.is_null()).map(|v| (*n, v)))
-    }
-    let string = |names: &[&'static str]| -> EntryResult<Option<String>> {
-        match find(o, names) {
-            None => Ok(None),
-            Some((n, Value::String(s))) => expand_at(s, &join_key(path, n)).map(Some),
-            Some((n, v)) => Err(wrong(&join_key(path, n), "a string", v)),
-        }
-    };
-    if let Some(id) = string(&["clientId", "client_id", "CLIENT_ID"])? {
-        settings.client_id = Some(id);
-    }
-    if let Some(secret) = string(&["clientSecret", "client_secret", "CLIENT_SECRET"])? {
-        settings.client_secret = Some(secret);
-    }
-    if let Some(var) = string(&["clientSecretEnv", "client_secret_env"])? {
-        settings.client_secret_env = Some(var);
-    }
-    if let Some(account) = string(&["account"])? {
-        settings.account = Some(account);
-    }
-    if let Some((n, v)) = find(o, &["callbackPort", "callback_port"]) {
-        match v
-            .as_u64()
-            .and_then(|p| u16::try_from(p).ok())
-            .filter(|p| *p > 0)
-        {
-            Some(p) => settings.callback_port = Some(p),
-            None => return Err(wrong(&join_key(path, n), "a port number (1-65535)", v)),
-        }
-    }
-    if let Some((n, v)) = find(o, &["scopes", "scope"]) {
-        let p = join_key(path, n);
-        settings.scopes = match v {
-            Value::String(s) => expand_at(s, &p)?
-                .split_ascii_whitespace()
-                .map(str::to_owned)
-                .collect(),
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(s) => expand_at(s, &format!("{p}[{i}]")),
-                    other => Err(wrong(&format!("{p}[{i}]"), "a string", other)),
-                })
-                .collect::<EntryResult<Vec<_>>>()?,
-            other => return Err(wrong(&p, "a string or an array of strings", other)),
-        };
-    }
-    Ok(())
-}
-
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-fn get_ms(obj: &Map<String, Value>, key: &str, path: &str) -> EntryResult<Option<Duration>> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(0) => Err((
-                path.to_owned(),
-                ConfigErrorKind::Invalid("must be > 0 ms".into()),
-            )),
-            Some(ms) => Ok(Some(Duration::from_millis(ms))),
-            None => Err(wrong(path, "a positive integer (milliseconds)", v)),
-        },
-    }
-}
-
-fn string_map(
-    value: Option<&Value>,
-    path: &str,
-    expand_at: &dyn Fn(&str, &str) -> EntryResult<String>,
-) -> EntryResult<BTreeMap<String, String>> {
-    match value {
-        None | Some(Value::Null) => Ok(BTreeMap::new()),
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(k, v)| {
-                let p = join_key(path, k);
-                match v {
-                    Value::String(s) => Ok((k.clone(), expand_at(s, &p)?)),
-                    other => Err(wrong(&p, "a string", other)),
-                }
-            })
-            .collect(),
-        Some(v) => Err(wrong(path, "an object of strings", v)),
-    }
-}
-
-/// Accepts absolute `http://` / `https://` URLs with a host.
-fn check_url(url: &str) -> Result<(), String> {
-    let uri: http::Uri = url
-        .parse()
-        .map_err(|e: http::uri::InvalidUri| format!("{:?}: {e}", redact_url(url)))?;
-    match uri.scheme_str() {
-        Some("http" | "https") => {}
-        Some(other) => return Err(format!("scheme {other:?} is not http or https")),
-        None => return Err(format!("{:?} is not an absolute URL", redact_url(url))),
-    }
-    match uri.host() {
-        Some(h) if !h.is_empty() => Ok(()),
-        _ => Err(format!("{:?} has no host", redact_url(url))),
-    }
-}
-
-fn wrong(path: &str, expected: &'static str, found: &Value) -> (String, ConfigErrorKind) {
-    (
-        path.to_owned(),
-        ConfigErrorKind::WrongType {
-            expected,
-            found: type_name(found),
-        },
-    )
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// `parent.key`, or `parent["key"]` when `key` is not a plain identifier.
-fn join_key(parent: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if plain {
-        format!("{parent}.{key}")
-    } else {
-        format!("{parent}[{}]", Value::String(key.to_owned()))
     }
 }
 

@@ -1,3 +1,5 @@
+use std::time::Duration;
+
 use super::*;
 
 fn env(name: &str) -> Option<String> {
@@ -442,5 +444,58 @@ fn oauth_fields_in_every_hosts_spelling() {
             "mcpServers.bad-mode.auth",
             "mcpServers.bad-port.oauth.callbackPort"
         ]
+    );
+}
+
+#[test]
+fn auth_server_metadata_url_in_claude_codes_spelling() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "claude": {"url": "https://a.example/mcp",
+                   "oauth": {"authServerMetadataUrl": "https://auth.example/.well-known/openid-configuration"}},
+        "snake": {"url": "https://b.example/mcp",
+                  "oauth": {"auth_server_metadata_url": "https://${HOST}/meta"}},
+        "bad": {"url": "https://c.example/mcp", "oauth": {"authServerMetadataUrl": "ftp://x/meta"}}
+    }}"#,
+    );
+    assert_eq!(
+        remote(&c, "claude")
+            .oauth
+            .auth_server_metadata_url
+            .as_deref(),
+        Some("https://auth.example/.well-known/openid-configuration")
+    );
+    assert_eq!(
+        remote(&c, "snake")
+            .oauth
+            .auth_server_metadata_url
+            .as_deref(),
+        Some("https://example.com/meta")
+    );
+    assert_eq!(
+        only_error(&c).path,
+        "mcpServers.bad.oauth.authServerMetadataUrl"
+    );
+}
+
+#[test]
+fn credential_store_setting_merges_later_file_first() {
+    let c = parse(r#"{"credentialStore": "file", "mcpServers": {}}"#);
+    assert_eq!(c.credential_store.as_deref(), Some("file"));
+    assert!(c.errors.is_empty(), "{:?}", c.errors);
+    let unset = parse(r#"{"mcpServers": {}}"#);
+    assert_eq!(unset.credential_store, None);
+    let bad = parse(r#"{"credentialStore": "vault", "mcpServers": {}}"#);
+    assert_eq!(bad.credential_store, None);
+    assert_eq!(only_error(&bad).path, "credentialStore");
+    let keychain = parse(r#"{"credentialStore": "keychain", "mcpServers": {}}"#);
+    assert_eq!(
+        c.clone().merged_with(keychain).credential_store.as_deref(),
+        Some("keychain")
+    );
+    assert_eq!(
+        c.merged_with(unset).credential_store.as_deref(),
+        Some("file"),
+        "a later file that does not say keeps the earlier setting"
     );
 }

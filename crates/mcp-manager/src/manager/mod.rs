@@ -2,290 +2,30 @@
 
 mod connect;
 mod handler;
+mod shared;
 mod supervisor;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_client::{CallOptions, Client, Listing, LoadedSkill};
-use mcp_transport::{CancellationToken, Transport};
-use mcp_types::prompts::{GetPromptResult, Prompt};
-use mcp_types::resources::{ReadResourceResult, Resource};
+use mcp_types::prompts::GetPromptResult;
+use mcp_types::resources::ReadResourceResult;
 use mcp_types::skills::Skill;
-use mcp_types::tools::{CallToolResult, Tool};
+use mcp_types::tools::CallToolResult;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-use self::handler::Signals;
+pub(crate) use self::shared::{Shared, Slot, SlotState};
+use self::shared::{stop, usable};
 use crate::cache::ToolCache;
 use crate::config::{McpConfig, ServerConfig};
 use crate::error::ManagerError;
 use crate::namespace::{Namespace, PromptEntry, ResourceEntry, ServerLists, ToolEntry};
 use crate::options::{ManagerOptions, UnavailablePolicy};
 use crate::status::{ManagerEvent, ServerStatus};
-
-/// The live state of one server.
-#[derive(Clone)]
-pub(crate) struct SlotState {
-    pub(crate) status: ServerStatus,
-    pub(crate) client: Option<Client>,
-    pub(crate) transport: Option<Arc<dyn Transport>>,
-    pub(crate) signals: Option<Arc<Signals>>,
-    pub(crate) pid: Option<u32>,
-    pub(crate) lists: ServerLists,
-}
-
-pub(crate) struct Slot {
-    pub(crate) config: ServerConfig,
-    pub(crate) state: watch::Sender<SlotState>,
-    /// Wakes a supervisor parked on `NeedsLogin` once a login is stored
-    /// (found by the next call, never polled).
-    pub(crate) login_stored: tokio::sync::Notify,
-}
-
-/// What the supervisors and the [`Manager`] handles share.
-pub(crate) struct Shared {
-    pub(crate) options: ManagerOptions,
-    slots: BTreeMap<String, Arc<Slot>>,
-    /// The namespace, and the generation of the lists it was built from.
-    namespace: RwLock<(u64, Arc<Namespace>)>,
-    /// The generation of the lists: raised after every change to them.
-    lists_generation: AtomicU64,
-    /// Held while the namespace is being rebuilt.
-    rebuild: Mutex<()>,
-    events: broadcast::Sender<ManagerEvent>,
-    pub(crate) shutdown: CancellationToken,
-    cache: Option<ToolCache>,
-}
-
-impl Shared {
-    pub(crate) fn emit(&self, event: ManagerEvent) {
-        // No subscriber is fine.
-        let _ = self.events.send(event);
-    }
-
-    /// Marks the namespace stale after a change to some slot's lists (made
-    /// before this call). It is rebuilt when next read ([`Shared::namespace`]),
-    /// once for any number of changes: 50 servers connecting one after
-    /// another rebuilt it 50 times, each time whole (tens of milliseconds).
-    fn lists_changed(&self) {
-        self.lists_generation.fetch_add(1, Ordering::Release);
-    }
-
-    /// The namespace of the lists as they are now: rebuilt from every slot's
-    /// lists when they changed since it was built. Whoever saw a change
-    /// (a `Connected` status, say: the lists are set before it) sees it here.
-    pub(crate) fn namespace(&self) -> Arc<Namespace> {
-        let current = |want: u64| {
-            let ns = self.namespace.read().unwrap_or_else(|p| p.into_inner());
-            (ns.0 >= want).then(|| ns.1.clone())
-        };
-        if let Some(ns) = current(self.lists_generation.load(Ordering::Acquire)) {
-            return ns;
-        }
-        let _guard = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
-        // The generation first, then the lists: they are at least that new.
-        let want = self.lists_generation.load(Ordering::Acquire);
-        if let Some(ns) = current(want) {
-            return ns; // rebuilt by another reader meanwhile
-        }
-        let lists: BTreeMap<String, ServerLists> = self
-            .slots
-            .iter()
-            .map(|(name, slot)| (name.clone(), slot.state.borrow().lists.clone()))
-            .collect();
-        let ns = Arc::new(Namespace::build(&lists));
-        *self.namespace.write().unwrap_or_else(|p| p.into_inner()) = (want, ns.clone());
-        ns
-    }
-
-    fn store_cache(&self, slot: &Slot, tools: &[Arc<Tool>]) {
-        if let Some(cache) = &self.cache
-            && let Err(e) = cache.store(&slot.config, tools)
-        {
-            tracing::warn!(server = %slot.config.name, dir = %cache.dir().display(), error = %e, "cannot write the tool cache");
-        }
-    }
-
-    pub(crate) fn set_connected(&self, slot: &Slot, conn: &connect::Connection) {
-        let revision = conn.client.protocol_version();
-        let lists = conn.lists.clone();
-        let mut tools_changed = false;
-        // Lists and namespace first, then the status and client: whoever
-        // sees `Connected` (or gets the client) also sees the new names.
-        slot.state.send_modify(|s| {
-            tools_changed = s.lists.tools != lists.tools || s.lists.tools_cached;
-            s.lists = lists.clone();
-        });
-        self.lists_changed();
-        slot.state.send_modify(|s| {
-            s.status = ServerStatus::Connected {
-                revision,
-                tools: lists.tools.len(),
-                prompts: lists.prompts.len(),
-                resources: lists.resources.len(),
-            };
-            s.client = Some(conn.client.clone());
-            s.transport = Some(conn.transport.clone());
-            s.signals = Some(conn.signals.clone());
-            s.pid = conn.pid;
-        });
-        self.store_cache(slot, &lists.tools);
-        tracing::info!(server = %slot.config.name, %revision, tools = lists.tools.len(), "server connected");
-        self.emit(ManagerEvent::Connected {
-            server: slot.config.name.clone(),
-            revision,
-        });
-        if tools_changed {
-            self.emit(ManagerEvent::ToolsChanged {
-                server: slot.config.name.clone(),
-            });
-        }
-    }
-
-    /// After a runtime disconnect: the last lists stay, marked cached.
-    pub(crate) fn set_disconnected(&self, slot: &Slot, attempt: u32) {
-        slot.state.send_modify(|s| {
-            s.client = None;
-            s.transport = None;
-            s.signals = None;
-            s.pid = None;
-            s.lists.tools_cached = true;
-            s.status = ServerStatus::Reconnecting { attempt };
-            // Inside: whoever sees the new status sees the lists as stale.
-            self.lists_changed();
-        });
-    }
-
-    /// The server is given up: its tools, prompts and resources leave the
-    /// namespace (nothing an agent is offered should be uncallable).
-    pub(crate) fn set_failed(&self, slot: &Slot, why: String) {
-        slot.state.send_modify(|s| {
-            s.client = None;
-            s.transport = None;
-            s.signals = None;
-            s.pid = None;
-            s.lists = ServerLists::default();
-            s.status = ServerStatus::Failed { why: why.clone() };
-            // Inside: whoever sees the new status sees the lists as stale.
-            self.lists_changed();
-        });
-        self.emit(ManagerEvent::Failed {
-            server: slot.config.name.clone(),
-            why,
-        });
-    }
-
-    /// The server needs a login no one could be asked for: given up as
-    /// [`set_failed`](Self::set_failed) does, with its own status.
-    pub(crate) fn set_needs_login(&self, slot: &Slot, why: String) {
-        slot.state.send_modify(|s| {
-            s.client = None;
-            s.transport = None;
-            s.signals = None;
-            s.pid = None;
-            s.lists = ServerLists::default();
-            s.status = ServerStatus::NeedsLogin { why: why.clone() };
-            self.lists_changed();
-        });
-        self.emit(ManagerEvent::Failed {
-            server: slot.config.name.clone(),
-            why,
-        });
-    }
-
-    fn update_counts(s: &mut SlotState) {
-        if let ServerStatus::Connected {
-            tools,
-            prompts,
-            resources,
-            ..
-        } = &mut s.status
-        {
-            *tools = s.lists.tools.len();
-            *prompts = s.lists.prompts.len();
-            *resources = s.lists.resources.len();
-        }
-    }
-
-    pub(crate) fn set_tools(&self, slot: &Slot, tools: Vec<Tool>) {
-        let tools: Arc<Vec<Arc<Tool>>> = Arc::new(tools.into_iter().map(Arc::new).collect());
-        slot.state.send_modify(|s| {
-            s.lists.tools = tools.clone();
-            s.lists.tools_cached = false;
-            s.lists.record("tools/list", None);
-            Self::update_counts(s);
-            self.lists_changed();
-        });
-        self.store_cache(slot, &tools);
-        self.emit(ManagerEvent::ToolsChanged {
-            server: slot.config.name.clone(),
-        });
-    }
-
-    pub(crate) fn set_prompts(&self, slot: &Slot, prompts: Vec<Prompt>) {
-        slot.state.send_modify(|s| {
-            s.lists.prompts = Arc::new(prompts);
-            s.lists.record("prompts/list", None);
-            Self::update_counts(s);
-            self.lists_changed();
-        });
-        self.emit(ManagerEvent::PromptsChanged {
-            server: slot.config.name.clone(),
-        });
-    }
-
-    /// A refresh by `method` after `list_changed` failed: the last list
-    /// stays, and the failure is recorded (see [`Manager::listing_failures`]).
-    pub(crate) fn set_listing_failed(&self, slot: &Slot, method: &str, error: String) {
-        slot.state
-            .send_modify(|s| s.lists.record(method, Some(error)));
-    }
-
-    pub(crate) fn set_resources(&self, slot: &Slot, resources: Vec<Resource>) {
-        slot.state.send_modify(|s| {
-            s.lists.resources = Arc::new(resources);
-            s.lists.record("resources/list", None);
-            Self::update_counts(s);
-            self.lists_changed();
-        });
-        self.emit(ManagerEvent::ResourcesChanged {
-            server: slot.config.name.clone(),
-        });
-    }
-}
-
-/// The client of `s` if its connection is open; when it has closed, tells
-/// the supervisor (in case its close event is still on the way).
-fn usable(s: &SlotState) -> Option<Client> {
-    let client = s.client.as_ref()?;
-    if client.is_connected() {
-        return Some(client.clone());
-    }
-    if let Some(signals) = &s.signals {
-        signals.set_closed("connection closed".to_owned());
-    }
-    None
-}
-
-/// Marks `slot` stopped (unless disabled) and takes its transport.
-fn stop(slot: &Slot) -> Option<Arc<dyn Transport>> {
-    let mut transport = None;
-    slot.state.send_modify(|s| {
-        transport = s.transport.take();
-        s.client = None;
-        s.signals = None;
-        s.pid = None;
-        s.lists.tools_cached = true;
-        if !matches!(s.status, ServerStatus::Disabled) {
-            s.status = ServerStatus::Stopped;
-        }
-    });
-    transport
-}
 
 /// Owns every configured server: starts them in parallel, keeps one
 /// namespace of their tools, prompts and resources, reconnects after
@@ -388,20 +128,11 @@ impl Manager {
                 }),
             );
         }
-        let shared = Arc::new(Shared {
-            options,
-            slots,
-            namespace: RwLock::new((0, Arc::new(Namespace::default()))),
-            lists_generation: AtomicU64::new(0),
-            rebuild: Mutex::new(()),
-            events,
-            shutdown: CancellationToken::new(),
-            cache,
-        });
+        let shared = Arc::new(Shared::new(options, slots, events, cache));
         shared.lists_changed();
         let mut tasks = Vec::new();
         let runtime = tokio::runtime::Handle::try_current();
-        for slot in shared.slots.values() {
+        for slot in shared.slots().values() {
             if slot.config.disabled {
                 continue;
             }
@@ -424,15 +155,14 @@ impl Manager {
 
     fn slot(&self, server: &str) -> Result<&Arc<Slot>, ManagerError> {
         self.shared()
-            .slots
-            .get(server)
+            .slot(server)
             .ok_or_else(|| ManagerError::UnknownServer(server.to_owned()))
     }
 
     /// Every configured server's status, by name.
     pub fn status(&self) -> BTreeMap<String, ServerStatus> {
         self.shared()
-            .slots
+            .slots()
             .iter()
             .map(|(n, s)| (n.clone(), s.state.borrow().status.clone()))
             .collect()
@@ -441,20 +171,20 @@ impl Manager {
     /// One server's status; `None` for an unknown name.
     pub fn server_status(&self, server: &str) -> Option<ServerStatus> {
         self.shared()
-            .slots
+            .slots()
             .get(server)
             .map(|s| s.state.borrow().status.clone())
     }
 
     /// A server's configuration.
     pub fn server_config(&self, server: &str) -> Option<&ServerConfig> {
-        self.shared().slots.get(server).map(|s| &s.config)
+        self.shared().slots().get(server).map(|s| &s.config)
     }
 
     /// The process id of a connected stdio server.
     pub fn pid(&self, server: &str) -> Option<u32> {
         self.shared()
-            .slots
+            .slots()
             .get(server)
             .and_then(|s| s.state.borrow().pid)
     }
@@ -464,7 +194,7 @@ impl Manager {
     /// Every server has its own startup timeout, so this returns after the
     /// longest of them at worst.
     pub async fn wait_started(&self, timeout: Duration) -> bool {
-        let waits = self.shared().slots.values().map(|slot| {
+        let waits = self.shared().slots().values().map(|slot| {
             let mut rx = slot.state.subscribe();
             async move {
                 let _ = rx
@@ -520,7 +250,7 @@ impl Manager {
     /// empty in [`ServerStatus::Connected`]; this says it is unknown.
     pub fn listing_failures(&self, server: &str) -> Vec<crate::status::ListingFailure> {
         self.shared()
-            .slots
+            .slots()
             .get(server)
             .map(|s| s.state.borrow().lists.failures.clone())
             .unwrap_or_default()
@@ -529,7 +259,7 @@ impl Manager {
     /// The client of a connected server.
     pub fn client(&self, server: &str) -> Option<Client> {
         self.shared()
-            .slots
+            .slots()
             .get(server)
             .and_then(|s| s.state.borrow().client.clone())
     }
@@ -805,7 +535,7 @@ impl Manager {
             .drain(..)
             .collect();
         let mut closing = tokio::task::JoinSet::new();
-        for slot in shared.slots.values() {
+        for slot in shared.slots().values() {
             if let Some(t) = stop(slot) {
                 closing.spawn(async move {
                     if let Err(e) = t.close().await {
@@ -837,7 +567,7 @@ impl Manager {
             let _ = t.await;
         }
         // Supervisors have ended: make the final state definitive.
-        for slot in shared.slots.values() {
+        for slot in shared.slots().values() {
             drop(stop(slot));
         }
         shared.lists_changed();
