@@ -433,7 +433,11 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
     }
 
     eprintln!("SSE parsers");
-    let sse = crate::sse::run(if quick { 20 } else { 100 }, if quick { 3 } else { 5 }, quick);
+    let sse = crate::sse::run(
+        if quick { 20 } else { 100 },
+        if quick { 3 } else { 5 },
+        quick,
+    );
     let mut managers: Vec<ManagerResult> = Vec::new();
     for &count in MANAGER_COUNTS {
         eprintln!("manager: {count} stdio servers");
@@ -538,7 +542,10 @@ fn render_linearity(md: &mut String, verdicts: &mut String, s: &SseResult) {
     }
     md.push('\n');
     let flat = |rows: &[crate::sse::LinearRow]| {
-        let min = rows.iter().map(|r| r.ns_per_byte).fold(f64::INFINITY, f64::min);
+        let min = rows
+            .iter()
+            .map(|r| r.ns_per_byte)
+            .fold(f64::INFINITY, f64::min);
         let max = rows.iter().map(|r| r.ns_per_byte).fold(0.0, f64::max);
         max / min
     };

@@ -146,11 +146,11 @@ fn linear_stream(event_bytes: usize, count: usize) -> Bytes {
     Bytes::from(body)
 }
 
+/// `body` in `chunks` pieces of (nearly) equal size.
 fn split(body: &Bytes, chunks: usize) -> Vec<Bytes> {
-    let size = body.len().div_ceil(chunks.max(1)).max(1);
-    (0..body.len())
-        .step_by(size)
-        .map(|i| body.slice(i..(i + size).min(body.len())))
+    let n = chunks.clamp(1, body.len().max(1));
+    (0..n)
+        .map(|i| body.slice(i * body.len() / n..(i + 1) * body.len() / n))
         .collect()
 }
 
@@ -178,19 +178,54 @@ fn linear_row(
     per_byte.sort_by(f64::total_cmp);
     let median = per_byte[per_byte.len() / 2];
     let spread_pct = (per_byte[per_byte.len() - 1] - per_byte[0]) / median * 100.0;
-    crate::suite::reset_peak_rss();
-    let before = crate::suite::proc_status("VmRSS:");
-    let n = ours(&chunks);
-    let peak = crate::suite::proc_status("VmHWM:");
-    anyhow::ensure!(n == events, "ours parsed {n} events, expected {events}");
+    let peak_extra_kib = peak_in_child(event_bytes, events, chunks.len())?;
     Ok(LinearRow {
         event_bytes,
         events,
         chunks: chunks.len(),
         ns_per_byte: median,
         spread_pct,
-        peak_extra_kib: (peak - before).max(0.0),
+        peak_extra_kib,
     })
+}
+
+/// The peak memory of one parse, measured in a fresh process (`mcp-bench
+/// sse-memory`): in this one, memory freed by earlier runs is reused
+/// without growing the RSS, so the parse would show nothing.
+fn peak_in_child(event_bytes: usize, events: usize, chunks: usize) -> anyhow::Result<f64> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .arg("sse-memory")
+        .args(["--event-bytes", &event_bytes.to_string()])
+        .args(["--events", &events.to_string()])
+        .args(["--chunks", &chunks.to_string()])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "sse-memory failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim()
+        .strip_prefix("PEAK_EXTRA_KIB ")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("sse-memory printed {text:?}"))
+}
+
+/// `mcp-bench sse-memory --event-bytes B --events N --chunks C`: builds the
+/// stream, then parses it once and prints the peak RSS above the RSS
+/// before the parse (`PEAK_EXTRA_KIB <kib>`).
+pub fn memory_main(args: &Args) -> anyhow::Result<()> {
+    let num = |name: &str| -> anyhow::Result<usize> { Ok(args.required(name)?.parse()?) };
+    let (event_bytes, events, chunks) = (num("--event-bytes")?, num("--events")?, num("--chunks")?);
+    let body = linear_stream(event_bytes, events);
+    let chunks = split(&body, chunks);
+    crate::suite::reset_peak_rss();
+    let before = crate::suite::proc_status("VmRSS:");
+    let n = ours(&chunks);
+    let peak = crate::suite::proc_status("VmHWM:");
+    anyhow::ensure!(n == events, "ours parsed {n} events, expected {events}");
+    println!("PEAK_EXTRA_KIB {}", (peak - before).max(0.0));
+    Ok(())
 }
 
 /// The event sizes of the linearity rows, bytes.
@@ -206,7 +241,13 @@ pub fn linearity(runs: usize, quick: bool) -> anyhow::Result<(Vec<LinearRow>, Ve
     for size in EVENT_SIZES {
         let count = (stream_bytes / size).max(1);
         let body = linear_stream(size, count);
-        by_size.push(linear_row(size, count, split(&body, body.len().div_ceil(16 << 10)), runs, per_sample)?);
+        by_size.push(linear_row(
+            size,
+            count,
+            split(&body, body.len().div_ceil(16 << 10)),
+            runs,
+            per_sample,
+        )?);
     }
     let big = 16 << 20;
     let body = linear_stream(big, 1);

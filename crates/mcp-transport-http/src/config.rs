@@ -20,7 +20,7 @@ pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 pub const DEFAULT_MAX_REDIRECTS: usize = 5;
 
 /// Default idle connections kept per host ([`HttpConfig::max_idle_connections`]).
-pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 256;
+pub const DEFAULT_MAX_IDLE_CONNECTIONS: usize = 32;
 
 /// How many bytes of a non-2xx body are kept in [`TransportError::Http`](mcp_transport::TransportError::Http): 4 KiB.
 pub const ERROR_BODY_LIMIT: usize = 4 * 1024;
@@ -236,14 +236,10 @@ pub struct HttpConfig {
     /// Redirect hops followed, 307/308 only (default 5).
     pub max_redirects: usize,
     /// Idle connections kept open per host for reuse (default
-    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`], 256). HTTP/1.1 needs a connection
-    /// per request in flight, and under a steady load each one goes back
-    /// to the pool between two requests: with fewer kept than are in
-    /// flight, the extra ones are closed and opened again all the time (a
-    /// TCP handshake and fresh buffers every few calls, and more
-    /// connections alive at once while the closed ones wind down). Past a
-    /// burst larger than this, the connections beyond it are closed as
-    /// their requests end; idle ones close after 90 s.
+    /// [`DEFAULT_MAX_IDLE_CONNECTIONS`], 32). HTTP/1.1 needs a connection
+    /// per request in flight; past a burst, the connections beyond this
+    /// are closed as their requests end instead of being kept (with their
+    /// buffers) for the 90 s idle timeout.
     pub max_idle_connections: usize,
     /// Retrying of 429/503 replies with `Retry-After` (default: 3 retries,
     /// each wait at most 10 s; see [`RetryAfterPolicy`]).
