@@ -214,17 +214,17 @@ pub fn render(cs: &ColdStartResult, verdicts: &mut String) -> String {
             "| {} | {} | {m:.1} | {spread:.0}% | {vs} |",
             r.name, r.server
         );
-        if r.name.starts_with("`mcp") {
-            if let Some(t) = ts(&r.server) {
-                let ratio = m / t;
-                let _ = writeln!(
-                    verdicts,
-                    "| CLI cold start ≤ 1/10 of the TypeScript SDK's | stdio | {} against {} | {ratio:.3}× | {} |",
-                    r.name,
-                    r.server,
-                    if ratio <= 0.1 { "met" } else { "**not met**" }
-                );
-            }
+        if r.name.starts_with("`mcp")
+            && let Some(t) = ts(&r.server)
+        {
+            let ratio = m / t;
+            let _ = writeln!(
+                verdicts,
+                "| CLI cold start ≤ 1/10 of the TypeScript SDK's | stdio | {} against {} | {ratio:.3}× | {} |",
+                r.name,
+                r.server,
+                if ratio <= 0.1 { "met" } else { "**not met**" }
+            );
         }
     }
     for s in &cs.skipped {

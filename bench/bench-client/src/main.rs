@@ -4,7 +4,8 @@
 //! ```text
 //! mcp-bench client --impl floor|ours|rmcp --transport stdio|http-json|http-sse
 //!                  --server PATH [--url URL] [--quick]     # one suite, prints RESULT <json>
-//! mcp-bench sse [--mib 100]                                 # SSE parsers, prints RESULT <json>
+//! mcp-bench sse [--mib 100] [--runs 3] [--quick]           # SSE parsers and our linearity, prints RESULT <json>
+//! mcp-bench sse-memory --event-bytes B --events N --chunks C  # peak memory of one parse (run by `sse`)
 //! mcp-bench manager --server PATH [--count 50]              # N stdio servers via mcp-manager
 //! mcp-bench coldstart --mcp PATH --server PATH --root DIR [--runs 10]  # exec → exit of one call
 //! mcp-bench profile --impl I --transport T [--workload small|large|list] [--n N] [--in-flight K]
@@ -173,6 +174,7 @@ fn main() -> ExitCode {
     let outcome = match cmd.as_str() {
         "client" => client(&args),
         "sse" => sse::main(&args),
+        "sse-memory" => sse::memory_main(&args),
         "manager" => ours::manager_main(&args),
         "coldstart" => coldstart::main(&args),
         "run" => report::main(&args),

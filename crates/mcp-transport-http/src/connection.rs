@@ -18,7 +18,7 @@ use mcp_types::ProtocolVersion;
 use tokio::task::AbortHandle;
 
 use crate::config::HttpConfig;
-use crate::connector::{HttpClient, build_client};
+use crate::connector::{HttpClient, build_client, proxy_rules};
 use crate::mode::ModeState;
 use crate::redact::{SentSecrets, is_sensitive_name, redact_url};
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
@@ -31,6 +31,10 @@ pub(crate) struct Connection {
     pub(crate) me: Weak<Connection>,
     /// The pooled client every request goes through.
     pub(crate) client: HttpClient,
+    /// The proxy rules, read once when the connection was made: the
+    /// clients connect through them and requests take their
+    /// `Proxy-Authorization` from them.
+    pub(crate) proxies: Option<Arc<hyper_util::client::proxy::matcher::Matcher>>,
     /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
     pub(crate) url: Uri,
     /// The configuration it was made from.
@@ -117,14 +121,16 @@ impl Connection {
             }
             static_headers.append(name, value);
         }
+        let proxies = proxy_rules(&config.proxy);
         let client = build_client(
-            &config.proxy,
+            proxies.clone(),
             config.timeouts.connect,
             config.max_idle_connections,
         );
         Ok(Arc::new_cyclic(|me| Connection {
             me: me.clone(),
             client,
+            proxies,
             url,
             static_headers,
             auth_headers: Mutex::new(HeaderMap::new()),
@@ -145,7 +151,7 @@ impl Connection {
     /// The client for requests that must go out on a new connection.
     pub(crate) fn fresh_client(&self) -> &HttpClient {
         self.fresh
-            .get_or_init(|| build_client(&self.config.proxy, self.config.timeouts.connect, 0))
+            .get_or_init(|| build_client(self.proxies.clone(), self.config.timeouts.connect, 0))
     }
 
     /// `text` with every secret value the connection sent hidden: what a

@@ -34,10 +34,23 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The client type every request goes through.
 pub(crate) type HttpClient = Client<Connector, Full<Bytes>>;
 
-/// Builds the pooled client, keeping at most `max_idle` idle connections
-/// per host.
+/// The proxy rules of `proxy`, read once (for `FromEnv`, from the
+/// environment as it is now): a client and the `Proxy-Authorization` of
+/// its requests use the same rules, and no request reads the environment
+/// again.
+pub(crate) fn proxy_rules(proxy: &ProxySetting) -> Option<Arc<Matcher>> {
+    let matcher = match proxy {
+        ProxySetting::FromEnv => Matcher::from_env(),
+        ProxySetting::None => return None,
+        ProxySetting::Url(url) => Matcher::builder().all(url.clone()).build(),
+    };
+    Some(Arc::new(matcher))
+}
+
+/// Builds the pooled client going through `proxies` (see
+/// [`proxy_rules`]), keeping at most `max_idle` idle connections per host.
 pub(crate) fn build_client(
-    proxy: &ProxySetting,
+    proxies: Option<Arc<Matcher>>,
     connect_timeout: Duration,
     max_idle: usize,
 ) -> HttpClient {
@@ -45,15 +58,7 @@ pub(crate) fn build_client(
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(connect_timeout));
-    let matcher = match proxy {
-        ProxySetting::FromEnv => Some(Matcher::from_env()),
-        ProxySetting::None => None,
-        ProxySetting::Url(url) => Some(Matcher::builder().all(url.clone()).build()),
-    };
-    let connector = Connector {
-        http,
-        proxies: matcher.map(Arc::new),
-    };
+    let connector = Connector { http, proxies };
     Client::builder(TokioExecutor::new())
         .pool_max_idle_per_host(max_idle)
         .build(connector)
@@ -102,17 +107,15 @@ fn tls_config() -> Arc<ClientConfig> {
 }
 
 /// The `Proxy-Authorization` for a plain-HTTP request that goes through a
-/// proxy with credentials, when one applies to `uri`.
-pub(crate) fn proxy_authorization(proxy: &ProxySetting, uri: &Uri) -> Option<http::HeaderValue> {
+/// proxy with credentials under `proxies`, when one applies to `uri`.
+pub(crate) fn proxy_authorization(
+    proxies: Option<&Matcher>,
+    uri: &Uri,
+) -> Option<http::HeaderValue> {
     if uri.scheme() != Some(&Scheme::HTTP) {
         return None;
     }
-    let matcher = match proxy {
-        ProxySetting::FromEnv => Matcher::from_env(),
-        ProxySetting::None => return None,
-        ProxySetting::Url(url) => Matcher::builder().all(url.clone()).build(),
-    };
-    matcher.intercept(uri)?.basic_auth().cloned()
+    proxies?.intercept(uri)?.basic_auth().cloned()
 }
 
 /// Connects directly, through a CONNECT tunnel, or to a forward proxy.

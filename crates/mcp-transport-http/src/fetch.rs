@@ -16,7 +16,7 @@ use mcp_transport::TransportError;
 
 use crate::body::read_bounded;
 use crate::config::{HttpConfig, ProxySetting};
-use crate::connector::{HttpClient, build_client, proxy_authorization};
+use crate::connector::{HttpClient, build_client, proxy_authorization, proxy_rules};
 use crate::decode;
 use crate::redact::redact_url;
 
@@ -173,6 +173,8 @@ impl FetchError {
 #[derive(Clone)]
 pub struct Fetcher {
     client: HttpClient,
+    /// The proxy rules, read once: the client's and the requests'.
+    proxies: Option<std::sync::Arc<hyper_util::client::proxy::matcher::Matcher>>,
     options: FetchOptions,
 }
 
@@ -187,8 +189,10 @@ impl std::fmt::Debug for Fetcher {
 impl Fetcher {
     /// A fetcher with its own connection pool.
     pub fn new(options: FetchOptions) -> Fetcher {
+        let proxies = proxy_rules(&options.proxy);
         Fetcher {
-            client: build_client(&options.proxy, options.connect_timeout, 4),
+            client: build_client(proxies.clone(), options.connect_timeout, 4),
+            proxies,
             options,
         }
     }
@@ -212,7 +216,7 @@ impl Fetcher {
             return Err(FetchError::InvalidUrl { url });
         }
         let (mut parts, body) = request.into_parts();
-        if let Some(v) = proxy_authorization(&self.options.proxy, &uri) {
+        if let Some(v) = proxy_authorization(self.proxies.as_deref(), &uri) {
             parts.headers.insert(PROXY_AUTHORIZATION, v);
         }
         let request = Request::from_parts(parts, Full::new(body));

@@ -125,7 +125,7 @@ impl Connection {
                 s
             })
         });
-        if let Some(v) = proxy_authorization(&self.config.proxy, url) {
+        if let Some(v) = proxy_authorization(self.proxies.as_deref(), url) {
             headers.insert(http::header::PROXY_AUTHORIZATION, v);
         }
         let mut request = Request::builder()

@@ -75,9 +75,12 @@ struct Signals {
 }
 
 /// Delivers outgoing messages: written straight to the server's stdin from
-/// the sender's own task when nothing is queued ahead of them (no hop to the
-/// writer task: that hop is most of a small call's latency), to the writer task
-/// otherwise.
+/// the sender's own task when the message is alone in flight and nothing is
+/// queued ahead of it (no hop to the writer task: that hop is most of a
+/// small call's latency), to the writer task otherwise. With other requests
+/// in flight the writer task gathers what queued meanwhile into one
+/// vectored write: a `write` per message would cost a system call (and
+/// often a wake-up of the server) for each.
 struct StdioOutbound {
     tx: mpsc::Sender<Bytes>,
     gate: Arc<WriteGate>,
@@ -134,19 +137,22 @@ impl WriteGate {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Writes `body` and its `\n` now if nothing is queued and the pipe
-    /// takes it; otherwise counts it as queued and returns what the writer
-    /// task must write. A short write queues the rest, first in line: the
-    /// queue is empty (nothing was queued) and the lock keeps it so until
-    /// `push` is called by the caller under the same guard.
+    /// Writes `body` and its `\n` now if `alone` (no other request in
+    /// flight), nothing is queued and the pipe takes it; otherwise counts it
+    /// as queued and returns what the writer task must write. A short write
+    /// queues the rest, first in line: the queue is empty (nothing was
+    /// queued) and the lock keeps it so until `push` is called by the caller
+    /// under the same guard.
     fn route(
         &self,
         body: Bytes,
+        alone: bool,
         push: impl FnOnce(Bytes) -> Result<(), Bytes>,
     ) -> Result<Route, Bytes> {
         let mut state = self.lock();
         #[cfg(unix)]
-        if state.queued == 0
+        if alone
+            && state.queued == 0
             && let Some(fd) = &state.fd
         {
             let slices = [std::io::IoSlice::new(&body), std::io::IoSlice::new(b"\n")];
@@ -175,8 +181,13 @@ impl WriteGate {
     /// The writer task wrote (or gave up on) one queued message; also
     /// undoes the count of a message that never reached the queue.
     fn done_one(&self) {
+        self.done(1);
+    }
+
+    /// The writer task wrote (or gave up on) `n` queued messages.
+    fn done(&self, n: usize) {
         let mut state = self.lock();
-        state.queued = state.queued.saturating_sub(1);
+        state.queued = state.queued.saturating_sub(n);
     }
 
     /// The writer closed stdin: no more direct writes; the second handle is
@@ -204,7 +215,8 @@ impl Outbound for StdioOutbound {
                     .unwrap_or_else(|| CloseReason::new("the server's stdin is closed")),
             )
         };
-        let body = match self.gate.route(message.body, |rest| {
+        let alone = alone_in_flight(message.kind, dispatcher);
+        let body = match self.gate.route(message.body, alone, |rest| {
             self.tx.try_send(rest).map_err(|e| e.into_inner())
         }) {
             Ok(Route::Done) => return Ok(()),
@@ -235,7 +247,9 @@ impl Outbound for StdioOutbound {
     /// room (never waits).
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
         let push = |rest: Bytes| self.tx.try_send(rest).map_err(|e| e.into_inner());
-        match self.gate.route(message.body.clone(), push) {
+        // Called from `Drop`, without the dispatcher: written straight away
+        // when nothing is queued, as a lone message would be.
+        match self.gate.route(message.body.clone(), true, push) {
             Ok(Route::Done) => Ok(()),
             Ok(Route::Queue(body)) => match self.tx.try_send(body) {
                 Ok(()) => Ok(()),
@@ -246,6 +260,17 @@ impl Outbound for StdioOutbound {
             },
             Err(_) => Err(message),
         }
+    }
+}
+
+/// `true` when a message of `kind` is the only one in flight: a request
+/// is registered before it is sent, so it is alone when it is the one
+/// pending request; anything else when none is pending.
+fn alone_in_flight(kind: OutgoingKind, dispatcher: &Dispatcher) -> bool {
+    let pending = dispatcher.pending_len();
+    match kind {
+        OutgoingKind::Request => pending <= 1,
+        OutgoingKind::Notification | OutgoingKind::Response => pending == 0,
     }
 }
 
@@ -479,9 +504,11 @@ impl Drop for StdioTransport {
     }
 }
 
-/// The writer task: each queued message is written with its `\n` in one
-/// `write_all_buf` (vectored where the pipe supports it), so messages never
-/// interleave and a stalled server blocks the queue (backpressure). Senders
+/// The writer task: what is queued is written in order, each message with
+/// its `\n`, gathered into one vectored write (up to [`BATCH_MESSAGES`]
+/// messages or [`BATCH_BYTES`] bytes, whichever comes first), so messages
+/// never interleave and many requests in flight cost one system call, not
+/// one each. A stalled server blocks the queue (backpressure). Senders
 /// write directly only while this queue is empty ([`WriteGate`]).
 async fn write_loop(
     mut stdin: ChildStdin,
@@ -491,8 +518,9 @@ async fn write_loop(
     label: Arc<str>,
 ) {
     let mut draining = false;
+    let mut batch = Batch::default();
     loop {
-        let body = tokio::select! {
+        let first = tokio::select! {
             biased;
             _ = signals.writer_abort.cancelled() => break,
             _ = signals.writer_drain.cancelled(), if !draining => {
@@ -505,13 +533,20 @@ async fn write_loop(
                 None => break,
             },
         };
-        let mut buf = body.chain(&b"\n"[..]);
+        batch.push(first);
+        while !batch.is_full() {
+            match rx.try_recv() {
+                Ok(body) => batch.push(body),
+                Err(_) => break,
+            }
+        }
+        let messages = batch.messages;
         let written = tokio::select! {
             biased;
             _ = signals.writer_abort.cancelled() => break,
-            r = stdin.write_all_buf(&mut buf) => r,
+            r = batch.write_to(&mut stdin) => r,
         };
-        gate.done_one();
+        gate.done(messages);
         if let Err(e) = written {
             tracing::debug!(server = %label, error = %e, "writing to the server's stdin failed; stdin closed");
             let _ = signals
@@ -526,6 +561,76 @@ async fn write_loop(
     gate.close();
     drop(stdin);
     rx.close();
+}
+
+/// At most this many messages go into one write of the writer task (two
+/// slices each, well under the system's `IOV_MAX` of 1024).
+const BATCH_MESSAGES: usize = 128;
+/// A write of the writer task gathers no more messages once it holds this
+/// many bytes (the pipe's default capacity): more would only wait longer.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// Messages gathered for one vectored write: each body and its `\n`, as
+/// slices in order; written ones are dropped from the front.
+#[derive(Default)]
+struct Batch {
+    /// Bodies and newlines, in order.
+    parts: std::collections::VecDeque<Bytes>,
+    /// Bytes in `parts`.
+    bytes: usize,
+    /// Messages in `parts`.
+    messages: usize,
+}
+
+impl Batch {
+    fn push(&mut self, body: Bytes) {
+        self.bytes += body.len() + 1;
+        self.messages += 1;
+        self.parts.push_back(body);
+        self.parts.push_back(Bytes::from_static(b"\n"));
+    }
+
+    fn is_full(&self) -> bool {
+        self.messages >= BATCH_MESSAGES || self.bytes >= BATCH_BYTES
+    }
+
+    /// Writes every part, in as few vectored writes as the pipe allows;
+    /// the batch is empty afterwards, also on error.
+    async fn write_to(&mut self, stdin: &mut ChildStdin) -> std::io::Result<()> {
+        let result = self.write_all(stdin).await;
+        self.parts.clear();
+        self.bytes = 0;
+        self.messages = 0;
+        result
+    }
+
+    async fn write_all(&mut self, stdin: &mut ChildStdin) -> std::io::Result<()> {
+        while !self.parts.is_empty() {
+            let slices: Vec<std::io::IoSlice<'_>> = self
+                .parts
+                .iter()
+                .map(|p| std::io::IoSlice::new(p))
+                .collect();
+            let mut n = stdin.write_vectored(&slices).await?;
+            drop(slices);
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            while n > 0 {
+                let Some(front) = self.parts.front_mut() else {
+                    break;
+                };
+                if n >= front.len() {
+                    n -= front.len();
+                    self.parts.pop_front();
+                } else {
+                    front.advance(n);
+                    n = 0;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Notices when no process reads the server's stdin any more (the server

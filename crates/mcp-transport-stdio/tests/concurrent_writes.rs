@@ -68,3 +68,31 @@ async fn direct_writes_longer_than_the_pipe_keep_messages_whole() {
     }
     t.close().await.unwrap();
 }
+
+/// Many requests in flight at once are gathered by the writer task into
+/// vectored writes of several messages (small ones, and ones that fill the
+/// pipe so a write stops inside a message or between a body and its
+/// newline); each still reaches the server whole, and answers come back
+/// to the right callers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batched_writes_of_many_in_flight_keep_messages_whole() {
+    let t = std::sync::Arc::new(StdioTransport::spawn(fake(&[])).await.unwrap());
+    let mut tasks = Vec::new();
+    for i in 0..300 {
+        let t = t.clone();
+        tasks.push(tokio::spawn(async move {
+            let len = match i % 50 {
+                0 => 300_000 + i,
+                7 => 65_536 - 40 + i % 3,
+                _ => i,
+            };
+            let payload = format!("{i}:{}", "b".repeat(len));
+            echo_whole(&t, &payload).await;
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(t.pending_requests(), 0);
+    t.close().await.unwrap();
+}

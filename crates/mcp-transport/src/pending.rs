@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use mcp_types::RawResult;
 use mcp_types::RequestId;
@@ -64,6 +64,39 @@ pub(crate) struct Waiter {
 pub(crate) struct PendingTable {
     next_id: AtomicI64,
     entries: Mutex<HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>>,
+    /// The number of entries, written under the lock after every change,
+    /// so that the count is read without it: a transport asks for it on
+    /// every send (stdio writes a request straight away only when it is
+    /// alone in flight) and must not contend with the reader completing
+    /// responses.
+    len: AtomicUsize,
+}
+
+type Map = HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>;
+
+/// The table's lock guard; it publishes the entry count when dropped.
+struct Locked<'a> {
+    map: std::sync::MutexGuard<'a, Map>,
+    len: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Map;
+    fn deref(&self) -> &Map {
+        &self.map
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Map {
+        &mut self.map
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        self.len.store(self.map.len(), Ordering::Release);
+    }
 }
 
 /// A fast hasher for [`RequestId`] keys: one multiply per word (the
@@ -215,12 +248,13 @@ impl PendingTable {
         Self::default()
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>> {
+    fn lock(&self) -> Locked<'_> {
         // A panic while holding this lock cannot leave the map inconsistent
         // (every operation is a single insert/remove), so poison is ignored.
-        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+        Locked {
+            map: self.entries.lock().unwrap_or_else(|p| p.into_inner()),
+            len: &self.len,
+        }
     }
 
     /// Allocates the next id and registers a waiter for it.
@@ -330,9 +364,10 @@ impl PendingTable {
         }
     }
 
-    /// How many requests are pending.
+    /// How many requests are pending (no lock taken: the count as the
+    /// last change left it).
     pub(crate) fn len(&self) -> usize {
-        self.lock().len()
+        self.len.load(Ordering::Acquire)
     }
 
     /// `true` when no request is pending.
