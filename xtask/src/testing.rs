@@ -11,7 +11,8 @@ use std::process::Stdio;
 use crate::{conformance, release, util};
 
 /// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
-/// workspace tests (the kept fuzz corpora replayed among them), the short soak and chaos
+/// workspace tests (the kept fuzz corpora replayed among them), mcp-client's tests without
+/// its default `schema-validation` feature, the short soak and chaos
 /// runs, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
@@ -74,6 +75,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
         util::cargo(&root).args(["test", "--workspace", "--locked"]),
         "cargo test --workspace",
     )?;
+    without_schema_validation(&root)?;
     crate::chaos::short_runs(&root)?;
     let shared = root.join("../shared");
     if shared.is_dir() {
@@ -94,6 +96,53 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
     let summary = conformance::check_all()?;
     println!("{}", verdict(&skipped, &summary.not_run));
     Ok(())
+}
+
+/// mcp-client without its default `schema-validation` feature, at run time:
+/// the one test target that only such a build compiles. The workspace's
+/// tests cannot cover it (feature unification turns the feature on), so it
+/// is a build of its own; one that runs no test means the feature came back
+/// on, and fails.
+fn without_schema_validation(root: &Path) -> Result<(), String> {
+    let what = "mcp-client without default features (cargo test -p mcp-client \
+                --no-default-features --features test-util --test without_schema_validation)";
+    eprintln!("==> {what}");
+    let out = util::cargo(root)
+        .args([
+            "test",
+            "-p",
+            "mcp-client",
+            "--locked",
+            "--no-default-features",
+            "--features",
+            "test-util",
+            "--test",
+            "without_schema_validation",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{what}: cannot run cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        return Err(format!("{what} failed ({})", out.status));
+    }
+    if passed(&text) == 0 {
+        return Err(format!(
+            "{what} ran no test: the build had `schema-validation` on (does a dependency of \
+             mcp-client's tests enable its default features?)"
+        ));
+    }
+    Ok(())
+}
+
+/// The tests libtest reports as passed (`test result: ok. N passed; …`).
+fn passed(output: &str) -> usize {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("test result: ok. "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse::<usize>().ok())
+        .sum()
 }
 
 /// `cargo test` over every test target (not the doctests: none is ignored), up to `--`.
@@ -164,6 +213,18 @@ mod tests {
             ]
         );
         assert!(parse_test_list("\n0 tests, 0 benchmarks\n").is_empty());
+    }
+
+    #[test]
+    fn counts_the_passed_tests() {
+        let out = "running 2 tests\ntest a ... ok\ntest b ... ok\n\n\
+                   test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n";
+        assert_eq!(passed(out), 2);
+        assert_eq!(
+            passed("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"),
+            0
+        );
+        assert_eq!(passed(""), 0);
     }
 
     #[test]

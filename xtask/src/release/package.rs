@@ -214,4 +214,54 @@ mod tests {
         assert!(p[1].contains("ships tests/x.rs"), "{p:?}");
         assert!(p[2].contains("src/data.json of 1024 KiB"), "{p:?}");
     }
+
+    /// Breaking the check on purpose: a crate whose `include` leaves out a
+    /// source file. The file-list check (quick) names the file and the
+    /// fix; the verified package (full) does not build.
+    #[test]
+    fn a_source_file_missing_from_include_fails() {
+        let dir = super::super::scratch::Scratch::new("package");
+        dir.write(
+            "Cargo.toml",
+            "[package]\nname = \"scratch-include\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\
+             description = \"x\"\nlicense = \"MIT\"\n\
+             include = [\"/src/lib.rs\"]\n[workspace]\n",
+        );
+        dir.write("src/lib.rs", "mod extra;\npub use extra::f;\n");
+        dir.write("src/extra.rs", "pub fn f() {}\n");
+        dir.git(&["init", "--quiet"]);
+        dir.git(&["add", "."]);
+        dir.git(&["commit", "--quiet", "-m", "scratch"]);
+        let package = |verify: bool| {
+            let mut c = util::cargo(dir.path());
+            c.args(["package", "--allow-dirty", "--offline", "--quiet"])
+                .env("CARGO_TARGET_DIR", dir.path().join("target"));
+            if !verify {
+                c.arg("--no-verify");
+            }
+            c.output().unwrap()
+        };
+
+        let out = package(false);
+        assert!(out.status.success(), "{out:?}");
+        let file = dir
+            .path()
+            .join("target/package/scratch-include-0.1.0.crate");
+        let listing = list(&file).unwrap();
+        let problems = sources_missing("scratch-include", dir.path(), &listing);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("scratch-include: src/extra.rs is not in the package"),
+            "{problems:?}"
+        );
+        assert!(problems[0].contains("widen `include`"), "{problems:?}");
+
+        let out = package(true);
+        assert!(
+            !out.status.success(),
+            "the packaged crate built without src/extra.rs"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("extra"), "{err}");
+    }
 }
