@@ -1,7 +1,8 @@
 //! `cargo xtask release-check [--quick] [--write-api]`: whether the crates
 //! can be released, or exactly what blocks it (docs/releasing.md).
 //!
-//! The checks, one file each: metadata (`metadata.rs`), packaging
+//! The checks, one file each: metadata (`metadata.rs`; the names on
+//! crates.io, full check only, `names.rs`), packaging
 //! (`package.rs`), each layer alone (`layers.rs`), features
 //! (`features.rs`), API files and semver (`api.rs`; the API as text in
 //! `api_text.rs` and `api_text/signatures.rs`), MSRV
@@ -31,6 +32,7 @@ mod features;
 mod layers;
 mod metadata;
 mod msrv;
+mod names;
 mod package;
 mod tools;
 mod workspace;
@@ -245,6 +247,9 @@ fn run(
         // 1. metadata
         let mut problems = metadata::check(ws);
         problems.extend(metadata::outside(&ws.root));
+        if full {
+            problems.extend(names::check(ws));
+        }
         r.checks
             .push(("metadata", Outcome::from_problems(problems)));
     }

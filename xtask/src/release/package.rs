@@ -56,7 +56,9 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
             problems.push(format!(
                 "{e}: a packaged crate does not build from what it ships. Usually a file the \
                  code needs is missing from `include` in [workspace.package] of Cargo.toml \
-                 (cargo's error above names it), or a dependency has no version"
+                 (cargo's error above names it), or a dependency has no version; or the name \
+                 of one of our crates is taken on crates.io, so a crate depending on it was \
+                 built against that other crate (the metadata check names such names)"
             ));
             return Ok(Packaged {
                 problems,
