@@ -155,7 +155,12 @@ pub(crate) fn check(
             };
             if build {
                 match release_build(&dir) {
-                    Ok(secs) => result.release_build_secs = Some(secs),
+                    Ok(secs) => {
+                        // Also as each ends: the table comes only after
+                        // every build, and these builds take the longest.
+                        eprintln!("xtask: layer {label}: cold release build {secs:.0} s");
+                        result.release_build_secs = Some(secs);
+                    }
                     Err(e) => problems.push(format!("layer {label}: {e}")),
                 }
             }
