@@ -12,7 +12,8 @@ use crate::{conformance, release, util};
 
 /// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
 /// workspace tests (the kept fuzz corpora replayed among them), the OS keychain tests under a
-/// private Secret Service (`.ci/with-secret-service`), the short soak and chaos
+/// private Secret Service (`.ci/with-secret-service`), mcp-client's tests without its default
+/// `schema-validation` feature, the short soak and chaos
 /// runs, the `../shared` tests, then `cargo xtask conformance` (suites + catalogue; checks, never
 /// writes, docs/conformance.md).
 pub(crate) fn test(args: &[String]) -> Result<(), String> {
@@ -76,6 +77,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
         "cargo test --workspace",
     )?;
     skipped.extend(keychain_tests(&root)?);
+    without_schema_validation(&root)?;
     crate::chaos::short_runs(&root)?;
     let shared = root.join("../shared");
     if shared.is_dir() {
@@ -133,6 +135,53 @@ fn keychain_tests(root: &Path) -> Result<Option<String>, String> {
         )),
         _ => Err(format!("{what} failed ({status})")),
     }
+}
+
+/// mcp-client without its default `schema-validation` feature, at run time:
+/// the one test target that only such a build compiles. The workspace's
+/// tests cannot cover it (feature unification turns the feature on), so it
+/// is a build of its own; one that runs no test means the feature came back
+/// on, and fails.
+fn without_schema_validation(root: &Path) -> Result<(), String> {
+    let what = "mcp-client without default features (cargo test -p mcp-client \
+                --no-default-features --features test-util --test without_schema_validation)";
+    eprintln!("==> {what}");
+    let out = util::cargo(root)
+        .args([
+            "test",
+            "-p",
+            "mcp-client",
+            "--locked",
+            "--no-default-features",
+            "--features",
+            "test-util",
+            "--test",
+            "without_schema_validation",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{what}: cannot run cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        return Err(format!("{what} failed ({})", out.status));
+    }
+    if passed(&text) == 0 {
+        return Err(format!(
+            "{what} ran no test: the build had `schema-validation` on (does a dependency of \
+             mcp-client's tests enable its default features?)"
+        ));
+    }
+    Ok(())
+}
+
+/// The tests libtest reports as passed (`test result: ok. N passed; …`).
+fn passed(output: &str) -> usize {
+    output
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("test result: ok. "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse::<usize>().ok())
+        .sum()
 }
 
 /// `cargo test` over every test target (not the doctests: none is ignored), up to `--`.
@@ -203,6 +252,18 @@ mod tests {
             ]
         );
         assert!(parse_test_list("\n0 tests, 0 benchmarks\n").is_empty());
+    }
+
+    #[test]
+    fn counts_the_passed_tests() {
+        let out = "running 2 tests\ntest a ... ok\ntest b ... ok\n\n\
+                   test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n";
+        assert_eq!(passed(out), 2);
+        assert_eq!(
+            passed("running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"),
+            0
+        );
+        assert_eq!(passed(""), 0);
     }
 
     #[test]

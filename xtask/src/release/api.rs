@@ -128,16 +128,21 @@ pub(crate) fn check(ws: &Workspace, write: bool) -> Result<ApiCheck, String> {
                  commit it",
                 p.name
             ),
-            Some(old) => format!(
-                "{}: the public API differs from {shown}:\n{}\n  fix: if the change is meant, run \
-                 `cargo xtask release-check --write-api`, commit the file and say what changed \
-                 under Unreleased in CHANGELOG.md; if not, restore the item",
-                p.name,
-                diff(&old, &api)
-            ),
+            Some(old) => differs(&p.name, &shown.to_string(), &old, &api),
         });
     }
     Ok(ApiCheck { problems, written })
+}
+
+/// The problem of an API that differs from its file `shown`: the lines that
+/// differ and the fix.
+pub(crate) fn differs(name: &str, shown: &str, old: &str, new: &str) -> String {
+    format!(
+        "{name}: the public API differs from {shown}:\n{}\n  fix: if the change is meant, run \
+         `cargo xtask release-check --write-api`, commit the file and add a line naming {name} \
+         under Unreleased in CHANGELOG.md; if not, restore the item",
+        diff(old, new)
+    )
 }
 
 /// The lines only in `old` (`-`) and only in `new` (`+`), at most 20 of each.
@@ -163,7 +168,7 @@ pub(crate) fn semver(
     ws: &Workspace,
     base: &str,
 ) -> Result<(Vec<String>, BTreeMap<String, String>), String> {
-    let mut c = util::cargo(&ws.root);
+    let mut c = super::tools::cargo(&ws.root);
     c.args([
         "semver-checks",
         "check-release",

@@ -17,7 +17,7 @@ pub(crate) fn check(ws: &Workspace) -> Result<Vec<String>, String> {
     if !DENY.present(&ws.root) {
         return Err(DENY.absent());
     }
-    let mut c = util::cargo(&ws.root);
+    let mut c = super::tools::cargo(&ws.root);
     c.args([
         "deny",
         "--all-features",

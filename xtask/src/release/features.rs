@@ -42,7 +42,7 @@ pub(crate) fn check_powerset(ws: &Workspace) -> Result<Vec<String>, String> {
     if !HACK.present(&ws.root) {
         return Err(HACK.absent());
     }
-    let mut c = util::cargo(&ws.root);
+    let mut c = super::tools::cargo(&ws.root);
     c.args(["hack", "clippy", "--feature-powerset", "--lib", "--locked"]);
     for p in ws.libraries() {
         c.args(["-p", &p.name]);

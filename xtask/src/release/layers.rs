@@ -147,24 +147,7 @@ pub(crate) fn check(
             ));
             write_crate(ws, &dir, layer, defaults)?;
             let tree = tree(&dir, None)?;
-            let names: BTreeSet<&str> = tree.iter().map(|(n, _)| n.as_str()).collect();
-            let forbidden = layer.forbidden.iter().chain(if defaults {
-                [].iter()
-            } else {
-                layer.forbidden_without_defaults.iter()
-            });
-            for f in forbidden {
-                if names.contains(f) {
-                    let why_here = tree_inverted(&dir, f).unwrap_or_default();
-                    problems.push(format!(
-                        "layer {label}: pulls in `{f}`, which it must not ({}). What brings it \
-                         in (cargo tree -i {f}):\n{why_here}\n  fix: make that dependency \
-                         optional behind a feature, or move the code that needs it to the \
-                         layer that may have it",
-                        layer.why
-                    ));
-                }
-            }
+            problems.extend(forbidden_in(&dir, &tree, layer, &label, defaults));
             let mut result = LayerResult {
                 label: label.clone(),
                 dependencies: tree.len().saturating_sub(1),
@@ -172,7 +155,12 @@ pub(crate) fn check(
             };
             if build {
                 match release_build(&dir) {
-                    Ok(secs) => result.release_build_secs = Some(secs),
+                    Ok(secs) => {
+                        // Also as each ends: the table comes only after
+                        // every build, and these builds take the longest.
+                        eprintln!("xtask: layer {label}: cold release build {secs:.0} s");
+                        result.release_build_secs = Some(secs);
+                    }
                     Err(e) => problems.push(format!("layer {label}: {e}")),
                 }
             }
@@ -180,6 +168,35 @@ pub(crate) fn check(
         }
     }
     Ok((problems, results))
+}
+
+/// What `tree` (the scratch crate at `dir`) holds that `layer` must leave
+/// out, each with what brings it in and the fix.
+fn forbidden_in(
+    dir: &Path,
+    tree: &[(String, String)],
+    layer: &Layer,
+    label: &str,
+    defaults: bool,
+) -> Vec<String> {
+    let names: BTreeSet<&str> = tree.iter().map(|(n, _)| n.as_str()).collect();
+    let forbidden = layer.forbidden.iter().chain(if defaults {
+        [].iter()
+    } else {
+        layer.forbidden_without_defaults.iter()
+    });
+    forbidden
+        .filter(|f| names.contains(*f))
+        .map(|f| {
+            let why_here = tree_inverted(dir, f).unwrap_or_default();
+            format!(
+                "layer {label}: pulls in `{f}`, which it must not ({}). What brings it in \
+                 (cargo tree -i {f}):\n{why_here}\n  fix: make that dependency optional behind \
+                 a feature, or move the code that needs it to the layer that may have it",
+                layer.why
+            )
+        })
+        .collect()
 }
 
 /// Writes the scratch crate of `layer` at `dir`, with the workspace's lock
@@ -317,5 +334,58 @@ mod tests {
                 assert!(layer.forbidden.contains(&h), "{} lets {h} in", layer.name);
             }
         }
+    }
+
+    /// Breaking the check on purpose: a stdio-only downstream crate whose
+    /// tree holds `hyper` (here a local stand-in, so no registry is asked)
+    /// fails, naming what brings it in and the fix.
+    #[test]
+    fn a_forbidden_dependency_in_a_stdio_tree_fails() {
+        let dir = super::super::scratch::Scratch::new("layers");
+        dir.write(
+            "hyper/Cargo.toml",
+            "[package]\nname = \"hyper\"\nversion = \"1.0.0\"\nedition = \"2024\"\n",
+        );
+        dir.write("hyper/src/lib.rs", "");
+        dir.write(
+            "fake-stdio/Cargo.toml",
+            "[package]\nname = \"mcp-transport-stdio\"\nversion = \"0.1.0\"\n\
+             edition = \"2024\"\n[dependencies]\nhyper = { path = \"../hyper\" }\n",
+        );
+        dir.write("fake-stdio/src/lib.rs", "");
+        dir.write(
+            "layer/Cargo.toml",
+            "[package]\nname = \"layer-stdio\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+             [dependencies]\nmcp-transport-stdio = { path = \"../fake-stdio\" }\n[workspace]\n",
+        );
+        dir.write("layer/src/lib.rs", "");
+        let crate_dir = dir.path().join("layer");
+        let stdio = LAYERS.iter().find(|l| l.name == "transport+stdio").unwrap();
+
+        let tree = super::tree(&crate_dir, None).unwrap();
+        let problems = forbidden_in(&crate_dir, &tree, stdio, "transport+stdio (test)", true);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert!(
+            p.starts_with("layer transport+stdio (test): pulls in `hyper`"),
+            "{p}"
+        );
+        assert!(
+            p.contains("mcp-transport-stdio v0.1.0"),
+            "what brings it in: {p}"
+        );
+        assert!(
+            p.contains("fix: make that dependency optional behind a feature"),
+            "{p}"
+        );
+
+        // Without it, the same layer passes.
+        dir.write(
+            "fake-stdio/Cargo.toml",
+            "[package]\nname = \"mcp-transport-stdio\"\nversion = \"0.1.0\"\n\
+             edition = \"2024\"\n",
+        );
+        let tree = super::tree(&crate_dir, None).unwrap();
+        assert!(forbidden_in(&crate_dir, &tree, stdio, "x", true).is_empty());
     }
 }

@@ -1,9 +1,11 @@
 //! `cargo xtask release-check [--quick] [--write-api]`: whether the crates
 //! can be released, or exactly what blocks it (docs/releasing.md).
 //!
-//! The checks, one file each: metadata (`metadata.rs`), packaging
+//! The checks, one file each: metadata (`metadata.rs`; the names on
+//! crates.io, full check only, `names.rs`), packaging
 //! (`package.rs`), each layer alone (`layers.rs`), features
-//! (`features.rs`), API files and semver (`api.rs`, `api_text.rs`), MSRV
+//! (`features.rs`), API files and semver (`api.rs`; the API as text in
+//! `api_text.rs` and `api_text/signatures.rs`), MSRV
 //! (`msrv.rs`), docs (`docs.rs`), licences and duplicates (`deny.rs`), the
 //! changelog (`changelog.rs`).
 //!
@@ -15,8 +17,9 @@
 //! built on its own, a cold release build per layer, the feature powerset
 //! (cargo-hack), cargo-semver-checks, clippy's MSRV lint with all features
 //! and a build with the declared toolchain, rustdoc and doctests with all
-//! features, cargo-deny. A tool that is not installed fails the full check
-//! and says how to install it.
+//! features, cargo-deny. Those tools are installed into `target/tools/` by
+//! `.ci/install-tools --full`, which the full check runs first; a tool that
+//! could not be installed makes the full check end NOT READY.
 //!
 //! `--write-api` rewrites `docs/api/*.txt` from the code, then checks.
 
@@ -29,9 +32,13 @@ mod features;
 mod layers;
 mod metadata;
 mod msrv;
+mod names;
 mod package;
 mod tools;
 mod workspace;
+
+#[cfg(test)]
+mod scratch;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -228,10 +235,21 @@ fn run(
         }
     }
 
+    if full && ["features", "semver", "licences"].iter().any(|c| wanted(c)) {
+        // The tools the full check needs; a failed install shows in the
+        // checks that need the missing tool (NOT RUN, never passed).
+        if let Err(e) = tools::install(&ws.root) {
+            eprintln!("xtask: {e}");
+        }
+    }
+
     if wanted("metadata") {
         // 1. metadata
         let mut problems = metadata::check(ws);
         problems.extend(metadata::outside(&ws.root));
+        if full {
+            problems.extend(names::check(ws));
+        }
         r.checks
             .push(("metadata", Outcome::from_problems(problems)));
     }

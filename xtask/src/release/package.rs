@@ -56,7 +56,9 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
             problems.push(format!(
                 "{e}: a packaged crate does not build from what it ships. Usually a file the \
                  code needs is missing from `include` in [workspace.package] of Cargo.toml \
-                 (cargo's error above names it), or a dependency has no version"
+                 (cargo's error above names it), or a dependency has no version; or the name \
+                 of one of our crates is taken on crates.io, so a crate depending on it was \
+                 built against that other crate (the metadata check names such names)"
             ));
             return Ok(Packaged {
                 problems,
@@ -213,5 +215,55 @@ mod tests {
         assert!(p[0].contains("lacks README.md"), "{p:?}");
         assert!(p[1].contains("ships tests/x.rs"), "{p:?}");
         assert!(p[2].contains("src/data.json of 1024 KiB"), "{p:?}");
+    }
+
+    /// Breaking the check on purpose: a crate whose `include` leaves out a
+    /// source file. The file-list check (quick) names the file and the
+    /// fix; the verified package (full) does not build.
+    #[test]
+    fn a_source_file_missing_from_include_fails() {
+        let dir = super::super::scratch::Scratch::new("package");
+        dir.write(
+            "Cargo.toml",
+            "[package]\nname = \"scratch-include\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\
+             description = \"x\"\nlicense = \"MIT\"\n\
+             include = [\"/src/lib.rs\"]\n[workspace]\n",
+        );
+        dir.write("src/lib.rs", "mod extra;\npub use extra::f;\n");
+        dir.write("src/extra.rs", "pub fn f() {}\n");
+        dir.git(&["init", "--quiet"]);
+        dir.git(&["add", "."]);
+        dir.git(&["commit", "--quiet", "-m", "scratch"]);
+        let package = |verify: bool| {
+            let mut c = util::cargo(dir.path());
+            c.args(["package", "--allow-dirty", "--offline", "--quiet"])
+                .env("CARGO_TARGET_DIR", dir.path().join("target"));
+            if !verify {
+                c.arg("--no-verify");
+            }
+            c.output().unwrap()
+        };
+
+        let out = package(false);
+        assert!(out.status.success(), "{out:?}");
+        let file = dir
+            .path()
+            .join("target/package/scratch-include-0.1.0.crate");
+        let listing = list(&file).unwrap();
+        let problems = sources_missing("scratch-include", dir.path(), &listing);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("scratch-include: src/extra.rs is not in the package"),
+            "{problems:?}"
+        );
+        assert!(problems[0].contains("widen `include`"), "{problems:?}");
+
+        let out = package(true);
+        assert!(
+            !out.status.success(),
+            "the packaged crate built without src/extra.rs"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("extra"), "{err}");
     }
 }
