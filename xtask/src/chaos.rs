@@ -14,7 +14,7 @@ use crate::soak::{build, harden, problems};
 use crate::{reliability, util};
 
 /// Every scenario, in the table's order.
-pub(crate) const SCENARIOS: [&str; 15] = [
+pub(crate) const SCENARIOS: [&str; 18] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -27,6 +27,9 @@ pub(crate) const SCENARIOS: [&str; 15] = [
     "cycles-http",
     "flood-stdio",
     "big-result-stdio",
+    "flood-http-sse",
+    "big-result-http-json",
+    "big-result-http-sse",
     "kill9-manager",
     "cycles-manager",
     "ctrl-c-cli-flood",
