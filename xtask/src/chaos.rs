@@ -84,6 +84,7 @@ pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
     }
     let bin = build(&root, release)?;
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let reports = run_all(&bin, &scenarios, full)?;
     let took = started.elapsed();
     let table = table(&reports);
@@ -99,7 +100,7 @@ pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
         command.push_str(" --report");
         let body = format!(
             "## Chaos\n\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             CHAOS_NOTES,
             table
         );

@@ -167,6 +167,7 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         "install cargo-fuzz (xtask/fuzz/install-cargo-fuzz.sh)",
     )?;
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let mut outcomes = Vec::new();
     for target in targets {
         outcomes.push(run_target(&root, target, seconds, merge)?);
@@ -183,11 +184,12 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         rows.iter().map(|(_, r)| r.as_str()).collect::<String>()
     );
     if report {
-        let command = format!("cargo xtask fuzz --seconds {seconds} --report");
+        let named: String = names.iter().map(|n| format!(" {n}")).collect();
+        let command = format!("cargo xtask fuzz --seconds {seconds} --report{named}");
         let page = std::fs::read_to_string(root.join("docs/reliability.md")).unwrap_or_default();
         let body = format!(
             "## Fuzzing\n\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             FUZZ_NOTES,
             merged_table(&page, &rows)
         );

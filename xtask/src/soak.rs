@@ -116,6 +116,7 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
         .collect::<Result<_, _>>()?;
     let bin = build(&root, release)?;
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let mut reports = Vec::new();
     for (wire, calls) in &wires {
         let args: Vec<String> = [
@@ -144,7 +145,7 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
         let command = format!("cargo xtask soak{per_wire}{profile} --report");
         let body = format!(
             "## Soak\n\n{}\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             SOAK_NOTES,
             table,
             samples(&reports, &sample_secs)
