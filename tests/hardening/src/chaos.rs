@@ -170,7 +170,8 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
         "kill9-stdio",
         format!("SIGKILL with {calls} calls in flight"),
     );
-    let transport = servers::stdio(server, &[]).await?;
+    let stderr_line = "bench-server: the last words before the kill";
+    let transport = servers::stdio(server, &["--stderr-line", stderr_line]).await?;
     let pid = transport.pid().ok_or("no pid")?;
     let client = Client::connect(transport, options(&Arc::default()))
         .await
@@ -202,6 +203,7 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
     let mut hung = 0;
     let mut closed = 0;
     let mut with_status = 0;
+    let mut with_stderr = 0;
     for task in tasks {
         match tokio::time::timeout(Duration::from_secs(10), task).await {
             Ok(Ok((at, Err(e)))) => {
@@ -209,6 +211,7 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
                 closed += usize::from(e.is_closed());
                 let text = e.to_string();
                 with_status += usize::from(text.contains("SIGKILL") || text.contains("signal: 9"));
+                with_stderr += usize::from(text.contains(stderr_line));
             }
             Ok(Ok((_, Ok(_)))) => {}
             _ => hung += 1,
@@ -220,6 +223,10 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
         "errors naming the signal",
         format!("{with_status} of {calls}"),
     );
+    r.figure(
+        "errors carrying the stderr tail",
+        format!("{with_stderr} of {calls}"),
+    );
     r.figure("time to fail (slowest, from the kill)", ms(worst));
     r.figure("hung", hung);
     r.figure("server reaped", reaped);
@@ -229,6 +236,9 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
     });
     r.check(with_status == calls, || {
         format!("{with_status} of {calls} errors name the exit status")
+    });
+    r.check(with_stderr == calls, || {
+        format!("{with_stderr} of {calls} errors carry the server's stderr tail")
     });
     r.check(reaped, || "the killed server is a zombie".into());
     if full {
