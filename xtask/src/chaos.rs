@@ -14,7 +14,7 @@ use crate::soak::{build, harden, problems};
 use crate::{reliability, util};
 
 /// Every scenario, in the table's order.
-pub(crate) const SCENARIOS: [&str; 15] = [
+pub(crate) const SCENARIOS: [&str; 18] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -27,6 +27,9 @@ pub(crate) const SCENARIOS: [&str; 15] = [
     "cycles-http",
     "flood-stdio",
     "big-result-stdio",
+    "flood-http-sse",
+    "big-result-http-json",
+    "big-result-http-sse",
     "kill9-manager",
     "cycles-manager",
     "ctrl-c-cli-flood",
@@ -81,6 +84,7 @@ pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
     }
     let bin = build(&root, release)?;
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let reports = run_all(&bin, &scenarios, full)?;
     let took = started.elapsed();
     let table = table(&reports);
@@ -96,7 +100,7 @@ pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
         command.push_str(" --report");
         let body = format!(
             "## Chaos\n\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             CHAOS_NOTES,
             table
         );

@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz [--seconds N] [--report] [--keep-corpus] [TARGET…]`:
+//! `cargo xtask fuzz [--seconds N] [--report] [--keep-corpus] [--minimise] [TARGET…]`:
 //! runs every fuzz target (or the ones named) with cargo-fuzz on nightly,
 //! then merges what it found into the kept corpus.
 //!
@@ -8,10 +8,12 @@
 //! - Each target runs `--seconds` (default 60) with new inputs written to
 //!   a scratch directory (`target/fuzz-scratch/TARGET/`) and the kept
 //!   corpus (`crates/*/fuzz/corpus/TARGET/`) as seeds; then
-//!   libFuzzer's `-merge=1` keeps the smallest set of inputs that reaches
-//!   every edge both reach (hit counts left out, to keep it small), and that
-//!   set replaces the kept corpus (skip with
-//!   `--keep-corpus`). `cargo test` replays the kept corpus on stable
+//!   libFuzzer's `-set_cover_merge=1` keeps a small set of inputs that
+//!   reaches every edge both reach (a greedy set cover; hit counts left out,
+//!   to keep it small), and that set replaces the kept corpus (skip with
+//!   `--keep-corpus`). `--minimise` only does that merge on the kept
+//!   corpus, with no fuzzing; with `--report` it refreshes the kept-corpus
+//!   cells of the table and leaves the rest of the section as it was. `cargo test` replays the kept corpus on stable
 //!   (each crate's `tests/fuzz_corpus.rs`), so CI runs every input.
 //! - A crash, a leak, a timeout (10 s per input) or running out of memory
 //!   (2 GiB) fails the target; libFuzzer leaves the input in
@@ -133,6 +135,7 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
     let mut seconds = 60u64;
     let mut report = false;
     let mut merge = true;
+    let mut minimise = false;
     let mut names = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -145,6 +148,7 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
             }
             "--report" => report = true,
             "--keep-corpus" => merge = false,
+            "--minimise" => minimise = true,
             name if !name.starts_with('-') => names.push(name.to_string()),
             other => return Err(format!("unknown option {other:?}")),
         }
@@ -166,7 +170,11 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         util::cmd("bash", &root).arg(root.join("xtask/fuzz/install-cargo-fuzz.sh")),
         "install cargo-fuzz (xtask/fuzz/install-cargo-fuzz.sh)",
     )?;
+    if minimise {
+        return minimise_only(&root, &targets, report);
+    }
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let mut outcomes = Vec::new();
     for target in targets {
         outcomes.push(run_target(&root, target, seconds, merge)?);
@@ -183,13 +191,14 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         rows.iter().map(|(_, r)| r.as_str()).collect::<String>()
     );
     if report {
-        let command = format!("cargo xtask fuzz --seconds {seconds} --report");
+        let named: String = names.iter().map(|n| format!(" {n}")).collect();
+        let command = format!("cargo xtask fuzz --seconds {seconds} --report{named}");
         let page = std::fs::read_to_string(root.join("docs/reliability.md")).unwrap_or_default();
         let body = format!(
             "## Fuzzing\n\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             FUZZ_NOTES,
-            merged_table(&page, &rows)
+            merged_table(&root, &page, &rows)
         );
         reliability::write_section(&root, "fuzz", &body)?;
     }
@@ -222,7 +231,7 @@ const TABLE_HEAD: &str = "| target | checks | seconds | executions | executions/
 
 /// The fuzz table of `page` with `rows` replacing the rows of their
 /// targets, in [`TARGETS`] order.
-fn merged_table(page: &str, rows: &[(String, String)]) -> String {
+fn merged_table(root: &Path, page: &str, rows: &[(String, String)]) -> String {
     let mut out = String::from(TABLE_HEAD);
     for t in TARGETS {
         let prefix = format!("| `{}` ", t.name);
@@ -233,12 +242,67 @@ fn merged_table(page: &str, rows: &[(String, String)]) -> String {
         let kept = page
             .lines()
             .find(|l| l.starts_with(&prefix))
-            .map(|l| format!("{l}\n"));
+            .map(|l| format!("{}\n", with_corpus_cell(l, &corpus_cell(&t.corpus(root)))));
         if let Some(r) = fresh.or(kept) {
             out.push_str(&r);
         }
     }
     out
+}
+
+/// The index of the kept-corpus cell in a row (`| target | checks |
+/// seconds | executions | executions/s | peak RSS | kept corpus | …`).
+const CORPUS_CELL: usize = 7;
+
+/// The kept-corpus cell for the corpus in `dir`, as it is now.
+fn corpus_cell(dir: &Path) -> String {
+    let (files, bytes) = dir_size(dir);
+    format!(" {files} files, {:.1} KiB ", bytes as f64 / 1024.0)
+}
+
+/// `row` with its kept-corpus cell replaced by `cell` (the corpus is
+/// what is on disk now, whichever run wrote the rest of the row).
+fn with_corpus_cell(row: &str, cell: &str) -> String {
+    let mut cells: Vec<&str> = row.split('|').collect();
+    if let Some(c) = cells.get_mut(CORPUS_CELL) {
+        *c = cell;
+    }
+    cells.join("|")
+}
+
+/// `--minimise`: the merge alone, on each kept corpus; with `report`, the
+/// fuzz section keeps its lines and rows with the corpus cells refreshed.
+fn minimise_only(root: &Path, targets: &[&'static Target], report: bool) -> Result<(), String> {
+    for target in targets {
+        let kept = target.corpus(root);
+        let empty = root
+            .join("target/fuzz-scratch")
+            .join(format!("{}-empty", target.name));
+        let _ = std::fs::remove_dir_all(&empty);
+        std::fs::create_dir_all(&empty).map_err(|e| format!("{}: {e}", empty.display()))?;
+        let before = dir_size(&kept);
+        merge_corpus(root, target, &kept, &empty)?;
+        let after = dir_size(&kept);
+        eprintln!(
+            "==> {}: kept corpus {} files, {} bytes -> {} files, {} bytes",
+            target.name, before.0, before.1, after.0, after.1
+        );
+    }
+    if report {
+        let page = std::fs::read_to_string(root.join("docs/reliability.md")).unwrap_or_default();
+        let begin = "<!-- section:fuzz -->";
+        let section = page
+            .find(begin)
+            .and_then(|at| {
+                let text = &page[at + begin.len()..];
+                text.find("<!-- /section:fuzz -->").map(|end| &text[..end])
+            })
+            .ok_or("docs/reliability.md has no fuzz section to refresh")?;
+        let head_end = section.find(TABLE_HEAD).unwrap_or(section.len());
+        let body = format!("{}{}", &section[..head_end], merged_table(root, &page, &[]));
+        reliability::write_section(root, "fuzz", body.trim())?;
+    }
+    Ok(())
 }
 
 fn tools_path(root: &Path) -> std::ffi::OsString {
@@ -354,7 +418,7 @@ fn merge_corpus(root: &Path, target: &Target, kept: &Path, scratch: &Path) -> Re
         // edge the inputs reach, so the kept corpus stays small.
         .args([
             "--",
-            "-merge=1",
+            "-set_cover_merge=1",
             "-use_counters=0",
             &format!("-max_len={}", target.max_len),
         ])
@@ -514,10 +578,20 @@ mod tests {
             "answered_ids".to_string(),
             "| `answered_ids` (mcp-types) | new |\n".to_string(),
         )];
-        let table = merged_table(&page, &rows);
+        let root = util::workspace_root().unwrap();
+        let table = merged_table(&root, &page, &rows);
         assert!(
             table.contains("| new |") && table.contains("| kept |") && !table.contains("| old |")
         );
         assert!(table.find("answered_ids").unwrap() < table.find("key_value").unwrap());
+    }
+
+    #[test]
+    fn a_kept_row_gets_the_corpus_as_it_is_now() {
+        let row = "| `t` (c) | checks | 10 | 1 | 1 | 5 MiB | 1827 files, 34.2 KiB | `abc` | pass |";
+        assert_eq!(
+            with_corpus_cell(row, " 12 files, 1.0 KiB "),
+            "| `t` (c) | checks | 10 | 1 | 1 | 5 MiB | 12 files, 1.0 KiB | `abc` | pass |"
+        );
     }
 }

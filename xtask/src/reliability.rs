@@ -71,13 +71,31 @@ pub(crate) fn write_section(root: &Path, name: &str, body: &str) -> Result<(), S
 
 /// The lines every section starts with: the command, the machine, the
 /// commit, the run time.
-pub(crate) fn provenance(root: &Path, command: &str, took: Duration) -> String {
+/// `load_at_start` is [`load_average`] read when the command started.
+pub(crate) fn provenance(
+    root: &Path,
+    command: &str,
+    took: Duration,
+    load_at_start: &str,
+) -> String {
     format!(
-        "- command: `{command}`\n- machine: {}\n- commit: {}\n- run time: {}\n",
+        "- command: `{command}`\n- machine: {}\n- load: average {load_at_start} when the command \
+         started, {} when it ended (the 1-minute load average; on a 2-core machine anything \
+         above 2 means other work shared the CPU with the run, and rates and times are \
+         lower than a quiet machine gives)\n- commit: {}\n- run time: {}\n",
         machine(),
+        load_average(),
         commit(root),
         human(took)
     )
+}
+
+/// The 1-minute load average, as the kernel gives it (`?` off Linux).
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// A duration as `1 h 02 min`, `3 min 05 s` or `12.3 s`.
@@ -115,12 +133,8 @@ fn machine() -> String {
             || "? GiB".into(),
             |kb| format!("{:.0} GiB", kb as f64 / 1_048_576.0),
         );
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|t| t.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".into());
     format!(
-        "{cpu}, {cores} cores, {mem} RAM, {} {} (load average {load} at the end: the CPU is shared)",
+        "{cpu}, {cores} cores, {mem} RAM, {} {}",
         std::env::consts::OS,
         std::env::consts::ARCH
     )

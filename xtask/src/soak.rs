@@ -116,6 +116,7 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
         .collect::<Result<_, _>>()?;
     let bin = build(&root, release)?;
     let started = Instant::now();
+    let load_at_start = reliability::load_average();
     let mut reports = Vec::new();
     for (wire, calls) in &wires {
         let args: Vec<String> = [
@@ -144,10 +145,10 @@ pub(crate) fn soak(args: &[String]) -> Result<(), String> {
         let command = format!("cargo xtask soak{per_wire}{profile} --report");
         let body = format!(
             "## Soak\n\n{}\n{}\n{}\n{}",
-            reliability::provenance(&root, &command, took),
+            reliability::provenance(&root, &command, took, &load_at_start),
             SOAK_NOTES,
             table,
-            samples(&reports)
+            samples(&reports, &sample_secs)
         );
         reliability::write_section(&root, "soak", &body)?;
     }
@@ -224,10 +225,10 @@ fn table(reports: &[Value]) -> String {
     out
 }
 
-/// The samples of each wire, every tenth one at most 12 rows, as a small
-/// table of RSS and pending over time.
-fn samples(reports: &[Value]) -> String {
-    let mut out = String::from("\nSamples (every 10 s; at most 12 shown per wire):\n\n");
+/// The samples of each wire (taken every `every_secs` seconds), at most 12
+/// of them evenly spread, as a line of RSS and pending over time.
+fn samples(reports: &[Value], every_secs: &str) -> String {
+    let mut out = format!("\nSamples (every {every_secs} s; at most 12 shown per wire):\n\n");
     for r in reports {
         let Some(samples) = r["samples"].as_array() else {
             continue;

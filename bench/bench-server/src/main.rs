@@ -2,7 +2,7 @@
 //! measure clients, not servers.
 //!
 //! ```text
-//! bench-server stdio [--tools N] [--stop-reading-after N]
+//! bench-server stdio [--tools N] [--stop-reading-after N] [--stderr-line TEXT]
 //! bench-server http --port P [--sse] [--tools N]     # 127.0.0.1 only; POST /mcp
 //! ```
 //!
@@ -33,6 +33,8 @@
 //!   held.
 //! - `flood` `{count}`: `count` `notifications/message`, then the result.
 //! - `big` `{bytes}`: a text content item of `bytes` bytes.
+//! - `stdio --stderr-line TEXT`: writes `TEXT` and a newline to stderr at
+//!   start, so a client's close reason has a stderr tail to carry.
 //! - `stdio --stop-reading-after N`: after N messages the server stops
 //!   reading its stdin (and never exits on its own).
 //! - `--list-chaos-tools`: `tools/list` also lists `flood` and `big`, for a
@@ -629,10 +631,15 @@ fn main() {
         .unwrap_or(1000);
     let server = Server::new(tools, flag("--list-chaos-tools"));
     let outcome = match args.first().map(String::as_str) {
-        Some("stdio") => serve_stdio(
-            &server,
-            value("--stop-reading-after").and_then(|v| v.parse().ok()),
-        ),
+        Some("stdio") => {
+            if let Some(line) = value("--stderr-line") {
+                eprintln!("{line}");
+            }
+            serve_stdio(
+                &server,
+                value("--stop-reading-after").and_then(|v| v.parse().ok()),
+            )
+        }
         Some("http") => {
             let Some(port) = value("--port").and_then(|v| v.parse().ok()) else {
                 eprintln!("bench-server http needs --port P");
@@ -645,7 +652,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: bench-server stdio [--stop-reading-after N] | http --port P [--sse] [--tools N]"
+                "usage: bench-server stdio [--stop-reading-after N] [--stderr-line TEXT] | http --port P [--sse] [--tools N]"
             );
             std::process::exit(2);
         }

@@ -141,7 +141,7 @@ impl OAuth {
         if !is_json(&response) {
             return Err(unusable("the reply is not JSON".into()));
         }
-        let device: DeviceResponse = serde_json::from_slice(response.body())
+        let device: DeviceResponse = crate::metadata::read_json(response.body())
             .map_err(|_| unusable("the reply is not a device authorization response".into()))?;
         let device_code = Secret::new(device.device_code);
         show(&DevicePrompt {

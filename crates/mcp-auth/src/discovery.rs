@@ -68,7 +68,7 @@ async fn fetch_doc<T: DeserializeOwned>(
             problem: "the reply is not JSON".into(),
         });
     }
-    serde_json::from_slice(response.body())
+    crate::metadata::read_json(response.body())
         .map(Found::Yes)
         .map_err(|e| AuthError::Metadata {
             what,

@@ -347,7 +347,7 @@ async fn fetch_doc<T: serde::de::DeserializeOwned>(
         report.step(what, Some(url), Some(status), "not JSON".into(), false);
         return None;
     }
-    match serde_json::from_slice::<T>(response.body()) {
+    match crate::metadata::read_json::<T>(response.body()) {
         Ok(doc) => {
             report.step(what, Some(url), Some(status), "found".into(), true);
             Some(doc)

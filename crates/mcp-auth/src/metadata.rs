@@ -9,7 +9,26 @@
 //! and the spec requires identical strings.
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use url::Url;
+
+/// Reads a JSON body a peer sent (a metadata document, a token,
+/// registration or device authorization response, an OAuth error) as `T`.
+///
+/// The whole body must be UTF-8 (RFC 8259 § 8.1), as on the MCP wire:
+/// `serde_json::from_slice` checks only the strings it keeps, so a body
+/// with invalid UTF-8 in a member `T` ignores would otherwise be read.
+///
+/// Errors: the body is not UTF-8, not JSON, or not a `T`.
+pub(crate) fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
+    let text = std::str::from_utf8(body).map_err(|e| {
+        <serde_json::Error as serde::de::Error>::custom(format_args!(
+            "the body is not UTF-8 (at byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    serde_json::from_str(text)
+}
 
 /// Protected Resource Metadata (RFC 9728 § 2): which authorization
 /// servers protect the MCP server, and its scopes. Unknown fields are
@@ -286,6 +305,22 @@ mod tests {
         for (server, want) in cases {
             assert_eq!(canonical_server_uri(&u(server)), want);
         }
+    }
+
+    /// Invalid UTF-8 anywhere in a body refuses it, in an ignored member
+    /// too (where `serde_json::from_slice` alone would read the document).
+    #[test]
+    fn a_body_that_is_not_utf8_is_refused_whole() {
+        let good = br#"{"issuer":"https://as","authorization_endpoint":"https://as/a","token_endpoint":"https://as/t","extra":"x"}"#;
+        assert!(read_json::<AuthorizationServerMetadata>(good).is_ok());
+        let mut bad = good.to_vec();
+        let at = bad.len() - 3;
+        bad[at] = 0xab;
+        assert!(serde_json::from_slice::<AuthorizationServerMetadata>(&bad).is_ok());
+        let err = read_json::<AuthorizationServerMetadata>(&bad).unwrap_err();
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
+        let prm = b"{\"resource\":\"https://r\",\"x\":[\"\xab\"]}";
+        assert!(read_json::<ProtectedResourceMetadata>(prm).is_err());
     }
 
     #[test]

@@ -125,7 +125,7 @@ pub(crate) async fn register(
     .await?;
     let status = response.status().as_u16();
     if !response.status().is_success() {
-        let error = serde_json::from_slice::<OAuthErrorBody>(response.body())
+        let error = crate::metadata::read_json::<OAuthErrorBody>(response.body())
             .ok()
             .and_then(|b| b.error);
         return Err(AuthError::Registration {
@@ -143,7 +143,7 @@ pub(crate) async fn register(
         });
     }
     let parsed: RegistrationResponse =
-        serde_json::from_slice(response.body()).map_err(|e| AuthError::Registration {
+        crate::metadata::read_json(response.body()).map_err(|e| AuthError::Registration {
             url: url.to_owned(),
             problem: format!("not a registration response: {e}"),
         })?;

@@ -147,7 +147,7 @@ pub(crate) async fn request_token(
     }
     if !response.status().is_success() {
         let body = if is_json(&response) {
-            serde_json::from_slice::<ErrorBody>(response.body()).ok()
+            crate::metadata::read_json::<ErrorBody>(response.body()).ok()
         } else {
             None
         };
@@ -173,7 +173,7 @@ pub(crate) async fn request_token(
     if !is_json(&response) {
         return Err(unusable("the reply is not JSON"));
     }
-    let body: TokenBody = serde_json::from_slice(response.body())
+    let body: TokenBody = crate::metadata::read_json(response.body())
         .map_err(|_| unusable("the reply is not a JSON object of a token response"))?;
     let access_token = body
         .access_token

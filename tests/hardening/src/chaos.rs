@@ -17,6 +17,8 @@
 //! | `cycles-stdio`, `cycles-http` | connect / ping / close cycles (1 000; short: 100) |
 //! | `flood-stdio` | 10^5 log notifications before one result (short: 10^4) |
 //! | `big-result-stdio` | a 100 MiB result, past the 64 MiB line limit |
+//! | `flood-http-sse` | `flood-stdio` over Streamable HTTP: the notifications and the result in one SSE reply (a JSON reply carries one message, so no flood) |
+//! | `big-result-http-json`, `big-result-http-sse` | a 100 MiB result as a JSON body / one SSE event, past the 64 MiB `max_event_bytes` |
 //! | `kill9-manager` | SIGKILL of a server the manager runs, 100 calls in flight; the next call after |
 //! | `cycles-manager` | start / call / shutdown of a manager with 10 servers (100; short: 10) |
 //! | `ctrl-c-cli-flood` | the `mcp` command line in a call that floods it with notifications, interrupted (SIGINT) after 1 s |
@@ -39,9 +41,10 @@ use serde_json::json;
 
 use crate::probe::{self, Sample};
 use crate::servers::{self, HttpServer};
+use crate::soak::Wire;
 
 /// Every scenario, in the order of the table.
-pub(crate) const SCENARIOS: [&str; 16] = [
+pub(crate) const SCENARIOS: [&str; 19] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -54,6 +57,9 @@ pub(crate) const SCENARIOS: [&str; 16] = [
     "cycles-http",
     "flood-stdio",
     "big-result-stdio",
+    "flood-http-sse",
+    "big-result-http-json",
+    "big-result-http-sse",
     "kill9-manager",
     "cycles-manager",
     "ctrl-c-cli-flood",
@@ -143,8 +149,11 @@ pub(crate) async fn run(name: &str, full: bool, server: Option<&str>) -> Result<
         | "http-drop-between" => http_fault(name).await,
         "cycles-stdio" => cycles(&server, full, false).await,
         "cycles-http" => cycles(&server, full, true).await,
-        "flood-stdio" => flood(&server, full).await,
-        "big-result-stdio" => big(&server).await,
+        "flood-stdio" => flood(&server, full, Wire::Stdio).await,
+        "big-result-stdio" => big(&server, Wire::Stdio).await,
+        "flood-http-sse" => flood(&server, full, Wire::HttpSse).await,
+        "big-result-http-json" => big(&server, Wire::HttpJson).await,
+        "big-result-http-sse" => big(&server, Wire::HttpSse).await,
         "kill9-manager" => kill9_manager(&server, full).await,
         "cycles-manager" => cycles_manager(&server, full).await,
         "ctrl-c-cli-flood" => ctrl_c_cli(&server, full).await,
@@ -161,7 +170,8 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
         "kill9-stdio",
         format!("SIGKILL with {calls} calls in flight"),
     );
-    let transport = servers::stdio(server, &[]).await?;
+    let stderr_line = "bench-server: the last words before the kill";
+    let transport = servers::stdio(server, &["--stderr-line", stderr_line]).await?;
     let pid = transport.pid().ok_or("no pid")?;
     let client = Client::connect(transport, options(&Arc::default()))
         .await
@@ -193,6 +203,7 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
     let mut hung = 0;
     let mut closed = 0;
     let mut with_status = 0;
+    let mut with_stderr = 0;
     for task in tasks {
         match tokio::time::timeout(Duration::from_secs(10), task).await {
             Ok(Ok((at, Err(e)))) => {
@@ -200,6 +211,7 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
                 closed += usize::from(e.is_closed());
                 let text = e.to_string();
                 with_status += usize::from(text.contains("SIGKILL") || text.contains("signal: 9"));
+                with_stderr += usize::from(text.contains(stderr_line));
             }
             Ok(Ok((_, Ok(_)))) => {}
             _ => hung += 1,
@@ -211,6 +223,10 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
         "errors naming the signal",
         format!("{with_status} of {calls}"),
     );
+    r.figure(
+        "errors carrying the stderr tail",
+        format!("{with_stderr} of {calls}"),
+    );
     r.figure("time to fail (slowest, from the kill)", ms(worst));
     r.figure("hung", hung);
     r.figure("server reaped", reaped);
@@ -220,6 +236,9 @@ async fn kill9(server: &Path, full: bool) -> Result<Report, String> {
     });
     r.check(with_status == calls, || {
         format!("{with_status} of {calls} errors name the exit status")
+    });
+    r.check(with_stderr == calls, || {
+        format!("{with_stderr} of {calls} errors carry the server's stderr tail")
     });
     r.check(reaped, || "the killed server is a zombie".into());
     if full {
@@ -550,17 +569,38 @@ async fn cycles(server: &Path, full: bool, http: bool) -> Result<Report, String>
     Ok(r)
 }
 
-async fn flood(server: &Path, full: bool) -> Result<Report, String> {
-    let count: u64 = if full { 100_000 } else { 10_000 };
-    let mut r = Report::new(
-        "flood-stdio",
-        format!("{count} log notifications before one result"),
-    );
-    let logs = Arc::new(Logs::default());
-    let transport = servers::stdio(server, &[]).await?;
-    let client = Client::connect(transport, options(&logs))
+/// The bench server over `wire`: a client connected to it, and the HTTP
+/// server process to hold (and so keep alive) while the client is used.
+async fn bench_client(
+    server: &Path,
+    wire: Wire,
+    logs: &Arc<Logs>,
+) -> Result<(Client, Option<HttpServer>), String> {
+    let (transport, http): (Arc<dyn Transport>, _) = match wire {
+        Wire::Stdio => (Arc::new(servers::stdio(server, &[]).await?), None),
+        Wire::HttpJson | Wire::HttpSse => {
+            let s = HttpServer::bench(server, wire == Wire::HttpSse).await?;
+            (Arc::new(s.connect(|c| c).await?), Some(s))
+        }
+    };
+    let client = Client::connect_shared(transport, options(logs))
         .await
         .map_err(|e| e.to_string())?;
+    Ok((client, http))
+}
+
+async fn flood(server: &Path, full: bool, wire: Wire) -> Result<Report, String> {
+    let count: u64 = if full { 100_000 } else { 10_000 };
+    let (name, carried) = match wire {
+        Wire::Stdio => ("flood-stdio", "before one result"),
+        _ => (
+            "flood-http-sse",
+            "before one result, all in the call's SSE reply",
+        ),
+    };
+    let mut r = Report::new(name, format!("{count} log notifications {carried}"));
+    let logs = Arc::new(Logs::default());
+    let (client, http) = bench_client(server, wire, &logs).await?;
     let start = Instant::now();
     let before = Sample::take(start, 0, 0);
     let peak = Arc::new(AtomicU64::new(before.rss_kib));
@@ -605,19 +645,28 @@ async fn flood(server: &Path, full: bool) -> Result<Report, String> {
         format!("RSS grew {} (bound 64 MiB)", mib(growth))
     });
     let _ = client.close().await;
+    drop(http);
     Ok(r)
 }
 
-async fn big(server: &Path) -> Result<Report, String> {
+async fn big(server: &Path, wire: Wire) -> Result<Report, String> {
     let bytes: u64 = 100 << 20;
-    let mut r = Report::new(
-        "big-result-stdio",
-        "a 100 MiB result (the line limit is 64 MiB)",
-    );
-    let transport = servers::stdio(server, &[]).await?;
-    let client = Client::connect(transport, options(&Arc::default()))
-        .await
-        .map_err(|e| e.to_string())?;
+    let (name, run) = match wire {
+        Wire::Stdio => (
+            "big-result-stdio",
+            "a 100 MiB result (the line limit is 64 MiB)",
+        ),
+        Wire::HttpJson => (
+            "big-result-http-json",
+            "a 100 MiB result as a JSON body (the body limit is 64 MiB)",
+        ),
+        Wire::HttpSse => (
+            "big-result-http-sse",
+            "a 100 MiB result as one SSE event (the event limit is 64 MiB)",
+        ),
+    };
+    let mut r = Report::new(name, run);
+    let (client, http) = bench_client(server, wire, &Arc::default()).await?;
     let start = Instant::now();
     let before = Sample::take(start, 0, 0);
     let peak = Arc::new(AtomicU64::new(before.rss_kib));
@@ -630,20 +679,48 @@ async fn big(server: &Path) -> Result<Report, String> {
             }
         })
     };
-    let outcome = client
-        .call_tool(
-            "big",
-            json!({ "bytes": bytes }),
-            RequestOptions::default().with_timeout(Duration::from_secs(300)),
-        )
-        .await;
+    let big_call = client.call_tool(
+        "big",
+        json!({ "bytes": bytes }),
+        RequestOptions::default().with_timeout(Duration::from_secs(300)),
+    );
+    // Calls in flight beside the big one: only the big one may fail.
+    let others: Vec<_> = (0..8)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let text = format!("beside {i}");
+                let outcome = client
+                    .call_tool("echo", json!({ "text": text }), RequestOptions::default())
+                    .await;
+                match outcome {
+                    Ok(res) if res.text() == text => Ok(()),
+                    other => Err(describe(&other)),
+                }
+            })
+        })
+        .collect();
+    let outcome = big_call.await;
     let took = start.elapsed();
+    let mut failed_others = Vec::new();
+    for o in others {
+        if let Ok(Err(e)) | Err(e) = o.await.map_err(|e| e.to_string()) {
+            failed_others.push(e);
+        }
+    }
     sampler.abort();
     let ping = client.ping(RequestOptions::default()).await;
     let growth = peak.load(Ordering::Relaxed).saturating_sub(before.rss_kib);
     r.figure("outcome", describe(&outcome));
     r.figure("took", ms(took));
     r.figure("RSS growth (peak)", mib(growth));
+    r.figure(
+        "calls beside it that failed",
+        format!("{} of 8", failed_others.len()),
+    );
+    r.check(failed_others.is_empty(), || {
+        format!("calls beside the big one failed: {failed_others:?}")
+    });
     let too_large = matches!(&outcome, Err(e) if e.to_string().contains("too large")
         || e.to_string().contains("limit"));
     r.check(too_large, || {
@@ -654,6 +731,7 @@ async fn big(server: &Path) -> Result<Report, String> {
         format!("RSS grew {} (bound 96 MiB)", mib(growth))
     });
     let _ = client.close().await;
+    drop(http);
     Ok(r)
 }
 

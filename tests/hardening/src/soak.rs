@@ -253,6 +253,49 @@ async fn run_calls(
     while set.join_next().await.is_some() {}
 }
 
+/// Samples every `every` on a task of its own until [`Sampler::finish`],
+/// which returns what it took: the samples are the sampler's to hand back,
+/// so it is told to stop rather than aborted (an aborted task's value is
+/// lost with it).
+struct Sampler {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Vec<Sample>>,
+}
+
+impl Sampler {
+    /// At most this many samples are kept (a day at one per second).
+    const MAX_SAMPLES: usize = 100_000;
+
+    fn start(every: Duration, take: impl Fn() -> Sample + Send + 'static) -> Sampler {
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let mut samples = Vec::new();
+            let mut tick = tokio::time::interval(every);
+            // A run that stalls the runtime gets its next sample late, not
+            // a burst of samples taken at once.
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick.tick().await;
+            loop {
+                tokio::select! {
+                    _ = &mut stopped => return samples,
+                    _ = tick.tick() => {
+                        if samples.len() < Self::MAX_SAMPLES {
+                            samples.push(take());
+                        }
+                    }
+                }
+            }
+        });
+        Sampler { stop, task }
+    }
+
+    /// Stops sampling; the samples taken, in order.
+    async fn finish(self) -> Vec<Sample> {
+        let _ = self.stop.send(());
+        self.task.await.unwrap_or_default()
+    }
+}
+
 /// Runs a soak; see the module docs.
 pub(crate) async fn soak(settings: Settings) -> Result<Report, String> {
     let server = servers::bench_server(settings.server.as_deref())?;
@@ -277,22 +320,8 @@ pub(crate) async fn soak(settings: Settings) -> Result<Report, String> {
     let sampler = {
         let tally = tally.clone();
         let transport = transport.clone();
-        let every = settings.sample_every;
-        tokio::spawn(async move {
-            let mut samples = Vec::new();
-            let mut tick = tokio::time::interval(every);
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                samples.push(Sample::take(
-                    start,
-                    transport.pending_requests(),
-                    tally.done(),
-                ));
-                if samples.len() > 100_000 {
-                    return samples;
-                }
-            }
+        Sampler::start(settings.sample_every, move || {
+            Sample::take(start, transport.pending_requests(), tally.done())
         })
     };
 
@@ -317,8 +346,7 @@ pub(crate) async fn soak(settings: Settings) -> Result<Report, String> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let end = Sample::take(start, transport.pending_requests(), tally.done());
-    sampler.abort();
-    let samples = sampler.await.unwrap_or_default();
+    let samples = sampler.finish().await;
     client.close().await.map_err(|e| format!("close: {e}"))?;
     drop(http);
 
@@ -445,5 +473,26 @@ mod tests {
         assert_eq!(plans.iter().filter(|p| p.log > 0).count(), 10);
         assert_eq!(text(7, 100).len(), 100);
         assert!(text(12345, 10).starts_with("12345:"));
+    }
+
+    /// Every sample taken before `finish` is returned, in order.
+    #[tokio::test]
+    async fn a_finished_sampler_returns_its_samples() {
+        let start = Instant::now();
+        let (took_tx, mut took_rx) = tokio::sync::mpsc::unbounded_channel::<u64>();
+        let taken = Arc::new(AtomicU64::new(0));
+        let counter = taken.clone();
+        let sampler = Sampler::start(Duration::from_millis(1), move || {
+            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            let _ = took_tx.send(n);
+            Sample::take(start, 0, n)
+        });
+        while took_rx.recv().await.is_some_and(|n| n < 3) {}
+        let samples = sampler.finish().await;
+        let taken = taken.load(Ordering::SeqCst);
+        assert!(taken >= 3);
+        assert_eq!(samples.len() as u64, taken);
+        let done: Vec<u64> = samples.iter().map(|s| s.done).collect();
+        assert_eq!(done, (1..=taken).collect::<Vec<_>>());
     }
 }

@@ -7,7 +7,8 @@
 //! Input: byte 0 picks what the rest is: 0 a PRM body, 1 an authorization
 //! server metadata body, 2 a server URL, 3 an issuer.
 //!
-//! Checks: no panic; a body is read exactly when it is a JSON object whose
+//! Checks: no panic; a body is read (`read_json`, as the crate reads every
+//! body a peer sends) exactly when it is UTF-8 throughout, a JSON object whose
 //! required members are strings and whose optional members have their
 //! type or are `null` (booleans: absent or a boolean), with no member
 //! given twice, and then the fields are those members; the well-known
@@ -28,7 +29,7 @@ mod metadata;
 
 use metadata::{
     AuthorizationServerMetadata, ProtectedResourceMetadata, as_metadata_urls, canonical_server_uri,
-    origin, prm_urls, resource_matches,
+    origin, prm_urls, read_json, resource_matches,
 };
 
 /// `Some(members)` when `body` is a JSON object with no member named
@@ -178,11 +179,11 @@ pub(crate) fn check(data: &[u8]) {
     };
     match pick % 4 {
         0 => {
-            let got = serde_json::from_slice::<ProtectedResourceMetadata>(rest).ok();
+            let got = read_json::<ProtectedResourceMetadata>(rest).ok();
             assert_eq!(got, prm_model(rest), "protected resource metadata");
         }
         1 => {
-            let got = serde_json::from_slice::<AuthorizationServerMetadata>(rest).ok();
+            let got = read_json::<AuthorizationServerMetadata>(rest).ok();
             assert_eq!(got, as_model(rest), "authorization server metadata");
         }
         2 => {
