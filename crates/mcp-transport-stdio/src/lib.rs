@@ -109,6 +109,7 @@
 
 pub mod config;
 pub mod framing;
+mod outbound;
 mod process;
 mod stderr;
 mod transport;
