@@ -111,6 +111,7 @@ pub mod config;
 pub mod framing;
 mod outbound;
 mod process;
+mod signals;
 mod stderr;
 mod transport;
 

@@ -14,7 +14,7 @@ use tokio::process::ChildStdin;
 use tokio::sync::mpsc;
 
 use crate::config::NOTIFY_TIMEOUT;
-use crate::transport::Signals;
+use crate::signals::Signals;
 
 /// Delivers outgoing messages: written straight to the server's stdin from
 /// the sender's own task when the message is alone in flight and nothing is

@@ -18,12 +18,12 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use crate::config::{SIGTERM_GRACE, StdioConfig, WRITE_QUEUE};
 use crate::framing::{Frame, LineFramer, preview, sniff_id};
 use crate::outbound::{StdioOutbound, WriteGate, write_loop};
 use crate::process::{GroupSignal, group_alive, resolve_command, signal_group, spawn_error};
+use crate::signals::Signals;
 use crate::stderr::{TailRing, drain};
 
 /// How long, once the server exited, the transport waits for the rest of its
@@ -50,28 +50,6 @@ impl fmt::Debug for StdioTransport {
             .field("connected", &self.dispatcher.is_open())
             .finish()
     }
-}
-
-/// The tokens tying the tasks together.
-#[derive(Clone, Default)]
-pub(crate) struct Signals {
-    /// Shutdown requested (close, drop).
-    stop: CancellationToken,
-    /// The writer should finish what is queued, then close stdin.
-    pub(crate) writer_drain: CancellationToken,
-    /// The writer must close stdin now.
-    pub(crate) writer_abort: CancellationToken,
-    /// The stdout reader reached EOF (or failed).
-    stdout_done: CancellationToken,
-    /// The stderr drain reached EOF.
-    stderr_done: CancellationToken,
-    /// Writing to the server's stdin failed (the server closed it): nothing
-    /// can be sent any more. The error is in `stdin_error`.
-    pub(crate) stdin_failed: CancellationToken,
-    /// Why writing to stdin failed, set before `stdin_failed` fires.
-    pub(crate) stdin_error: Arc<std::sync::OnceLock<String>>,
-    /// The process is reaped and the group is gone: everything is over.
-    finished: CancellationToken,
 }
 
 impl StdioTransport {
