@@ -186,32 +186,26 @@ impl Shared {
     /// The server is given up: its tools, prompts and resources leave the
     /// namespace (nothing an agent is offered should be uncallable).
     pub(crate) fn set_failed(&self, slot: &Slot, why: String) {
-        slot.state.send_modify(|s| {
-            s.client = None;
-            s.transport = None;
-            s.signals = None;
-            s.pid = None;
-            s.lists = ServerLists::default();
-            s.status = ServerStatus::Failed { why: why.clone() };
-            // Inside: whoever sees the new status sees the lists as stale.
-            self.lists_changed();
-        });
-        self.emit(ManagerEvent::Failed {
-            server: slot.config.name.clone(),
-            why,
-        });
+        self.give_up(slot, ServerStatus::Failed { why: why.clone() }, why);
     }
 
     /// The server needs a login no one could be asked for: given up as
     /// [`set_failed`](Self::set_failed) does, with its own status.
     pub(crate) fn set_needs_login(&self, slot: &Slot, why: String) {
+        self.give_up(slot, ServerStatus::NeedsLogin { why: why.clone() }, why);
+    }
+
+    /// Drops the server's connection and lists, sets `status` and reports
+    /// the server as failed with `why`.
+    fn give_up(&self, slot: &Slot, status: ServerStatus, why: String) {
         slot.state.send_modify(|s| {
             s.client = None;
             s.transport = None;
             s.signals = None;
             s.pid = None;
             s.lists = ServerLists::default();
-            s.status = ServerStatus::NeedsLogin { why: why.clone() };
+            s.status = status;
+            // Inside: whoever sees the new status sees the lists as stale.
             self.lists_changed();
         });
         self.emit(ManagerEvent::Failed {
