@@ -6,7 +6,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::ConfigErrorKind;
-use super::parse::{EntryResult, check_url, join_key, wrong};
+use super::fields::{EntryResult, check_url, join_key, wrong};
 
 /// How a remote server is authorized (JSON `auth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

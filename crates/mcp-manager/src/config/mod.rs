@@ -76,6 +76,7 @@
 mod auth;
 mod error;
 pub mod expand;
+mod fields;
 mod parse;
 mod server;
 
@@ -90,7 +91,8 @@ pub use error::{ConfigError, ConfigErrorKind};
 pub use expand::ExpandError;
 pub use server::{RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig};
 
-use parse::{join_key, parse_entry, type_name};
+use fields::{join_key, type_name};
+use parse::parse_entry;
 
 /// The values of the top-level `credentialStore`.
 const CREDENTIAL_STORES: [&str; 3] = ["auto", "keychain", "file"];

@@ -9,12 +9,10 @@ use mcp_client::VersionPreference;
 use serde_json::{Map, Value};
 
 use super::auth::parse_auth;
+use super::fields::{EntryResult, check_url, join_key, wrong};
 use super::{
     ConfigErrorKind, RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig, expand,
-    redact_url,
 };
-
-pub(super) type EntryResult<T> = Result<T, (String, ConfigErrorKind)>;
 
 pub(super) fn parse_entry(
     name: &str,
@@ -208,59 +206,5 @@ fn string_map(
             })
             .collect(),
         Some(v) => Err(wrong(path, "an object of strings", v)),
-    }
-}
-
-/// Accepts absolute `http://` / `https://` URLs with a host.
-pub(super) fn check_url(url: &str) -> Result<(), String> {
-    let uri: http::Uri = url
-        .parse()
-        .map_err(|e: http::uri::InvalidUri| format!("{:?}: {e}", redact_url(url)))?;
-    match uri.scheme_str() {
-        Some("http" | "https") => {}
-        Some(other) => return Err(format!("scheme {other:?} is not http or https")),
-        None => return Err(format!("{:?} is not an absolute URL", redact_url(url))),
-    }
-    match uri.host() {
-        Some(h) if !h.is_empty() => Ok(()),
-        _ => Err(format!("{:?} has no host", redact_url(url))),
-    }
-}
-
-pub(super) fn wrong(
-    path: &str,
-    expected: &'static str,
-    found: &Value,
-) -> (String, ConfigErrorKind) {
-    (
-        path.to_owned(),
-        ConfigErrorKind::WrongType {
-            expected,
-            found: type_name(found),
-        },
-    )
-}
-
-pub(super) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// `parent.key`, or `parent["key"]` when `key` is not a plain identifier.
-pub(super) fn join_key(parent: &str, key: &str) -> String {
-    let plain = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if plain {
-        format!("{parent}.{key}")
-    } else {
-        format!("{parent}[{}]", Value::String(key.to_owned()))
     }
 }
