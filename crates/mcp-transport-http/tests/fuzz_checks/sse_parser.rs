@@ -31,11 +31,13 @@ type Observed = (
     SseEnd,
 );
 
-/// Parses with the zero-copy entry (`feed_bytes`), or with `feed` when
-/// `copying`.
+/// Parses with the zero-copy entry (`feed_bytes`, each chunk a slice of
+/// `stream`, as a network read hands over pieces of one buffer), or with
+/// `feed` when `copying`.
 fn observe<'a>(
     limits: SseLimits,
     copying: bool,
+    stream: &Bytes,
     chunks: impl Iterator<Item = &'a [u8]>,
 ) -> Observed {
     let mut parser = SseParser::new(limits);
@@ -44,7 +46,7 @@ fn observe<'a>(
         if copying {
             parser.feed(chunk, &mut out);
         } else {
-            parser.feed_bytes(&Bytes::copy_from_slice(chunk), &mut out);
+            parser.feed_bytes(&stream.slice_ref(chunk), &mut out);
         }
     }
     let id = parser.last_event_id().map(str::to_owned);
@@ -94,12 +96,14 @@ pub(crate) fn check(input: &[u8]) {
     let count = usize::from(count % 16).min(rest.len());
     let (lengths, stream) = rest.split_at(count);
 
-    let whole = observe(limits, false, std::iter::once(stream));
-    let in_chunks = observe(limits, false, chunked(stream, lengths));
+    let shared = Bytes::copy_from_slice(stream);
+    let stream = &shared[..];
+    let whole = observe(limits, false, &shared, std::iter::once(stream));
+    let in_chunks = observe(limits, false, &shared, chunked(stream, lengths));
     assert_eq!(in_chunks, whole, "chunked {lengths:?}");
-    let copying = observe(limits, true, chunked(stream, lengths));
+    let copying = observe(limits, true, &shared, chunked(stream, lengths));
     assert_eq!(copying, whole, "copying, chunked {lengths:?}");
-    let bytewise = observe(limits, false, stream.chunks(1));
+    let bytewise = observe(limits, false, &shared, stream.chunks(1));
     assert_eq!(bytewise, whole, "byte by byte");
 
     // The default limit (64 MiB) is beyond any input here: the model applies.
