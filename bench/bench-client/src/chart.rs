@@ -5,7 +5,7 @@
 //! A bar above 1 is better than the floor (the floor's time / the client's,
 //! or the client's rate / the floor's; memory: the floor's peak / the
 //! client's). tools/list is set against the parse floor (the floor's
-//! listing plus `serde_json::from_slice::<Value>`), since the bare floor
+//! listing plus `serde_json::from_slice::<Value>` and its drop), since the bare floor
 //! does not parse. The y axis is logarithmic: the clients span 0.01× to 2×.
 
 use std::collections::BTreeMap;

@@ -231,7 +231,7 @@ pub(crate) const METRICS: [Metric; 14] = [
         get: |r| r.list_ms,
     },
     Metric {
-        name: "tools/list, parse floor (floor + `from_slice::<Value>`)",
+        name: "tools/list, parse floor (floor + `from_slice::<Value>` and its drop)",
         unit: "ms",
         higher_is_better: false,
         get: |r| r.list_parse_floor_ms,

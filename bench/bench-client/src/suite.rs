@@ -78,8 +78,9 @@ pub struct SuiteResult {
     /// tools/list of 1000 tools: median ms.
     pub list_ms: f64,
     /// The floor only: its tools/list plus `serde_json::from_slice::<Value>`
-    /// of the same response bytes (the least any client that reads the
-    /// list must spend), median ms.
+    /// of the same response bytes and the drop of that value (the least any
+    /// client that reads the list and frees it must spend; each client's
+    /// timed listing frees its result too), median ms.
     pub list_parse_floor_ms: f64,
     /// Client RSS growth per idle, initialized connection, KiB.
     pub idle_kib_per_conn: f64,
@@ -230,10 +231,13 @@ pub async fn run<K: Connector>(
         let mut parses = Vec::new();
         let start = Instant::now();
         while parses.len() < 3 || (start.elapsed() < budget.list && parses.len() < 200) {
+            // Read and freed, as each client's listing is timed: its
+            // result is dropped inside the timed call.
             let t = Instant::now();
             let value: serde_json::Value = serde_json::from_slice(&bytes)?;
-            parses.push(t.elapsed().as_secs_f64() * 1e3);
             let n = value["result"]["tools"].as_array().map_or(0, Vec::len);
+            drop(value);
+            parses.push(t.elapsed().as_secs_f64() * 1e3);
             anyhow::ensure!(n == 1000, "the tools/list response holds {n} tools");
         }
         parses.sort_by(f64::total_cmp);

@@ -47,6 +47,16 @@ pub(crate) fn proxy_rules(proxy: &ProxySetting) -> Option<Arc<Matcher>> {
     Some(Arc::new(matcher))
 }
 
+/// The most an HTTP/1 connection's read buffer grows to (hyper's default
+/// is about 400 KiB). hyper's buffer grows to fit each read, and a
+/// connection keeps what it grew to: with large replies and many requests
+/// in flight (a connection each), that was a third of the client's peak
+/// memory, while the reply body is gathered by its reader anyway. Reads
+/// stop growing at 32 KiB: a 100 KiB body takes a few more reads. It also
+/// bounds a reply's head (status line and headers) to 32 KiB; Node's HTTP
+/// client refuses heads past 16 KiB by default.
+const HTTP1_MAX_BUF: usize = 32 * 1024;
+
 /// Builds the pooled client going through `proxies` (see
 /// [`proxy_rules`]), keeping at most `max_idle` idle connections per host.
 pub(crate) fn build_client(
@@ -61,6 +71,7 @@ pub(crate) fn build_client(
     let connector = Connector { http, proxies };
     Client::builder(TokioExecutor::new())
         .pool_max_idle_per_host(max_idle)
+        .http1_max_buf_size(HTTP1_MAX_BUF)
         .build(connector)
 }
 

@@ -50,7 +50,7 @@ impl Connection {
     /// dispatcher then drops this future) or the reply ended.
     async fn send_streamable(
         &self,
-        message: Outgoing,
+        mut message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
         undecided: bool,
     ) -> Result<(), TransportError> {
@@ -115,6 +115,10 @@ impl Connection {
         if is_initialize {
             self.capture_session(reply.response.headers());
         }
+        // Accepted: the request's bytes are never sent again (redirects and
+        // the auth hook's retries come before a 2xx), so they are freed now
+        // rather than held while a large reply is read.
+        message.body = Bytes::new();
         let Some(id) = message
             .id
             .clone()
