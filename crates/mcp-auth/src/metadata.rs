@@ -18,8 +18,12 @@ use url::Url;
 /// The whole body must be UTF-8 (RFC 8259 § 8.1), as on the MCP wire:
 /// `serde_json::from_slice` checks only the strings it keeps, so a body
 /// with invalid UTF-8 in a member `T` ignores would otherwise be read.
+/// It must be a JSON object, as every one of these documents is (RFC 8414
+/// § 3.2, RFC 9728 § 3.2, RFC 6749 § 5.1 and § 5.2, RFC 7591 § 3.2.1,
+/// RFC 8628 § 3.2): serde reads a struct from an array too, so `[""]`
+/// would otherwise be a Protected Resource Metadata document.
 ///
-/// Errors: the body is not UTF-8, not JSON, or not a `T`.
+/// Errors: the body is not UTF-8, not a JSON object, or not a `T`.
 pub(crate) fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
     let text = std::str::from_utf8(body).map_err(|e| {
         <serde_json::Error as serde::de::Error>::custom(format_args!(
@@ -27,6 +31,19 @@ pub(crate) fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_jso
             e.valid_up_to()
         ))
     })?;
+    // JSON's whitespace (RFC 8259 § 2), then the value's first byte.
+    let first = text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .bytes()
+        .next();
+    if first != Some(b'{') {
+        // Not an object: what serde_json says of it when it is not JSON at
+        // all, else that it is not an object.
+        serde_json::from_str::<serde::de::IgnoredAny>(text)?;
+        return Err(<serde_json::Error as serde::de::Error>::custom(
+            "the body is not a JSON object",
+        ));
+    }
     serde_json::from_str(text)
 }
 
@@ -321,6 +338,35 @@ mod tests {
         assert!(err.to_string().contains("not UTF-8"), "{err}");
         let prm = b"{\"resource\":\"https://r\",\"x\":[\"\xab\"]}";
         assert!(read_json::<ProtectedResourceMetadata>(prm).is_err());
+    }
+
+    /// Every document is a JSON object: an array (which serde would read
+    /// as a struct, field by field) or any other value is refused, with
+    /// serde_json's own error when the body is not JSON at all.
+    #[test]
+    fn a_body_that_is_not_an_object_is_refused() {
+        let cases: [&[u8]; 6] = [
+            br#"[""]"#,
+            br#" ["https://r", ["https://as"]]"#,
+            br#"["https://as","https://as/a","https://as/t"]"#,
+            b"\"https://r\"",
+            b"null",
+            b"7",
+        ];
+        for body in cases {
+            let prm = read_json::<ProtectedResourceMetadata>(body);
+            let asm = read_json::<AuthorizationServerMetadata>(body);
+            for err in [prm.err(), asm.err()] {
+                let err =
+                    err.unwrap_or_else(|| panic!("{:?} was read", String::from_utf8_lossy(body)));
+                assert!(err.to_string().contains("not a JSON object"), "{err}");
+            }
+        }
+        let err = read_json::<ProtectedResourceMetadata>(b"[1,").unwrap_err();
+        assert!(err.is_eof(), "{err}");
+        let prm =
+            read_json::<ProtectedResourceMetadata>(b" \r\n\t{\"resource\":\"https://r\"}").unwrap();
+        assert_eq!(prm.resource, "https://r");
     }
 
     #[test]
