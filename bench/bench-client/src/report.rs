@@ -799,12 +799,15 @@ fn render(
 
     md.push_str(
         "Memory at 100 KiB × 256 in flight: every request in flight is held once until it is \
-         written (stdio: queued for the pipe, which holds 256 KiB; HTTP: kept, shared, until its \
-         exchange ends, for a redirect or an authorization retry) and every response once until \
-         it is parsed; the arguments are not held while the response is awaited. Over HTTP/1.1 \
-         each request in flight has a connection of its own, and hyper's read buffer of each \
-         grows to the size of the responses it reads (the rest of the gap to the floor, which \
-         frames without parsing, is that and the parse). `mcp-bench profile --workload large \
+         written (stdio: queued for the pipe, which holds 256 KiB; HTTP: until its reply's status \
+         arrived, for a redirect or an authorization retry, then freed before the reply's body \
+         is read) and every response once until it is parsed; the arguments are not held while \
+         the response is awaited. Over HTTP/1.1 each request in flight has a connection of its \
+         own, whose read buffer grows with the reads up to 32 KiB (hyper's default, about \
+         400 KiB, let each grow to the size of the responses it read, and a connection keeps \
+         what it grew to); a reply body in several reads is gathered into one buffer for the \
+         parse (the rest of the gap to the floor, which frames without parsing, is that gather \
+         and the parse). `mcp-bench profile --workload large \
          --in-flight 256` under `heaptrack` shows what holds the peak. At 100 B × 256 in flight \
          over HTTP the peak is mostly connections, not payload copies: hyper-util's pool opens a new \
          connection whenever a request finds none idle, and a connection goes back to the pool only \
