@@ -206,6 +206,9 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
     }
     let started = Instant::now();
     let load_at_start = reliability::load_average();
+    // The code fuzzed is the tree as it is now: a long run's rows must not
+    // name a commit made while it ran.
+    let commit = reliability::commit(&root);
     // `--runs` alone: no time bound (libFuzzer's 0); neither: 60 s.
     let limit = Limit {
         seconds: seconds.unwrap_or(if runs.is_some() { 0 } else { 60 }),
@@ -216,7 +219,6 @@ pub(crate) fn fuzz(args: &[String]) -> Result<(), String> {
         outcomes.push(run_target(&root, target, limit, merge)?);
     }
     let took = started.elapsed();
-    let commit = reliability::commit(&root);
     let rows: Vec<(String, String)> = outcomes
         .iter()
         .map(|o| (o.target.name.to_string(), row(o, &commit)))
