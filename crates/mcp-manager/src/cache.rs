@@ -169,19 +169,67 @@ impl ToolCache {
     }
 }
 
-/// The bytes of the file at `path` when it exists, is at most `max` bytes
-/// and can be read; `None` otherwise (logged at debug, naming `what`).
+/// The bytes of the file at `path` when it exists, is a regular file (a
+/// symlink to one is followed), is at most `max` bytes and can be read;
+/// `None` otherwise (logged at debug, naming `what`).
+///
+/// Nothing at the path can stall or flood the caller: it is opened without
+/// blocking (a FIFO there would otherwise wait for a writer forever), its
+/// type is checked on the open file, and at most `max + 1` bytes are read
+/// whatever size it reports (a device such as `/dev/zero` reports 0).
 pub(crate) fn read_bounded(path: &Path, max: u64, what: &str) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > max {
-        tracing::debug!(path = %path.display(), "{what} file too large; ignored");
+    use std::io::Read;
+    let ignored = |why: &dyn std::fmt::Display| {
+        tracing::debug!(path = %path.display(), "{what} file ignored: {why}");
+    };
+    let file = open_nonblocking(path)
+        .inspect_err(|e| {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                ignored(e);
+            }
+        })
+        .ok()?;
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) => {
+            ignored(&format_args!("not a regular file ({:?})", meta.file_type()));
+            return None;
+        }
+        Err(e) => {
+            ignored(&e);
+            return None;
+        }
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(max.saturating_add(1)).read_to_end(&mut bytes) {
+        ignored(&e);
         return None;
     }
-    std::fs::read(path)
-        .inspect_err(
-            |e| tracing::debug!(path = %path.display(), error = %e, "cannot read {what} file"),
-        )
-        .ok()
+    if bytes.len() as u64 > max {
+        ignored(&format_args!("larger than {max} bytes"));
+        return None;
+    }
+    Some(bytes)
+}
+
+/// Opens `path` for reading without waiting for a FIFO's writer (Unix:
+/// `O_NONBLOCK`, which changes nothing for a regular file's reads).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(std::fs::File::from(fd))
+}
+
+/// Opens `path` for reading (outside Unix there are no FIFOs in the file
+/// system to wait on).
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// Writes `bytes` to `path` atomically (a temp file beside it, then a
@@ -273,6 +321,45 @@ mod tests {
         assert!(cache.load(&c).is_none());
         cache.store(&c, &[tool("x").into()]).unwrap();
         assert_eq!(cache.load(&c).unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// What sits at a cache path is read only when it is a regular file,
+    /// and never more than the bound, whatever size it reports; nothing
+    /// there makes the read wait.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_regular_file_within_the_bound_is_read_and_nothing_blocks() {
+        let dir = mcp_tests::temp_path("cache-kinds");
+        std::fs::create_dir_all(&dir).unwrap();
+        let regular = dir.join("regular.json");
+        std::fs::write(&regular, b"{}").unwrap();
+        assert_eq!(
+            read_bounded(&regular, 2, "test").as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert_eq!(read_bounded(&regular, 1, "test"), None, "over the bound");
+        assert_eq!(read_bounded(&dir.join("missing"), 10, "test"), None);
+        assert_eq!(read_bounded(&dir, 10, "test"), None, "a directory");
+        // A file whose reported size (0) is not its length: the bound holds.
+        let proc_file = dir.join("status.json");
+        std::os::unix::fs::symlink("/proc/self/status", &proc_file).unwrap();
+        if std::fs::metadata(&proc_file).is_ok_and(|m| m.len() == 0) {
+            assert_eq!(read_bounded(&proc_file, 16, "test"), None);
+        }
+        // A FIFO with no writer: opening it for reading would wait forever.
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || tx.send(read_bounded(&path, 10, "test")));
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        if got.is_err() {
+            // Let the stuck reader go before failing.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        assert_eq!(got, Ok(None), "a FIFO is not read (and not waited on)");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -78,6 +78,11 @@ impl EraMemory {
     /// remembered less than [`ERA_TTL`] ago. A missing, old, oversized,
     /// unreadable or foreign file is `None` (logged at debug).
     pub fn recall(&self, config: &ServerConfig) -> Option<ProtocolVersion> {
+        self.recall_with_age(config).map(|(version, _)| version)
+    }
+
+    /// [`EraMemory::recall`], with the verdict's age in seconds.
+    fn recall_with_age(&self, config: &ServerConfig) -> Option<(ProtocolVersion, u64)> {
         let path = self.path_for(config);
         let bytes = read_bounded(&path, MAX_ERA_FILE_BYTES, "era")?;
         let file: EraFile = serde_json::from_slice(&bytes)
@@ -87,17 +92,31 @@ impl EraMemory {
         if file.format != FORMAT || file.key != cache_key(config) || age >= ERA_TTL_SECS {
             return None;
         }
-        ProtocolVersion::parse(&file.protocol_version).filter(|v| v.uses_handshake())
+        ProtocolVersion::parse(&file.protocol_version)
+            .filter(|v| v.uses_handshake())
+            .map(|v| (v, age))
     }
 
     /// Remembers `version` for `config` when it is a handshake revision
     /// (atomically: temp file + rename); forgets otherwise.
+    ///
+    /// A file that already holds `version` and was written less than half
+    /// of [`ERA_TTL`] ago is left alone, so a start that confirms what was
+    /// remembered writes nothing: that write (a temp file, then a rename
+    /// over the old one) would be the only disk write of a start, and a
+    /// rename can wait behind the system's write-back of other files.
     ///
     /// Errors: the I/O error (the caller logs it; the memory never fails a
     /// connection).
     pub fn remember(&self, config: &ServerConfig, version: ProtocolVersion) -> std::io::Result<()> {
         if !version.uses_handshake() {
             return self.forget(config);
+        }
+        if self
+            .recall_with_age(config)
+            .is_some_and(|(held, age)| held == version && age < ERA_TTL_SECS / 2)
+        {
+            return Ok(());
         }
         let file = EraFile {
             format: FORMAT,
@@ -183,6 +202,47 @@ mod tests {
         assert_eq!(m.recall(&a), None, "oversized");
         write(now_secs(), cache_key(&a), "2025-03-26");
         assert_eq!(m.recall(&a), Some(ProtocolVersion::V2025_03_26));
+        let _ = std::fs::remove_dir_all(m.dir());
+    }
+
+    #[test]
+    fn a_confirmed_fresh_verdict_is_not_written_again() {
+        let m = memory("rewrite");
+        let a = config(r#""a""#);
+        let written_at = |m: &EraMemory| {
+            let bytes = std::fs::read(m.path_for(&a)).unwrap();
+            serde_json::from_slice::<EraFile>(&bytes)
+                .unwrap()
+                .written_at_secs
+        };
+        let backdate = |age: u64, version: &str| {
+            let file = EraFile {
+                format: FORMAT,
+                key: cache_key(&a),
+                protocol_version: version.into(),
+                written_at_secs: now_secs() - age,
+            };
+            std::fs::write(m.path_for(&a), serde_json::to_vec(&file).unwrap()).unwrap();
+        };
+        m.remember(&a, ProtocolVersion::V2025_06_18).unwrap();
+        backdate(600, "2025-06-18");
+        m.remember(&a, ProtocolVersion::V2025_06_18).unwrap();
+        assert!(
+            now_secs() - written_at(&m) >= 600,
+            "the same verdict, fresh: left alone"
+        );
+        m.remember(&a, ProtocolVersion::V2025_11_25).unwrap();
+        assert!(
+            now_secs() - written_at(&m) < 600,
+            "another verdict is written"
+        );
+        assert_eq!(m.recall(&a), Some(ProtocolVersion::V2025_11_25));
+        backdate(ERA_TTL_SECS / 2 + 1, "2025-11-25");
+        m.remember(&a, ProtocolVersion::V2025_11_25).unwrap();
+        assert!(
+            now_secs() - written_at(&m) < 600,
+            "past half its lifetime the verdict is renewed"
+        );
         let _ = std::fs::remove_dir_all(m.dir());
     }
 }

@@ -86,3 +86,48 @@ async fn dropping_the_manager_kills_its_servers() {
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A FIFO where a server's era memory lives (a stray `mkfifo`, a hostile
+/// file in a shared home) stalls neither the start nor the shutdown: the
+/// memory is read without waiting, and shutdown never waits forever on a
+/// task that is stuck.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_at_the_era_path_stalls_neither_start_nor_shutdown() {
+    /// Lets a reader stuck on the FIFO go when the test ends, passed or
+    /// failed, so that the runtime can stop.
+    struct Release(std::path::PathBuf);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            use rustix::fs::{Mode, OFlags};
+            let _ = rustix::fs::open(&self.0, OFlags::WRONLY | OFlags::NONBLOCK, Mode::empty());
+        }
+    }
+    let Some(python) = python3() else { return };
+    let dir = temp_dir("era-fifo");
+    let config = config(json!({"a": fixture_entry(&python, json!({}), &[])}));
+    let eras = dir.join("eras");
+    std::fs::create_dir_all(&eras).unwrap();
+    let fifo = mcp_manager::era::EraMemory::new(&eras).path_for(&config.servers["a"]);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
+    let _release = Release(fifo);
+    let manager = Manager::start(
+        config,
+        options()
+            .with_era_dir(Some(eras))
+            .with_shutdown_timeout(Duration::from_secs(2)),
+    )
+    .await;
+    let started = manager.wait_started(Duration::from_secs(20)).await;
+    assert!(
+        started && manager.server_status("a").is_some_and(|s| s.is_connected()),
+        "{:#?}",
+        manager.status()
+    );
+    let t = Instant::now();
+    manager.shutdown().await;
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(8), "shutdown took {took:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -87,6 +87,10 @@ impl std::fmt::Debug for Manager {
 #[cfg(feature = "oauth")]
 const LOGIN_RESTART_SLACK: Duration = Duration::from_millis(1_000);
 
+/// How long [`Manager::shutdown`] waits, past its bound, for the tasks it
+/// aborted to end: 1 s (1 000 ms).
+const ABORTED_TASKS_BOUND: Duration = Duration::from_millis(1_000);
+
 impl Manager {
     /// Starts every enabled server of `config` in parallel (one tokio task
     /// each) and returns at once: statuses are `Starting` (or `Disabled`),
@@ -523,6 +527,9 @@ impl Manager {
     /// group, see `mcp-transport-stdio`; HTTP: session `DELETE`), all within
     /// [`ManagerOptions::shutdown_timeout`]; whatever is still running then
     /// is killed. Statuses become `Stopped`. Calling it again is harmless.
+    /// A server task that does not end within 1 s of being aborted (stuck
+    /// in blocking code) is left behind with a warning, so shutdown always
+    /// returns.
     pub async fn shutdown(&self) {
         let shared = self.handle.shared.clone();
         shared.shutdown.cancel();
@@ -559,12 +566,27 @@ impl Manager {
                 "shutdown bound reached; killing what is left"
             );
         }
-        // Aborted tasks drop their transports (stdio: SIGKILL on drop).
+        // Aborted tasks drop their transports (stdio: SIGKILL on drop) at
+        // their next await point. One stuck in blocking code never gets
+        // there: it is left behind (logged) rather than waited on forever.
         closing.abort_all();
-        while closing.join_next().await.is_some() {}
-        for t in tasks {
+        for t in &tasks {
             t.abort();
-            let _ = t.await;
+        }
+        let aborted = async {
+            while closing.join_next().await.is_some() {}
+            for t in tasks {
+                let _ = t.await;
+            }
+        };
+        if tokio::time::timeout(ABORTED_TASKS_BOUND, aborted)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                bound_ms = ABORTED_TASKS_BOUND.as_millis() as u64,
+                "a server task did not end once aborted (blocked outside the runtime); shutdown returns without it"
+            );
         }
         // Supervisors have ended: make the final state definitive.
         for slot in shared.slots().values() {
