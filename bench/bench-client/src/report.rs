@@ -779,9 +779,11 @@ fn render(
         }
         let idle = &METRICS[row::IDLE];
         if let Some(o) = cell(transport, "ours", idle) {
+            // The floor is the reference every client is measured against,
+            // not a client: it is in the table, not in this comparison.
             let others: Vec<(&str, f64)> = CLIENTS
                 .iter()
-                .filter(|c| **c != "ours")
+                .filter(|c| **c != "ours" && **c != "floor")
                 .filter_map(|c| Some((*c, cell(transport, c, idle)?.median)))
                 .collect();
             let lowest = others.iter().all(|(_, v)| o.median <= *v);
