@@ -588,7 +588,8 @@ impl Manager {
                 "a server task did not end once aborted (blocked outside the runtime); shutdown returns without it"
             );
         }
-        // Supervisors have ended: make the final state definitive.
+        // Supervisors have ended (or were left behind above): make the
+        // final state definitive.
         for slot in shared.slots().values() {
             drop(stop(slot));
         }
