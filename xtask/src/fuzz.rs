@@ -496,6 +496,8 @@ fn stat(log: &str, key: &str) -> Option<u64> {
 /// What libFuzzer or a sanitizer said when a run failed.
 fn failure_kind(log: &str) -> String {
     for (needle, kind) in [
+        // Stopped from outside (Ctrl-C, SIGINT): no input is at fault.
+        ("libFuzzer: run interrupted", "interrupted"),
         ("ERROR: LeakSanitizer", "leak"),
         ("ERROR: libFuzzer: timeout", "timeout"),
         ("ERROR: libFuzzer: out-of-memory", "out of memory"),
@@ -617,6 +619,10 @@ mod tests {
         assert_eq!(stat(log, "stat::nothing:"), None);
         assert_eq!(failure_kind("==1==ERROR: LeakSanitizer: detected"), "leak");
         assert_eq!(failure_kind("thread '<unnamed>' panicked at x"), "panic");
+        assert_eq!(
+            failure_kind("==7== libFuzzer: run interrupted; exiting"),
+            "interrupted"
+        );
         assert_eq!(thousands(12_345_678), "12 345 678");
         assert_eq!(thousands(999), "999");
     }
