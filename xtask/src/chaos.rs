@@ -14,7 +14,7 @@ use crate::soak::{build, harden, problems};
 use crate::{reliability, util};
 
 /// Every scenario, in the table's order.
-pub(crate) const SCENARIOS: [&str; 18] = [
+pub(crate) const SCENARIOS: [&str; 19] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -33,6 +33,7 @@ pub(crate) const SCENARIOS: [&str; 18] = [
     "kill9-manager",
     "cycles-manager",
     "ctrl-c-cli-flood",
+    "ctrl-c-twice-cli-flood",
 ];
 
 /// Runs the scenarios on already built binaries; returns their reports.

@@ -31,6 +31,21 @@ pub(crate) fn record_signal(signal: u8) {
     let _ = SIGNAL.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
 }
 
+/// Fires at a second handled signal: the user will not wait for the
+/// servers to stop gracefully.
+static INSISTED: std::sync::LazyLock<tokio_util::sync::CancellationToken> =
+    std::sync::LazyLock::new(tokio_util::sync::CancellationToken::new);
+
+/// Records a signal that came after the one that interrupted the command.
+pub(crate) fn insist() {
+    INSISTED.cancel();
+}
+
+/// Resolves once a second signal came ([`insist`]).
+pub(crate) async fn insisted() {
+    INSISTED.cancelled().await;
+}
+
 /// The exit code of a command that ended with `code`: an interruption
 /// recorded meanwhile wins over a success or a tool error. Ctrl-C read as a
 /// key by a form races with the answer the form then gives up on (the

@@ -63,7 +63,9 @@ fn init_tracing(default: &str) {
 /// command: in-flight requests are cancelled (`notifications/cancelled`),
 /// the manager shuts every server down (a stdio server runs in its own
 /// process group, so the signal never reaches it), and `mcp` exits with
-/// 128 + the signal (130, 143, 129).
+/// 128 + the signal (130, 143, 129). A second signal ([`exit::insist`])
+/// ends the servers still stopping at once (SIGKILL) instead of waiting
+/// out their grace.
 ///
 /// Errors: a handler cannot be installed.
 fn watch_signals(cancel: CancellationToken) -> std::io::Result<()> {
@@ -72,13 +74,22 @@ fn watch_signals(cancel: CancellationToken) -> std::io::Result<()> {
     let mut term = signal(SignalKind::terminate())?;
     let mut hup = signal(SignalKind::hangup())?;
     tokio::spawn(async move {
-        let which = tokio::select! {
-            _ = int.recv() => exit::SIGINT,
-            _ = term.recv() => exit::SIGTERM,
-            _ = hup.recv() => exit::SIGHUP,
-        };
-        exit::record_signal(which);
-        cancel.cancel();
+        let mut first = true;
+        loop {
+            let which = tokio::select! {
+                Some(()) = int.recv() => exit::SIGINT,
+                Some(()) = term.recv() => exit::SIGTERM,
+                Some(()) = hup.recv() => exit::SIGHUP,
+                else => return,
+            };
+            if first {
+                first = false;
+                exit::record_signal(which);
+                cancel.cancel();
+            } else {
+                exit::insist();
+            }
+        }
     });
     Ok(())
 }

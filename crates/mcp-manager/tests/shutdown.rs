@@ -131,3 +131,68 @@ async fn a_fifo_at_the_era_path_stalls_neither_start_nor_shutdown() {
     assert!(took < Duration::from_secs(8), "shutdown took {took:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `kill()` while a `shutdown()` waits out a 60 s grace for a server that
+/// ignores stdin EOF and SIGTERM: both return long before the grace would
+/// have ended, with that server, a connected one and one still starting
+/// all gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_ends_a_shutdown_waiting_on_a_stubborn_server() {
+    let Some(python) = python3() else { return };
+    let dir = temp_dir("kill");
+    let pid_file = dir.join("pids");
+    let pid_env = pid_file.display().to_string();
+    let stubborn_cmd = format!("trap '' TERM; exec {python} {} ", fixture_script());
+    let hang_cmd = format!("echo $$ >> {pid_env}; exec sleep 1000");
+    let config = config(json!({
+        "a": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
+        "stubborn": {"command": "sh", "args": ["-c", stubborn_cmd],
+                     "env": {"FIXTURE_PID_FILE": pid_env, "FIXTURE_IGNORE_EOF": "1"}},
+        "starting": {"command": "sh", "args": ["-c", hang_cmd], "startupTimeout": 120000},
+    }));
+    let manager = Manager::start(
+        config,
+        options()
+            .with_stdio_shutdown_grace(Duration::from_secs(60))
+            .with_shutdown_timeout(Duration::from_secs(120)),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !["a", "stubborn"]
+        .iter()
+        .all(|s| manager.server_status(s).is_some_and(|st| st.is_connected()))
+        || read_pids(&pid_file).len() < 3
+    {
+        assert!(Instant::now() < deadline, "{:#?}", manager.status());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pids = read_pids(&pid_file);
+    let shutdown = tokio::spawn({
+        let manager = manager.clone();
+        async move { manager.shutdown().await }
+    });
+    // The shutdown has closed the servers' input and waits out the grace.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !shutdown.is_finished(),
+        "shutdown returned within a 60 s grace"
+    );
+    tokio::time::timeout(Duration::from_secs(20), manager.kill())
+        .await
+        .expect("kill() still running after 20 s");
+    tokio::time::timeout(Duration::from_secs(20), shutdown)
+        .await
+        .expect("the running shutdown still waits 20 s after kill()")
+        .expect("the shutdown task");
+    let left = wait_gone(&pids, Duration::from_secs(3)).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+    assert!(
+        manager
+            .status()
+            .values()
+            .all(|s| *s == ServerStatus::Stopped),
+        "{:#?}",
+        manager.status()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

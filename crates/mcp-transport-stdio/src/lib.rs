@@ -93,6 +93,9 @@
 //! the same once a write to it fails (`Closed("the server closed its stdin
 //! …")`): nothing could be sent to it again. There is no automatic restart.
 //!
+//! [`StdioTransport::kill`] skips steps 2 to 5: SIGKILL to the group at
+//! once (also during a `close()` still in its grace), then the reaping.
+//!
 //! Dropping a [`StdioTransport`] without `close()` sends SIGKILL to the
 //! process group synchronously (no runtime needed inside `Drop`), fails
 //! pending requests with `Closed`, and leaves the reaping to the supervisor

@@ -188,6 +188,28 @@ impl StdioTransport {
         self.dispatcher.close_reason().cloned()
     }
 
+    /// Ends the server now, skipping the shutdown sequence: SIGKILL to its
+    /// process group at once (no stdin close, no grace, no SIGTERM), for a
+    /// caller that will not wait, such as a user pressing Ctrl-C a second
+    /// time. Every pending request fails with `Closed("killed by the
+    /// client")` (unless the connection had already closed); the supervisor
+    /// then reaps the server, and [`wait_finished`](Self::wait_finished)
+    /// resolves. Also ends a [`close`](Transport::close) already waiting out
+    /// its grace. Does nothing once the server has been reaped.
+    pub fn kill(&self) {
+        if self.signals.finished.is_cancelled() {
+            return;
+        }
+        if let Some(pid) = self.pid {
+            tracing::debug!(server = %self.label, pgid = pid, "killing the server's process group");
+            signal_group(pid, GroupSignal::Kill);
+        }
+        self.dispatcher
+            .close(CloseReason::new("killed by the client"));
+        self.signals.stop.cancel();
+        self.signals.writer_abort.cancel();
+    }
+
     /// Waits until the server process is reaped and its process group is
     /// gone (after [`close`](Transport::close), or after it exited by itself).
     pub async fn wait_finished(&self) {

@@ -143,3 +143,82 @@ async fn a_server_that_exits_on_eof_closes_within_the_grace() {
     assert_eq!(proc_state(child), None);
     t.close().await.unwrap(); // twice is harmless
 }
+
+/// `kill()` while `close()` waits out a 60 s grace for a server that ignores
+/// the end of its input and SIGTERM: the close returns long before the
+/// grace would have ended, and neither the wrapper nor the grandchild
+/// remains.
+#[tokio::test]
+async fn kill_ends_a_close_waiting_out_its_grace() {
+    become_subreaper();
+    let pid_file = temp_path("pid");
+    let t = std::sync::Arc::new(
+        StdioTransport::spawn(wrapper(&pid_file).with_shutdown_grace(Duration::from_secs(60)))
+            .await
+            .unwrap(),
+    );
+    initialize(&t).await;
+    let child = t.pid().unwrap();
+    let grandchild = read_pid(&pid_file).await;
+    let closing = {
+        let t = t.clone();
+        tokio::spawn(async move { t.close().await })
+    };
+    // The close has begun its grace: the connection is marked closed.
+    assert!(
+        eventually(Duration::from_secs(10), || !t.is_connected()).await,
+        "close() did not start"
+    );
+    assert!(
+        !closing.is_finished(),
+        "close() returned within a 60 s grace"
+    );
+    t.kill();
+    let closed = tokio::time::timeout(Duration::from_secs(20), closing)
+        .await
+        .expect("close() still waiting 20 s after kill()")
+        .unwrap();
+    assert!(closed.is_ok(), "{closed:?}");
+    assert_eq!(proc_state(child), None, "the wrapper is reaped: no zombie");
+    assert_dead_within(grandchild, limit(), "grandchild").await;
+    t.kill(); // after the reaping: nothing to do, nothing signalled
+    let _ = std::fs::remove_file(pid_file);
+}
+
+/// `kill()` on an open connection with a request pending: the request fails
+/// with `Closed` saying the client killed the server, and the server and
+/// its grandchild are gone once `wait_finished` returns.
+#[tokio::test]
+async fn kill_fails_pending_requests_and_ends_the_group() {
+    become_subreaper();
+    let pid_file = temp_path("pid");
+    let t = std::sync::Arc::new(
+        StdioTransport::spawn(wrapper(&pid_file).with_shutdown_grace(Duration::from_secs(60)))
+            .await
+            .unwrap(),
+    );
+    initialize(&t).await;
+    let child = t.pid().unwrap();
+    let grandchild = read_pid(&pid_file).await;
+    let pending = {
+        let t = t.clone();
+        tokio::spawn(async move { script(&t, json!([{"sleep_ms": 60_000}]), within(60_000)).await })
+    };
+    // Let the request go out: a request made after the kill would fail as
+    // well, but would not prove that a pending one is failed.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    t.kill();
+    let err = tokio::time::timeout(Duration::from_secs(5), pending)
+        .await
+        .expect("the pending request outlived the kill")
+        .unwrap()
+        .unwrap_err();
+    assert!(err.is_closed(), "{err:?}");
+    assert!(err.to_string().contains("killed by the client"), "{err}");
+    tokio::time::timeout(Duration::from_secs(20), t.wait_finished())
+        .await
+        .expect("not reaped 20 s after kill()");
+    assert_eq!(proc_state(child), None, "the wrapper is reaped: no zombie");
+    assert_dead_within(grandchild, limit(), "grandchild").await;
+    let _ = std::fs::remove_file(pid_file);
+}

@@ -22,6 +22,7 @@
 //! | `kill9-manager` | SIGKILL of a server the manager runs, 100 calls in flight; the next call after |
 //! | `cycles-manager` | start / call / shutdown of a manager with 10 servers (100; short: 10) |
 //! | `ctrl-c-cli-flood` | the `mcp` command line in a call that floods it with notifications, interrupted (SIGINT) after 1 s |
+//! | `ctrl-c-twice-cli-flood` | the same, with a second SIGINT 500 ms after the first: the server is killed at once |
 //!
 //! Every HTTP fault runs beside 8 ordinary calls on the same connection,
 //! which must all succeed.
@@ -44,7 +45,7 @@ use crate::servers::{self, HttpServer};
 use crate::soak::Wire;
 
 /// Every scenario, in the order of the table.
-pub(crate) const SCENARIOS: [&str; 19] = [
+pub(crate) const SCENARIOS: [&str; 20] = [
     "kill9-stdio",
     "stopped-stdio",
     "never-reads-stdio",
@@ -63,6 +64,7 @@ pub(crate) const SCENARIOS: [&str; 19] = [
     "kill9-manager",
     "cycles-manager",
     "ctrl-c-cli-flood",
+    "ctrl-c-twice-cli-flood",
     "help",
 ];
 
@@ -156,7 +158,8 @@ pub(crate) async fn run(name: &str, full: bool, server: Option<&str>) -> Result<
         "big-result-http-sse" => big(&server, Wire::HttpSse).await,
         "kill9-manager" => kill9_manager(&server, full).await,
         "cycles-manager" => cycles_manager(&server, full).await,
-        "ctrl-c-cli-flood" => ctrl_c_cli(&server, full).await,
+        "ctrl-c-cli-flood" => ctrl_c_cli(&server, full, false).await,
+        "ctrl-c-twice-cli-flood" => ctrl_c_cli(&server, full, true).await,
         _ => Err(format!(
             "no chaos scenario {name:?}; there are: {}",
             SCENARIOS[..SCENARIOS.len() - 1].join(", ")
@@ -914,11 +917,18 @@ async fn cycles_manager(server: &Path, full: bool) -> Result<Report, String> {
 
 /// The `mcp` command line in a call flooded with notifications: after
 /// SIGINT it must exit promptly, and take its server down with it.
-async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
-    let mut r = Report::new(
-        "ctrl-c-cli-flood",
-        "`mcp call flood` (a server sending log notifications without end), SIGINT after 1 s",
-    );
+async fn ctrl_c_cli(server: &Path, full: bool, twice: bool) -> Result<Report, String> {
+    let mut r = if twice {
+        Report::new(
+            "ctrl-c-twice-cli-flood",
+            "`mcp call flood` (a server sending log notifications without end), SIGINT after 1 s and again 500 ms later",
+        )
+    } else {
+        Report::new(
+            "ctrl-c-cli-flood",
+            "`mcp call flood` (a server sending log notifications without end), SIGINT after 1 s",
+        )
+    };
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mcp = exe.with_file_name("mcp");
     if !mcp.is_file() {
@@ -937,8 +947,13 @@ async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
     tokio::time::sleep(Duration::from_secs(1)).await;
     // The server: the child of mcp, leading its own process group.
     let server_pid = probe::children_of(pid).first().copied();
-    let interrupted = Instant::now();
+    let mut interrupted = Instant::now();
     signal(pid, rustix::process::Signal::INT)?;
+    if twice {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        interrupted = Instant::now();
+        signal(pid, rustix::process::Signal::INT)?;
+    }
     let exited = tokio::time::timeout(Duration::from_secs(30), child.wait()).await;
     let took = interrupted.elapsed();
     let group_gone = match server_pid {
@@ -949,7 +964,14 @@ async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
         Ok(Ok(status)) => status.to_string(),
         _ => "still running after 30 s".to_string(),
     };
-    r.figure("exit after SIGINT", ms(took));
+    r.figure(
+        if twice {
+            "exit after the second SIGINT"
+        } else {
+            "exit after SIGINT"
+        },
+        ms(took),
+    );
     r.figure("exit status", &status);
     r.figure("server process group gone", group_gone);
     r.check(server_pid.is_some(), || {
@@ -959,15 +981,21 @@ async fn ctrl_c_cli(server: &Path, full: bool) -> Result<Report, String> {
         "mcp did not exit within 30 s".into()
     });
     r.check(group_gone, || "the server outlived mcp".into());
-    // The server floods and reads nothing, so it sees no end of its stdin:
-    // the exit waits out the stdio shutdown sequence (2 s grace after stdin
-    // is closed, then SIGTERM, 1 s, SIGKILL), and no longer.
     if full {
-        r.check(took <= Duration::from_secs(4), || {
-            format!(
-                "mcp took {} to exit (bound: the 3 s shutdown sequence + 1 s)",
-                ms(took)
+        // The server floods and reads nothing, so it sees no end of its
+        // stdin: after one SIGINT the exit waits out the stdio shutdown
+        // sequence (2 s grace after stdin is closed, then SIGTERM, 1 s,
+        // SIGKILL), and no longer; a second SIGINT kills it at once.
+        let (bound, why) = if twice {
+            (
+                Duration::from_secs(1),
+                "killing the server and reaping it + 1 s",
             )
+        } else {
+            (Duration::from_secs(4), "the 3 s shutdown sequence + 1 s")
+        };
+        r.check(took <= bound, || {
+            format!("mcp took {} to exit (bound: {why})", ms(took))
         });
     }
     Ok(r)

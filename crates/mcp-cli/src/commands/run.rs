@@ -142,9 +142,23 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
     };
     let shutdown = manager.shutdown();
     tokio::pin!(shutdown);
+    // A signal while the servers stop (after a command that ended by
+    // itself, or a second one after Ctrl-C) means: do not wait for them.
+    let insisted = async {
+        if interrupted {
+            crate::exit::insisted().await;
+        } else {
+            cancel.cancelled().await;
+        }
+    };
+    tokio::pin!(insisted);
     if interrupted {
         tokio::select! {
             () = &mut shutdown => return outcome,
+            () = &mut insisted => {
+                kill(&manager, shutdown).await;
+                return outcome;
+            }
             () = tokio::time::sleep(SLOW_STOP_NOTICE) => {
                 // A server that ignores notifications/cancelled and does not
                 // end when its input closes holds the exit up: say so.
@@ -152,13 +166,34 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
             }
         }
     }
-    shutdown.await;
+    tokio::select! {
+        () = &mut shutdown => {}
+        () = &mut insisted => kill(&manager, shutdown).await,
+    }
     outcome
 }
 
 /// After Ctrl-C, how long stopping the servers may take before `mcp` says
 /// what it waits for: 300 ms.
 const SLOW_STOP_NOTICE: Duration = Duration::from_millis(300);
+
+/// After the servers were killed, how long `mcp` still waits for the
+/// shutdown to finish (a stdio server is reaped within moments; an HTTP
+/// session's `DELETE` is abandoned): 1 000 ms.
+const KILLED_STOP_WAIT: Duration = Duration::from_millis(1_000);
+
+/// Ends every stdio server at once ([`Manager::kill`]) and lets `shutdown`
+/// finish within [`KILLED_STOP_WAIT`].
+async fn kill(manager: &Manager, shutdown: std::pin::Pin<&mut impl Future<Output = ()>>) {
+    eprintln!("mcp: killing the servers still running (SIGKILL)");
+    manager.kill().await;
+    if tokio::time::timeout(KILLED_STOP_WAIT, shutdown)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the servers' shutdown did not finish after they were killed; exiting");
+    }
+}
 
 /// The servers that were connected (or still starting) when the command
 /// ended: the ones `mcp` may be waiting on to exit.
@@ -194,7 +229,8 @@ fn waiting_for_exit(names: &[String]) -> String {
     };
     format!(
         "mcp: waiting for {who} to exit (the request was cancelled and its input \
-         closed; a stdio server is sent SIGTERM after {} s, SIGKILL {} s later)",
+         closed; a stdio server is sent SIGTERM after {} s, SIGKILL {} s later; \
+         press Ctrl-C again to kill now)",
         mcp_transport_stdio::DEFAULT_SHUTDOWN_GRACE.as_secs(),
         mcp_transport_stdio::SIGTERM_GRACE.as_secs(),
     )

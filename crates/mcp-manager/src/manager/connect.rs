@@ -25,6 +25,37 @@ pub(crate) struct Connection {
     pub(crate) lists: ServerLists,
 }
 
+/// Every stdio server the manager started and has not yet seen reaped, as
+/// weak handles (they keep no transport alive and change no drop order),
+/// so that [`Manager::kill`](super::Manager::kill) reaches servers being
+/// started, connected or being shut down alike.
+#[derive(Default)]
+pub(crate) struct StdioServers(std::sync::Mutex<Vec<std::sync::Weak<StdioTransport>>>);
+
+impl StdioServers {
+    /// Remembers `server`, forgetting those already dropped.
+    fn register(&self, server: &Arc<StdioTransport>) {
+        let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Arc::downgrade(server));
+    }
+
+    /// SIGKILL to the process group of every server still alive
+    /// ([`StdioTransport::kill`]).
+    pub(crate) fn kill_all(&self) {
+        let alive: Vec<Arc<StdioTransport>> = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .collect();
+        for server in alive {
+            server.kill();
+        }
+    }
+}
+
 /// The startup timeout of `config` under `options`.
 pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -> Duration {
     config.startup_timeout.unwrap_or(match config.transport {
@@ -45,6 +76,7 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
+    stdio_servers: &StdioServers,
 ) -> Result<Connection, StartFailure> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
@@ -54,7 +86,9 @@ pub(crate) async fn open(
         .as_ref()
         .filter(|_| auto)
         .and_then(|m| m.recall(config));
-    let outcome = match open_once(config, options, deadline, recalled.is_some()).await {
+    let outcome = match open_once(config, options, stdio_servers, deadline, recalled.is_some())
+        .await
+    {
         Err(Failed {
             why,
             handshake: true,
@@ -66,7 +100,7 @@ pub(crate) async fn open(
             {
                 tracing::debug!(server = %config.name, error = %e, "era memory not cleared");
             }
-            open_once(config, options, deadline, false).await
+            open_once(config, options, stdio_servers, deadline, false).await
         }
         outcome => outcome,
     };
@@ -144,6 +178,7 @@ fn preference(config: &ServerConfig, options: &ManagerOptions) -> VersionPrefere
 async fn open_once(
     config: &ServerConfig,
     options: &ManagerOptions,
+    stdio_servers: &StdioServers,
     deadline: tokio::time::Instant,
     handshake_only: bool,
 ) -> Result<Connection, Failed> {
@@ -151,7 +186,12 @@ async fn open_once(
     let signals = Arc::new(Signals::default());
     let connecting = tokio::time::timeout_at(deadline, make_transport(config, options));
     let (transport, pid, stdio) = match connecting.await {
-        Ok(Ok(t)) => t,
+        Ok(Ok(t)) => {
+            if let Some(stdio) = &t.2 {
+                stdio_servers.register(stdio);
+            }
+            t
+        }
         Ok(Err(why)) => return Err(why.into()),
         Err(_) => {
             return Err(format!(

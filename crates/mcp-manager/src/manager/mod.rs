@@ -522,6 +522,22 @@ impl Manager {
         })
     }
 
+    /// [`shutdown`](Self::shutdown) without the grace a stdio server is
+    /// given: first SIGKILL to the process group of every stdio server
+    /// started and not yet reaped (connected, still starting, or already
+    /// being shut down), then the shutdown, which returns once they are
+    /// reaped. For a caller that will not wait, such as a user pressing
+    /// Ctrl-C a second time; a `shutdown` already running returns as soon
+    /// as its servers are gone. HTTP connections are closed as `shutdown`
+    /// closes them (bounded by [`ManagerOptions::shutdown_timeout`]).
+    pub async fn kill(&self) {
+        let shared = &self.handle.shared;
+        // No supervisor may start a server after the kill.
+        shared.shutdown.cancel();
+        shared.stdio_servers.kill_all();
+        self.shutdown().await;
+    }
+
     /// Stops every server concurrently: supervisors end, each connection is
     /// closed (stdio: stdin closed, then SIGTERM and SIGKILL to the process
     /// group, see `mcp-transport-stdio`; HTTP: session `DELETE`), all within

@@ -52,6 +52,8 @@ pub(crate) struct Shared {
     rebuild: Mutex<()>,
     pub(super) events: broadcast::Sender<ManagerEvent>,
     pub(crate) shutdown: CancellationToken,
+    /// The stdio servers started, for [`Manager::kill`](super::Manager::kill).
+    pub(crate) stdio_servers: connect::StdioServers,
     cache: Option<ToolCache>,
 }
 
@@ -71,6 +73,7 @@ impl Shared {
             rebuild: Mutex::new(()),
             events,
             shutdown: CancellationToken::new(),
+            stdio_servers: connect::StdioServers::default(),
             cache,
         }
     }
