@@ -70,10 +70,16 @@ fn print_json(value: &impl Serialize) -> Result<(), Failure> {
     output::line(&text)
 }
 
-/// A client error, prefixed with the server's name.
+/// A client error, prefixed with the server's name. A "log in first"
+/// names the server (see [`Failure::with_login_server`]): with several
+/// remote servers, the offer to log in needs to know which one refused.
 fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
     let hint = cannot_reach_client(&e);
     let mut f = Failure::from(e);
+    if f.code == crate::exit::LOGIN_NEEDED {
+        f.message = format!("{server}: {}", f.message);
+        return f.with_login_server(server);
+    }
     if f.code == FAILURE {
         f.message = format!("{server}: {}", f.message);
         if hint {
@@ -98,4 +104,33 @@ fn cannot_reach_client(e: &mcp_client::ClientError) -> bool {
     matches!(e, mcp_client::ClientError::Server { error, .. }
         if error.code == mcp_types::ErrorCode::INVALID_REQUEST
             && SERVER_REQUESTS.iter().any(|m| error.message.contains(m)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_transport::{AuthErrorKind, TransportError};
+
+    #[test]
+    fn a_login_needed_mid_command_names_its_server() {
+        let e = mcp_client::ClientError::from(TransportError::auth(
+            AuthErrorKind::NeedsLogin,
+            "https://mcp.example.com/mcp",
+            "no stored login",
+        ));
+        let f = prefixed("billing", e);
+        assert_eq!(f.code, crate::exit::LOGIN_NEEDED);
+        assert_eq!(f.login_server.as_deref(), Some("billing"));
+        assert!(f.message.starts_with("billing: "), "{}", f.message);
+
+        let other = mcp_client::ClientError::from(TransportError::auth(
+            AuthErrorKind::Denied,
+            "https://mcp.example.com/mcp",
+            "insufficient scope",
+        ));
+        let f = prefixed("billing", other);
+        assert_eq!(f.code, FAILURE);
+        assert_eq!(f.login_server, None);
+        assert!(f.message.starts_with("billing: "), "{}", f.message);
+    }
 }
