@@ -91,6 +91,35 @@ async fn python_stateless_json_negotiates() {
     client.close().await.unwrap();
 }
 
+/// A client pinned to 2024-11-05 over Streamable HTTP (as an old client, or
+/// a server that answers with that revision, leaves it): the Python SDK
+/// assigns a session at `initialize` and refuses every request without it.
+#[tokio::test]
+async fn python_streamable_http_keeps_its_session_under_2024_11_05() {
+    let Some(peer) = peers::skip_if_missing(peers::spawn_python_server(
+        PyTransport::StreamableHttp,
+        PyOptions::default(),
+    )) else {
+        return;
+    };
+    let transport = HttpTransport::connect_auto(HttpConfig::new(peer.url()))
+        .await
+        .expect("transport");
+    let pinned = options().with_version_preference(mcp_client::VersionPreference::Only(
+        ProtocolVersion::V2024_11_05,
+    ));
+    let client = tokio::time::timeout(Duration::from_secs(30), Client::connect(transport, pinned))
+        .await
+        .expect("connect in time")
+        .expect("connect");
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2024_11_05);
+    assert_eq!(
+        exercise(&client, "echo", json!({"text": "old"})).await,
+        "old"
+    );
+    client.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn python_sse_falls_back_to_legacy_transport() {
     let Some(peer) = peers::skip_if_missing(peers::spawn_python_server(

@@ -4,11 +4,17 @@
 //! | revision    | `MCP-Protocol-Version` | `Mcp-Session-Id` | `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` | resume (`Last-Event-ID`) | POST `notifications/cancelled` |
 //! |-------------|------------------------|------------------|-----------------------------------------|--------------------------|--------------------------------|
 //! | (none yet)  | no                     | accepted         | no                                      | yes                      | yes                            |
-//! | 2024-11-05  | no (legacy HTTP+SSE)   | no               | no                                      | yes                      | yes                            |
+//! | 2024-11-05  | no (legacy HTTP+SSE)   | if assigned      | no                                      | yes                      | yes                            |
 //! | 2025-03-26  | no                     | yes              | no                                      | yes                      | yes                            |
 //! | 2025-06-18  | yes                    | yes              | no                                      | yes                      | yes                            |
 //! | 2025-11-25  | yes                    | yes              | no                                      | yes                      | yes                            |
 //! | 2026-07-28  | yes                    | no (stateless)   | yes                                     | no                       | no: dropping the reply stream cancels |
+//!
+//! 2024-11-05 predates Streamable HTTP and its sessions, yet servers built on
+//! Streamable HTTP SDKs that answer `initialize` with it (a hard-coded
+//! version, a pinned client's request echoed) assign an `Mcp-Session-Id`
+//! and refuse every later request without it: the id a server assigned is
+//! sent back under every revision but the stateless one.
 //!
 //! Under 2026-07-28 there is also no GET stream (`subscriptions/listen`
 //! replaces it; the GET listener only starts after
@@ -73,7 +79,7 @@ pub fn wire_rules(version: Option<ProtocolVersion>) -> WireRules {
         },
         Some(v) => WireRules {
             version_header: v.sends_version_header(),
-            sessions: v.has_sessions(),
+            sessions: v.has_sessions() || v == ProtocolVersion::V2024_11_05,
             method_header: v.is_stateless(),
             resumable: !v.is_stateless(),
             cancel_notification: !v.is_stateless(),
@@ -96,5 +102,7 @@ mod tests {
         assert!(!r.resumable && !r.cancel_notification);
         let r = wire_rules(None);
         assert!(!r.version_header && r.sessions);
+        let r = wire_rules(Some(ProtocolVersion::V2024_11_05));
+        assert!(!r.version_header && r.sessions && !r.method_header);
     }
 }
