@@ -75,22 +75,51 @@ pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
 /// (OSC 52) or reorder what is shown. See [`one_line`] for a row that must
 /// stay one line.
 pub(crate) fn visible(text: &str) -> Cow<'_, str> {
-    let acts = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    };
-    if !text.chars().any(acts) {
+    escaped(text, |c, out| out.extend(c.escape_unicode()))
+}
+
+/// `true` for a character a terminal acts on (see [`visible`]).
+fn acts_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with each character a terminal acts on written by `escape`.
+fn escaped(text: &str, escape: impl Fn(char, &mut String)) -> Cow<'_, str> {
+    if !text.chars().any(acts_on_terminal) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if acts(c) {
-            out.extend(c.escape_unicode());
+        if acts_on_terminal(c) {
+            escape(c, &mut out);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// Writes a JSON document (`--json` output) and a newline to stdout, then
+/// flushes. On a terminal, the characters [`visible`] escapes are written
+/// as JSON escapes (`\u202e`): outside strings a JSON text has none of
+/// them, so the output stays valid JSON with the same value.
+///
+/// Errors: see the module docs.
+pub(crate) fn json_line(json: &str) -> Result<(), Failure> {
+    let stdout = io::stdout();
+    let json = if stdout.is_terminal() {
+        json_visible(json)
+    } else {
+        Cow::Borrowed(json)
+    };
+    write_to(&mut stdout.lock(), &json, true)
+}
+
+/// `json` with the characters a terminal acts on written as `\uXXXX` (each
+/// is in the Basic Multilingual Plane: one escape, no surrogate pair).
+fn json_visible(json: &str) -> Cow<'_, str> {
+    escaped(json, |c, out| out.push_str(&format!("\\u{:04x}", u32::from(c))))
 }
 
 fn write_to(out: &mut dyn Write, text: &str, newline: bool) -> Result<(), Failure> {
@@ -131,6 +160,20 @@ mod tests {
     /// Server text cannot act on the terminal: escapes, carriage return,
     /// C1 controls and bidi overrides are shown escaped; line feed and tab,
     /// and all other text, pass as they are (borrowed, not copied).
+    #[test]
+    fn json_on_a_terminal_stays_json() {
+        let value = serde_json::json!({
+            "text": "\u{1b}[2J OVER\u{202e}evil \u{7f}\u{9b} caf\u{e9} \u{1F600}\n",
+            "\u{2066}key": [1, "\u{85}"],
+        });
+        let json = serde_json::to_string_pretty(&value).expect("serialize");
+        let shown = json_visible(&json);
+        assert!(!shown.chars().any(acts_on_terminal), "{shown}");
+        let back: serde_json::Value = serde_json::from_str(&shown).expect("still JSON");
+        assert_eq!(back, value);
+        assert!(shown.contains("OVER\\u202eevil"), "{shown}");
+    }
+
     #[test]
     fn control_characters_are_shown_escaped() {
         assert_eq!(

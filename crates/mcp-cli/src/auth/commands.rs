@@ -444,7 +444,7 @@ async fn status(cli: &Cli, server: Option<&str>) -> Result<u8, Failure> {
             .iter()
             .map(|(n, l)| status_json(n.as_deref(), l))
             .collect();
-        output::line(&serde_json::to_string_pretty(&items).unwrap_or_default())?;
+        output::json_line(&serde_json::to_string_pretty(&items).unwrap_or_default())?;
         return Ok(SUCCESS);
     }
     if logins.is_empty() {
@@ -463,7 +463,7 @@ async fn status(cli: &Cli, server: Option<&str>) -> Result<u8, Failure> {
 async fn inspect(cli: &Cli, url: &str) -> Result<u8, Failure> {
     let report = mcp_auth::inspect(url, FetchOptions::default()).await;
     if cli.json {
-        output::line(&serde_json::to_string_pretty(&report).unwrap_or_default())?;
+        output::json_line(&serde_json::to_string_pretty(&report).unwrap_or_default())?;
     } else {
         for step in &report.steps {
             let mark = if step.ok { "ok  " } else { "FAIL" };

@@ -67,7 +67,7 @@ fn capped_list(names: &[String]) -> String {
 fn print_json(value: &impl Serialize) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Failure::new(format!("cannot serialize the output: {e}")))?;
-    output::line(&text)
+    output::json_line(&text)
 }
 
 /// A client error, prefixed with the server's name. A "log in first"
