@@ -234,10 +234,38 @@ pub(crate) fn tool_arguments(
     Ok(map)
 }
 
-/// Builds the string arguments of `prompts/get` (or a completion context).
+/// Builds the string arguments of `prompts/get` (or a completion context):
+/// `key=value` pairs, or one JSON object. In the object, a number or a
+/// boolean is taken as its JSON text (`3`, `true`): prompt arguments are
+/// strings (spec `server/prompts`).
 ///
-/// Errors: as [`tool_arguments`] for a malformed or repeated pair.
+/// Errors: as [`tool_arguments`] for a malformed or repeated pair; a JSON
+/// value that is null, an array or an object.
 pub(crate) fn string_arguments(words: &[String]) -> Result<BTreeMap<String, String>, String> {
+    if let [single] = words
+        && single.trim_start().starts_with('{')
+    {
+        let map = match serde_json::from_str::<Value>(single) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err("the JSON arguments must be an object".into()),
+            Err(e) => return Err(format!("invalid JSON arguments: {e}")),
+        };
+        return map
+            .into_iter()
+            .map(|(key, value)| match value {
+                Value::String(s) => Ok((key, s)),
+                Value::Number(_) | Value::Bool(_) => Ok((key, value.to_string())),
+                other => Err(format!(
+                    "argument {key:?} is {}: prompt arguments are strings",
+                    match other {
+                        Value::Null => "null",
+                        Value::Array(_) => "an array",
+                        _ => "an object",
+                    }
+                )),
+            })
+            .collect();
+    }
     let mut map = BTreeMap::new();
     for word in words {
         let (key, raw) = split_pair(word)?;
@@ -249,6 +277,11 @@ pub(crate) fn string_arguments(words: &[String]) -> Result<BTreeMap<String, Stri
 }
 
 fn split_pair(word: &str) -> Result<(&str, &str), String> {
+    if word.trim_start().starts_with('{') && serde_json::from_str::<Value>(word).is_ok() {
+        return Err(format!(
+            "a JSON object of arguments must be the only argument, not one beside key=value pairs: {word:?}"
+        ));
+    }
     match word.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key, value)),
         Some(_) => Err(format!("empty argument name in {word:?}")),
@@ -265,6 +298,20 @@ mod tests {
 
     fn words(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn prompt_arguments_come_as_pairs_or_one_json_object() {
+        let pairs = string_arguments(&words(&["name=Ada", "n=3"])).unwrap();
+        let object = string_arguments(&words(&[r#"{"name":"Ada","n":3}"#])).unwrap();
+        assert_eq!(pairs, object);
+        assert_eq!(object["n"], "3");
+        let err = string_arguments(&words(&[r#"{"name":["Ada"]}"#])).unwrap_err();
+        assert!(err.contains("\"name\" is an array"), "{err}");
+        let err = string_arguments(&words(&[r#"{"name":"Ada"}"#, "n=3"])).unwrap_err();
+        assert!(err.contains("must be the only argument"), "{err}");
+        let err = tool_arguments(&words(&[r#"{"message":"hi"}"#, "extra=1"]), None).unwrap_err();
+        assert!(err.contains("must be the only argument"), "{err}");
     }
 
     #[test]
