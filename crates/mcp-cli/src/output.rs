@@ -119,7 +119,9 @@ pub(crate) fn json_line(json: &str) -> Result<(), Failure> {
 /// `json` with the characters a terminal acts on written as `\uXXXX` (each
 /// is in the Basic Multilingual Plane: one escape, no surrogate pair).
 fn json_visible(json: &str) -> Cow<'_, str> {
-    escaped(json, |c, out| out.push_str(&format!("\\u{:04x}", u32::from(c))))
+    escaped(json, |c, out| {
+        out.push_str(&format!("\\u{:04x}", u32::from(c)))
+    })
 }
 
 fn write_to(out: &mut dyn Write, text: &str, newline: bool) -> Result<(), Failure> {

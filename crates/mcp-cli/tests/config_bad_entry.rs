@@ -37,19 +37,56 @@ fn bad_entry_is_a_warning_and_the_good_server_works() {
         run.stderr
     );
 
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The health commands count a rejected entry as a server that failed:
+/// `servers` and `ping` list it (it is a server the user configured) and
+/// exit 2, as for a server that failed to start (listed too); the good
+/// server is still listed as connected and answers.
+#[test]
+fn servers_and_ping_report_the_rejected_entry_as_failed() {
+    let dir = support::temp_dir("bad-entry-health");
+    let exe = env!("CARGO_BIN_EXE_mcp");
+    let config = serde_json::json!({"mcpServers": {
+        "broken": {"type": "carrier-pigeon", "url": "http://127.0.0.1:9/mcp"},
+        "dead": {"command": "/nonexistent/mcp-server"},
+        "good": {"command": exe, "args": ["serve-demo"]}
+    }});
+    let path = dir.join("servers.json");
+    std::fs::write(&path, config.to_string()).expect("write config");
+    let config = path.to_str().expect("utf-8 path");
+
     let run = support::mcp_in(&dir, &["--config", config, "servers"]);
-    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let rows: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(rows.len(), 3, "{}", run.stdout);
     assert!(
-        run.stdout.starts_with("good  connected  "),
+        rows[0].starts_with("broken  failed: mcpServers.broken.type: unknown type"),
         "{}",
         run.stdout
     );
-    assert!(!run.stdout.contains("broken"), "{}", run.stdout);
+    assert!(rows[1].starts_with("dead  failed: "), "{}", run.stdout);
+    assert!(rows[2].starts_with("good  connected  "), "{}", run.stdout);
+
+    let run = support::mcp_in(&dir, &["--config", config, "--json", "ping"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let rows: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(rows[0]["name"], "broken");
+    assert_eq!(rows[0]["ok"], false);
     assert!(
-        run.stderr.contains("mcpServers.broken.type"),
-        "{}",
-        run.stderr
+        rows[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("carrier-pigeon")),
+        "{rows}"
     );
+    assert_eq!(rows[1]["name"], "dead");
+    assert_eq!(rows[1]["ok"], false);
+    assert_eq!(rows[2]["name"], "good");
+    assert_eq!(rows[2]["ok"], true);
+
+    let run = support::mcp_in(&dir, &["--config", config, "ping", "good"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -9,10 +9,21 @@ use crate::exit::{FAILURE, Failure, SUCCESS};
 use crate::output;
 
 impl Session {
+    /// Pings each connected server (or `only`). A server that did not
+    /// start (a rejected config entry, a failed start) is a failed row too:
+    /// `ping` is a health check, and a dead server is what it is for.
     pub(super) async fn ping(&self, only: Option<&str>) -> Result<u8, Failure> {
         let mut rows = Vec::new();
         let mut failed = false;
-        for (name, client) in self.selected(only)? {
+        let (reached, not_started) = match only {
+            Some(_) => (self.selected(only)?, Vec::new()),
+            None => self.reachable(),
+        };
+        for (name, why) in not_started {
+            failed = true;
+            rows.push(json!({"name": name, "ok": false, "error": why}));
+        }
+        for (name, client) in reached {
             let start = Instant::now();
             match client.ping(Default::default()).await {
                 Ok(()) => {
@@ -27,6 +38,7 @@ impl Session {
                 }
             }
         }
+        rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
         if self.json {
             print_json(&rows)?;
         } else {

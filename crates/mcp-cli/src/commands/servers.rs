@@ -11,7 +11,7 @@ impl Session {
     /// Each server's status as the manager reports it: connected (revision,
     /// server info, counts from the manager's listings; `-` when the server
     /// lacks the capability; the error, not a count, when the listing
-    /// failed), failed (why) or disabled.
+    /// failed), failed (why; a rejected config entry too) or disabled.
     pub(super) async fn servers_cmd(&self) -> Result<u8, Failure> {
         let mut rows = Vec::new();
         for s in &self.servers {
@@ -61,6 +61,12 @@ impl Session {
             };
             rows.push(row);
         }
+        // A config entry that was rejected never became a server, but it is
+        // one the user configured: it is listed, as failed, in name order.
+        for (name, why) in &self.rejected {
+            rows.push(json!({"name": name, "status": "failed", "error": crate::exit::tidy(why)}));
+        }
+        rows.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
         let failed = rows.iter().any(|r| r["status"] == "failed");
         let needs_login = rows.iter().any(|r| r["status"] == "needs-login");
         if self.json {

@@ -122,6 +122,28 @@ impl Session {
         Ok(ok)
     }
 
+    /// Every server that is not disabled, split into the connected ones
+    /// and the ones that did not start (a rejected config entry, a failed
+    /// start), with why; nothing is printed.
+    pub(super) fn reachable(&self) -> (Vec<(&str, &Client)>, Vec<(String, String)>) {
+        let mut ok = Vec::new();
+        let mut not_started: Vec<(String, String)> = self
+            .rejected
+            .iter()
+            .map(|(name, why)| (name.clone(), crate::exit::tidy(why)))
+            .collect();
+        for s in &self.servers {
+            match s.reach() {
+                Ok(c) => ok.push((s.name.as_str(), c)),
+                Err(Some(why)) => {
+                    not_started.push((s.name.clone(), crate::exit::tidy(&why)));
+                }
+                Err(None) => {}
+            }
+        }
+        (ok, not_started)
+    }
+
     pub(super) fn names(&self) -> String {
         self.servers
             .iter()
