@@ -95,6 +95,15 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
             )));
         }
     }
+    // A command about one server starts only that one: the others would
+    // cost their start (a slow one, the whole startup timeout) for nothing.
+    if let Some(only) = named_server(&cli.command, &config) {
+        for server in config.servers.values_mut() {
+            if server.name != only {
+                server.disabled = true;
+            }
+        }
+    }
     let settings = ConnectSettings {
         timeout: Duration::from_secs(cli.timeout.clamp(1, MAX_TIMEOUT.as_secs())),
         verbose: cli.verbose,
@@ -171,6 +180,35 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         () = &mut insisted => kill(&manager, shutdown).await,
     }
     outcome
+}
+
+/// The configured server `command` is about, read as the command reads
+/// its words (`call` and `prompt`: a first word naming a server, followed
+/// by a name; `read`, `skill`: the first of two words; `complete`: the
+/// first of five); `None` when it is about every server.
+fn named_server(command: &Command, config: &mcp_manager::McpConfig) -> Option<String> {
+    let configured = |name: &str| config.servers.contains_key(name);
+    let name = match command {
+        Command::Tools { server }
+        | Command::Resources { server }
+        | Command::Prompts { server }
+        | Command::Skills { server }
+        | Command::Ping { server } => server.as_deref(),
+        Command::Call { words } | Command::Prompt { words, .. } => match words.as_slice() {
+            [first, second, ..] if !crate::arguments::is_argument(second) => Some(first.as_str()),
+            _ => None,
+        },
+        Command::Read { words } | Command::Skill { words, .. } => match words.as_slice() {
+            [first, _] => Some(first.as_str()),
+            _ => None,
+        },
+        Command::Complete { words, .. } => match words.as_slice() {
+            [first, _, _, _, _] => Some(first.as_str()),
+            _ => None,
+        },
+        _ => None,
+    };
+    name.filter(|n| configured(n)).map(str::to_owned)
 }
 
 /// After Ctrl-C, how long stopping the servers may take before `mcp` says
