@@ -29,6 +29,9 @@ pub(super) struct Session {
     pub(super) warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
+/// A server that did not start: its name, and why.
+pub(super) type NotStarted = (String, String);
+
 impl Session {
     /// `true` for a configured server name, started or not (a rejected
     /// config entry included).
@@ -125,9 +128,9 @@ impl Session {
     /// Every server that is not disabled, split into the connected ones
     /// and the ones that did not start (a rejected config entry, a failed
     /// start), with why; nothing is printed.
-    pub(super) fn reachable(&self) -> (Vec<(&str, &Client)>, Vec<(String, String)>) {
+    pub(super) fn reachable(&self) -> (Vec<(&str, &Client)>, Vec<NotStarted>) {
         let mut ok = Vec::new();
-        let mut not_started: Vec<(String, String)> = self
+        let mut not_started: Vec<NotStarted> = self
             .rejected
             .iter()
             .map(|(name, why)| (name.clone(), crate::exit::tidy(why)))
