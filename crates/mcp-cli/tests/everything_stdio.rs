@@ -104,3 +104,61 @@ fn task_only_tool_runs_as_a_task() {
     assert!(run.stderr.contains("runs as task"), "{}", run.stderr);
     assert!(run.stdout.contains("rust"), "{}", run.stdout);
 }
+
+/// Ctrl-C while a task runs asks the server to end it: `tasks/cancel` for
+/// that task goes out (Ctrl-C drops the wait for its result, so the
+/// command cannot ask itself), and `mcp` exits 130.
+#[test]
+fn ctrl_c_cancels_a_running_task() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let Some(line) = stdio_line() else { return };
+    let dir = support::temp_dir("task-ctrl-c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args([
+            "--verbose",
+            "--stdio",
+            &line,
+            "call",
+            "simulate-research-query",
+            "topic=rust",
+        ])
+        .current_dir(&dir)
+        .env_remove("MCP_LOG")
+        .env("XDG_CACHE_HOME", dir.join(".cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = Vec::new();
+    let mut task_id = None;
+    for line in lines.by_ref() {
+        let line = line.expect("read stderr");
+        if let Some(rest) = line.strip_prefix("mcp: simulate-research-query runs as task ") {
+            task_id = Some(rest.trim().to_owned());
+        }
+        seen.push(line);
+        if task_id.is_some() {
+            break;
+        }
+    }
+    let task_id = task_id.unwrap_or_else(|| panic!("no task started: {seen:?}"));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    seen.extend(lines.map_while(Result::ok));
+    let run = support::finish(child);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(run.code, Some(130), "{run:?} {seen:?}");
+    let cancel = seen
+        .iter()
+        .find(|l| l.contains(r#""method":"tasks/cancel""#))
+        .unwrap_or_else(|| panic!("no tasks/cancel sent: {seen:#?}"));
+    assert!(cancel.contains(&task_id), "{cancel}");
+}

@@ -97,20 +97,23 @@ impl Session {
         let task_id = created.task.task_id;
         self.ui
             .line(&format!("mcp: {tool_name} runs as task {task_id}"));
+        // Until its result is in, the task is on the list Ctrl-C cancels:
+        // Ctrl-C drops this future mid-wait, so it cannot ask itself.
+        self.running_tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((name.to_owned(), client.clone(), task_id.clone()));
         let wait = RequestOptions::default()
             .with_timeout(MAX_CALL_TIME)
             .with_cancel(self.cancel.clone());
-        match client.tool_task_result(task_id.clone(), wait).await {
-            Ok(result) => Ok(result),
-            Err(e) => {
-                if e.is_cancelled() {
-                    // Best effort, bounded: the task is the server's to end.
-                    let cancel = client.cancel_task(task_id, Default::default());
-                    let _ = tokio::time::timeout(Duration::from_secs(2), cancel).await;
-                }
-                Err(prefixed(name, e))
-            }
+        let outcome = client.tool_task_result(task_id.clone(), wait).await;
+        if !matches!(&outcome, Err(e) if e.is_cancelled()) {
+            self.running_tasks
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|(_, _, id)| *id != task_id);
         }
+        outcome.map_err(|e| prefixed(name, e))
     }
 
     /// The server offering `tool`: `server` when given, else the one server

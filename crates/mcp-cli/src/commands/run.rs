@@ -130,10 +130,15 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
                 json: cli.json,
                 cancel: cancel.clone(),
                 warned: Default::default(),
+                running_tasks: Default::default(),
             };
-            until_cancelled(&cancel, session.dispatch(cli.command))
+            let outcome = until_cancelled(&cancel, session.dispatch(cli.command))
                 .await
-                .and_then(|r| r)
+                .and_then(|r| r);
+            if matches!(&outcome, Err(f) if crate::exit::is_interrupted(f.code)) {
+                session.cancel_tasks().await;
+            }
+            outcome
         }
     };
     ui.finish();

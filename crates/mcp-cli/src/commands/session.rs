@@ -27,7 +27,14 @@ pub(super) struct Session {
     pub(super) cancel: CancellationToken,
     /// Listing warnings already printed (a command may read a list twice).
     pub(super) warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Tasks this command created and has not seen end: the server, its
+    /// client and the task id. Ctrl-C drops the command mid-wait, so the
+    /// `tasks/cancel` it owes is sent from here ([`Session::cancel_tasks`]).
+    pub(super) running_tasks: std::sync::Mutex<Vec<(String, Client, String)>>,
 }
+
+/// How long `tasks/cancel` may take after Ctrl-C: 2 000 ms.
+const TASK_CANCEL_WAIT: std::time::Duration = std::time::Duration::from_millis(2_000);
 
 /// A server that did not start: its name, and why.
 pub(super) type NotStarted = (String, String);
@@ -145,6 +152,26 @@ impl Session {
             }
         }
         (ok, not_started)
+    }
+
+    /// Sends `tasks/cancel` for every task still running (after Ctrl-C),
+    /// all at once, waiting at most [`TASK_CANCEL_WAIT`] for the answers:
+    /// the task is the server's to end, the command only asks.
+    pub(super) async fn cancel_tasks(&self) {
+        let running =
+            std::mem::take(&mut *self.running_tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut asks = tokio::task::JoinSet::new();
+        for (name, client, task_id) in running {
+            asks.spawn(async move {
+                if let Err(e) = client.cancel_task(task_id, Default::default()).await {
+                    tracing::warn!(server = %name, error = %e, "tasks/cancel failed");
+                }
+            });
+        }
+        let all = async { while asks.join_next().await.is_some() {} };
+        if tokio::time::timeout(TASK_CANCEL_WAIT, all).await.is_err() {
+            tracing::warn!("tasks/cancel unanswered; exiting without the answer");
+        }
     }
 
     pub(super) fn names(&self) -> String {
