@@ -291,10 +291,10 @@ async fn until_cancelled<T>(
 }
 
 /// The lists a command needs when its servers start: `servers` shows every
-/// count; `tools` and `call` need the tools (to find and type a tool);
-/// `prompts`, `prompt` and `complete` the prompts; `resources` the
-/// resources; `read` lists a server's resources itself only when no server
-/// is named; `ping` needs none.
+/// count; `tools` and `call` need the tools (to find and type a tool, from
+/// the manager's list); the prompt and resource commands list what they
+/// need themselves (with each listing's problems to report), so a list
+/// fetched at the start would be fetched twice; `ping` needs none.
 fn listings_for(command: &Command) -> StartListings {
     let only = |tools, prompts, resources| {
         StartListings::NONE
@@ -305,11 +305,11 @@ fn listings_for(command: &Command) -> StartListings {
     match command {
         Command::Servers => StartListings::ALL,
         Command::Tools { .. } | Command::Call { .. } => only(true, false, false),
-        Command::Prompts { .. } | Command::Prompt { .. } | Command::Complete { .. } => {
-            only(false, true, false)
-        }
-        Command::Resources { .. } => only(false, false, true),
-        Command::Read { .. }
+        Command::Prompts { .. }
+        | Command::Prompt { .. }
+        | Command::Complete { .. }
+        | Command::Resources { .. }
+        | Command::Read { .. }
         | Command::Ping { .. }
         | Command::Skills { .. }
         | Command::Skill { .. }
