@@ -521,13 +521,17 @@ async fn null_members_take_their_empty_default_in_the_handshake_era() {
 }
 
 /// `initialize` without `capabilities` or `serverInfo` connects, with none
-/// and an empty info block; without `protocolVersion` it fails.
+/// and an empty info block, and so does one whose `serverInfo` lacks its
+/// `name` or `version` (empty); without `protocolVersion` it fails.
 #[tokio::test]
 async fn initialize_without_capabilities_or_server_info_connects() {
     for result in [
         json!({"protocolVersion": "2025-11-25"}),
         json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s", "version": "1"}}),
         json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+        json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s"}}),
+        json!({"protocolVersion": "2025-11-25", "serverInfo": {"version": "1", "title": "S"}}),
+        json!({"protocolVersion": "2024-11-05", "serverInfo": {"name": "s", "version": null}}),
     ] {
         let (transport, mut peer) = memory_pair();
         let server = tokio::spawn({

@@ -45,7 +45,8 @@ use crate::version::ProtocolVersion;
 /// entries of a listing, the content of a tool result (a tool that
 /// answers with `structuredContent` alone), the messages of a prompt, the
 /// contents of a read, the capabilities of `initialize`, and its
-/// `serverInfo`, which nothing in the protocol depends on. Members that
+/// `serverInfo` (or its `name` or `version` alone, written
+/// `serverInfo.name`), which nothing in the protocol depends on. Members that
 /// carry meaning (a tool's `name` or `inputSchema`, a resource's `uri`, a
 /// result's `protocolVersion`) are not here: a result or an entry without
 /// them fails, with serde's message naming the member.
@@ -55,6 +56,8 @@ use crate::version::ProtocolVersion;
 pub const DEFAULTED_MEMBERS: &[(&str, &str, &str)] = &[
     ("initialize", "capabilities", "{}"),
     ("initialize", "serverInfo", r#"{"name":"","version":""}"#),
+    ("initialize", "serverInfo.name", r#""""#),
+    ("initialize", "serverInfo.version", r#""""#),
     ("tools/list", "tools", "[]"),
     ("tools/call", "content", "[]"),
     ("prompts/list", "prompts", "[]"),
@@ -151,11 +154,23 @@ pub fn parse_result<T: DeserializeOwned + 'static>(
         for &(m, member, default) in DEFAULTED_MEMBERS {
             // `null` is how many servers write an empty list (a nil slice
             // in Go): it gets the default as a missing member does.
-            if m == method && members.get(member).is_none_or(Value::is_null) {
+            if m != method {
+                continue;
+            }
+            // `parent.child`: a member of an object member, defaulted
+            // only when that object is there.
+            let (object, key) = match member.split_once('.') {
+                Some((parent, child)) => match members.get_mut(parent) {
+                    Some(Value::Object(inner)) => (inner, child),
+                    _ => continue,
+                },
+                None => (&mut members, member),
+            };
+            if object.get(key).is_none_or(Value::is_null) {
                 let Ok(default) = serde_json::from_str::<Value>(default) else {
                     continue;
                 };
-                members.insert(member.to_owned(), default);
+                object.insert(key.to_owned(), default);
                 forgiven.defaulted.push(member);
             }
         }
