@@ -69,6 +69,9 @@ pub(crate) struct Connection {
     /// on it: from then on a request that is not safe to send twice goes out
     /// on a fresh connection.
     pub(crate) closes_idle: AtomicBool,
+    /// A reply's JSON body came with another (or no) `Content-Type` and was
+    /// read as JSON: warned once per connection.
+    pub(crate) warned_media: AtomicBool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -144,6 +147,7 @@ impl Connection {
             listener_started: AtomicBool::new(false),
             fresh: OnceLock::new(),
             closes_idle: AtomicBool::new(false),
+            warned_media: AtomicBool::new(false),
             config,
         }))
     }

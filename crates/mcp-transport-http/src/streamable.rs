@@ -4,6 +4,7 @@
 //! between Streamable, legacy and auto-detection.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -142,41 +143,44 @@ impl Connection {
             }
             return Ok(());
         };
-        match classify(reply.response.headers()) {
+        let media = classify(reply.response.headers());
+        let body = reply.response.into_body();
+        let status = status.as_u16();
+        // A server that sends its JSON reply as `text/plain`, or with no
+        // type at all, is common and its meaning is plain: the body is read
+        // as JSON when it is JSON (one warning per connection).
+        let sloppy = match &media {
+            Media::Missing => Some("no Content-Type".to_owned()),
+            Media::Other(other) if !other.contains("Content-Encoding") => {
+                Some(format!("Content-Type {other}"))
+            }
+            _ => None,
+        };
+        if let Some(said) = sloppy {
+            let bytes = read_bounded(body, self.config.max_event_bytes).await?;
+            if !looks_like_json(&bytes) {
+                return Err(match media {
+                    Media::Other(media) => unsupported_body(&id, status, &media),
+                    _ => reply_without_response(&id, status, "a body without a Content-Type"),
+                });
+            }
+            if !self.warned_media.swap(true, Ordering::Relaxed) {
+                tracing::warn!(connection = %self.label(), %said, "a JSON reply came with {said}; read as application/json");
+            }
+            return json_reply(bytes, &id, status, dispatcher).await;
+        }
+        match media {
             Media::Json => {
-                let body =
-                    read_bounded(reply.response.into_body(), self.config.max_event_bytes).await?;
-                let detail = if body.iter().all(u8::is_ascii_whitespace) {
-                    "an empty body"
-                } else {
-                    "a JSON body that was not its response"
-                };
-                dispatcher.handle_frame(body).await;
-                // When the body was the response, the dispatcher prefers it
-                // over this error.
-                Err(reply_without_response(&id, status.as_u16(), detail))
+                let bytes = read_bounded(body, self.config.max_event_bytes).await?;
+                json_reply(bytes, &id, status, dispatcher).await
             }
-            Media::EventStream => {
-                self.read_reply_stream(reply.response.into_body(), &id, dispatcher)
-                    .await
-            }
+            Media::EventStream => self.read_reply_stream(body, &id, dispatcher).await,
             Media::Missing => Err(reply_without_response(
                 &id,
-                status.as_u16(),
+                status,
                 "a body without a Content-Type",
             )),
-            Media::Other(media) => Err(TransportError::protocol_in_request(
-                id.clone(),
-                format!(
-                    "unsupported body ({media}) in the HTTP {} reply to request {id}{}",
-                    status.as_u16(),
-                    if media.contains("Content-Encoding") {
-                        ""
-                    } else {
-                        " (expected application/json or text/event-stream)"
-                    }
-                ),
-            )),
+            Media::Other(media) => Err(unsupported_body(&id, status, &media)),
         }
     }
 
@@ -312,4 +316,59 @@ fn reply_without_response(id: &RequestId, status: u16, detail: &str) -> Transpor
         id.clone(),
         format!("the HTTP {status} reply to request {id} held no response ({detail})"),
     )
+}
+
+/// The error for a reply to request `id` whose body is of a type MCP does
+/// not use (and is not JSON): names the type.
+fn unsupported_body(id: &RequestId, status: u16, media: &str) -> TransportError {
+    TransportError::protocol_in_request(
+        id.clone(),
+        format!(
+            "unsupported body ({media}) in the HTTP {status} reply to request {id}{}",
+            if media.contains("Content-Encoding") {
+                ""
+            } else {
+                " (expected application/json or text/event-stream)"
+            }
+        ),
+    )
+}
+
+/// `body` without a leading UTF-8 byte order mark, which RFC 8259 § 8.1
+/// lets a JSON reader ignore (and serde_json refuses).
+fn without_bom(body: Bytes) -> Bytes {
+    if body.starts_with(b"\xEF\xBB\xBF") {
+        body.slice(3..)
+    } else {
+        body
+    }
+}
+
+/// `true` when `body` (past a byte order mark and white space) opens a JSON
+/// object or array: what a message, or a batch, starts with.
+fn looks_like_json(body: &[u8]) -> bool {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    matches!(
+        body.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(b'{' | b'[')
+    )
+}
+
+/// Hands a JSON reply to request `id` (its byte order mark dropped) to the
+/// dispatcher. Always an error for the caller: when the body was the
+/// response, the dispatcher has it and prefers it over this error.
+async fn json_reply(
+    body: Bytes,
+    id: &RequestId,
+    status: u16,
+    dispatcher: &Arc<Dispatcher>,
+) -> Result<(), TransportError> {
+    let body = without_bom(body);
+    let detail = if body.iter().all(u8::is_ascii_whitespace) {
+        "an empty body"
+    } else {
+        "a JSON body that was not its response"
+    };
+    dispatcher.handle_frame(body).await;
+    Err(reply_without_response(id, status, detail))
 }

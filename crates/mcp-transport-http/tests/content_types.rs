@@ -145,3 +145,54 @@ async fn undecodable_error_body_is_named_not_shown() {
         "HTTP 500: (8 bytes of a body with Content-Encoding compress, not a coding this client decodes (it sent Accept-Encoding: gzip, deflate, br, zstd))"
     );
 }
+
+/// Servers as they are: a JSON reply sent as `text/plain`, with no
+/// `Content-Type`, or opening with a UTF-8 byte order mark (RFC 8259 § 8.1
+/// lets a reader ignore it) is read as the JSON it is; a body that is not
+/// JSON under such a type still fails, naming the type.
+#[tokio::test]
+async fn a_json_reply_with_a_sloppy_type_or_a_bom_is_read() {
+    for (content_type, bom) in [
+        (Some("text/plain; charset=utf-8"), false),
+        (None, false),
+        (Some("application/json"), true),
+        (Some("text/plain"), true),
+    ] {
+        let server = FaultServer::start(move |r| {
+            let id = r.rpc_id().unwrap_or_default();
+            let mut body = if bom {
+                "\u{feff}".to_owned()
+            } else {
+                String::new()
+            };
+            body.push_str(&tools_result(&id));
+            let reply = Reply::status(200).body(body);
+            match content_type {
+                Some(t) => reply.header("content-type", t),
+                None => reply,
+            }
+        })
+        .await
+        .unwrap();
+        let t = streamable(&server.url("/mcp")).await;
+        let tools = t
+            .request("tools/list", None, opts())
+            .await
+            .unwrap_or_else(|e| panic!("{content_type:?}, BOM {bom}: {e}"))
+            .to_value()
+            .unwrap();
+        assert_eq!(tools, json!({"tools": []}), "{content_type:?}, BOM {bom}");
+        t.close().await.unwrap();
+    }
+    let server = FaultServer::start(|_| {
+        Reply::status(200)
+            .header("content-type", "text/plain")
+            .body("not json")
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    let err = t.request("tools/list", None, opts()).await.unwrap_err();
+    assert!(err.to_string().contains("text/plain"), "{err}");
+    t.close().await.unwrap();
+}
