@@ -26,7 +26,8 @@ for line in sys.stdin:
     i, method = m["id"], m["method"]
     r = None
     if method == "initialize":
-        r = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+        caps = {} if mode == "nocaps" else {"tools": {}}
+        r = {"protocolVersion": "2025-11-25", "capabilities": caps,
              "serverInfo": {"name": "sloppy", "version": "1"}}
     elif method == "tools/list" and mode == "loop":
         r = {"tools": [tool("only_tool")], "nextCursor": "abc"}
@@ -166,6 +167,28 @@ fn b33_call_a_tool_answering_lone_surrogates() {
     assert_eq!(
         run.stdout,
         "bad high [\u{fffd}] bad low [\u{fffd}] good pair [\u{1f600}]\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A server that declares no tools capability: `tools` says so rather than
+/// printing nothing, and `call` names what is available as "none" rather
+/// than an empty list.
+#[test]
+fn a_server_without_tools_says_so() {
+    let dir = support::temp_dir("sloppy-nocaps");
+    let Some(line) = server_line(&dir, "nocaps") else {
+        return;
+    };
+    let run = support::mcp_in(&dir, &["--stdio", &line, "tools"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "(no tools capability)\n", "{run:?}");
+    let run = support::mcp_in(&dir, &["--stdio", &line, "call", "echo"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("no tool named \"echo\" (available: none)"),
+        "{run:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

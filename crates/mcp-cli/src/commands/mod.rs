@@ -52,6 +52,9 @@ impl Session {
 
 /// `a, b, c` — at most [`MAX_LISTED`] names, then `and N more`.
 fn capped_list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".to_owned();
+    }
     let mut text = names
         .iter()
         .take(MAX_LISTED)

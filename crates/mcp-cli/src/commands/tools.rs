@@ -33,7 +33,11 @@ impl Session {
         let mut groups = Vec::new();
         for (name, client) in self.selected(only)? {
             let tools = self.tool_list(name, client).await?;
-            groups.push((name, tools.iter().map(render::tool_line).collect()));
+            if tools.is_empty() && client.server_capabilities().tools.is_none() {
+                groups.push((name, vec!["(no tools capability)".to_owned()]));
+            } else {
+                groups.push((name, tools.iter().map(render::tool_line).collect()));
+            }
             json_out.insert(
                 name.to_owned(),
                 serde_json::to_value(&tools).unwrap_or_default(),
