@@ -11,21 +11,29 @@ use mcp_manager::{Manager, ServerStatus};
 use serde_json::json;
 use support::*;
 
+/// The `mcpServers` of a shutdown test: `a` (the fixture), `stubborn` (the
+/// fixture ignoring stdin EOF and SIGTERM) and `starting` (never answers,
+/// `startup_ms` to start); each writes its pid to `pid_file`.
+fn stubborn_and_starting(python: &str, pid_file: &str, startup_ms: u64) -> serde_json::Value {
+    let stubborn_cmd = format!("trap '' TERM; exec {python} {} ", fixture_script());
+    let hang_cmd = format!("echo $$ >> {pid_file}; exec sleep 1000");
+    json!({
+        "a": fixture_entry(python, json!({"FIXTURE_PID_FILE": pid_file}), &[]),
+        "stubborn": {"command": "sh", "args": ["-c", stubborn_cmd],
+                     "env": {"FIXTURE_PID_FILE": pid_file, "FIXTURE_IGNORE_EOF": "1"}},
+        "starting": {"command": "sh", "args": ["-c", hang_cmd], "startupTimeout": startup_ms},
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_leaves_no_process_behind() {
     let Some(python) = python3() else { return };
     let dir = temp_dir("shutdown");
     let pid_file = dir.join("pids");
     let pid_env = pid_file.display().to_string();
-    let stubborn_cmd = format!("trap '' TERM; exec {python} {} ", fixture_script());
-    let hang_cmd = format!("echo $$ >> {pid_env}; exec sleep 1000");
-    let config = config(json!({
-        "a": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
-        "b": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
-        "stubborn": {"command": "sh", "args": ["-c", stubborn_cmd],
-                     "env": {"FIXTURE_PID_FILE": pid_env, "FIXTURE_IGNORE_EOF": "1"}},
-        "starting": {"command": "sh", "args": ["-c", hang_cmd], "startupTimeout": 60000},
-    }));
+    let mut servers = stubborn_and_starting(&python, &pid_env, 60_000);
+    servers["b"] = fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]);
+    let config = config(servers);
     let manager = Manager::start(
         config,
         options()
@@ -142,14 +150,7 @@ async fn kill_ends_a_shutdown_waiting_on_a_stubborn_server() {
     let dir = temp_dir("kill");
     let pid_file = dir.join("pids");
     let pid_env = pid_file.display().to_string();
-    let stubborn_cmd = format!("trap '' TERM; exec {python} {} ", fixture_script());
-    let hang_cmd = format!("echo $$ >> {pid_env}; exec sleep 1000");
-    let config = config(json!({
-        "a": fixture_entry(&python, json!({"FIXTURE_PID_FILE": pid_env}), &[]),
-        "stubborn": {"command": "sh", "args": ["-c", stubborn_cmd],
-                     "env": {"FIXTURE_PID_FILE": pid_env, "FIXTURE_IGNORE_EOF": "1"}},
-        "starting": {"command": "sh", "args": ["-c", hang_cmd], "startupTimeout": 120000},
-    }));
+    let config = config(stubborn_and_starting(&python, &pid_env, 120_000));
     let manager = Manager::start(
         config,
         options()

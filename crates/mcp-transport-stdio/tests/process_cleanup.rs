@@ -144,12 +144,11 @@ async fn a_server_that_exits_on_eof_closes_within_the_grace() {
     t.close().await.unwrap(); // twice is harmless
 }
 
-/// `kill()` while `close()` waits out a 60 s grace for a server that ignores
-/// the end of its input and SIGTERM: the close returns long before the
-/// grace would have ended, and neither the wrapper nor the grandchild
-/// remains.
-#[tokio::test]
-async fn kill_ends_a_close_waiting_out_its_grace() {
+/// The TERM-ignoring wrapper, initialized, with a 60 s grace (its close
+/// would wait it out): the transport, the wrapper's and the grandchild's
+/// pids, and the pid file to remove.
+async fn stubborn_with_a_long_grace()
+-> (std::sync::Arc<StdioTransport>, u32, u32, std::path::PathBuf) {
     become_subreaper();
     let pid_file = temp_path("pid");
     let t = std::sync::Arc::new(
@@ -160,6 +159,16 @@ async fn kill_ends_a_close_waiting_out_its_grace() {
     initialize(&t).await;
     let child = t.pid().unwrap();
     let grandchild = read_pid(&pid_file).await;
+    (t, child, grandchild, pid_file)
+}
+
+/// `kill()` while `close()` waits out a 60 s grace for a server that ignores
+/// the end of its input and SIGTERM: the close returns long before the
+/// grace would have ended, and neither the wrapper nor the grandchild
+/// remains.
+#[tokio::test]
+async fn kill_ends_a_close_waiting_out_its_grace() {
+    let (t, child, grandchild, pid_file) = stubborn_with_a_long_grace().await;
     let closing = {
         let t = t.clone();
         tokio::spawn(async move { t.close().await })
@@ -190,16 +199,7 @@ async fn kill_ends_a_close_waiting_out_its_grace() {
 /// its grandchild are gone once `wait_finished` returns.
 #[tokio::test]
 async fn kill_fails_pending_requests_and_ends_the_group() {
-    become_subreaper();
-    let pid_file = temp_path("pid");
-    let t = std::sync::Arc::new(
-        StdioTransport::spawn(wrapper(&pid_file).with_shutdown_grace(Duration::from_secs(60)))
-            .await
-            .unwrap(),
-    );
-    initialize(&t).await;
-    let child = t.pid().unwrap();
-    let grandchild = read_pid(&pid_file).await;
+    let (t, child, grandchild, pid_file) = stubborn_with_a_long_grace().await;
     let pending = {
         let t = t.clone();
         tokio::spawn(async move { script(&t, json!([{"sleep_ms": 60_000}]), within(60_000)).await })
