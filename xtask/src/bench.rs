@@ -6,7 +6,7 @@
 //! the TypeScript and Python SDK peers (tests/peers/setup.sh; a missing one
 //! is skipped and noted), runs every client against the same server and
 //! writes `docs/benchmarks.md` and its chart, `docs/benchmarks.svg`. The
-//! release `mcp` binary (`cargo build --release -p mcp-cli`) is built too,
+//! release `mcp` binary (`cargo build --release -p mcpio-cli`) is built too,
 //! for the cold-start rows. `--criterion` also runs the in-process
 //! criterion micro-benchmarks (`cargo bench` of mcp-types, mcp-transport,
 //! mcp-transport-stdio, mcp-transport-http; reports under the target dir's
@@ -32,13 +32,13 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             util::cargo(&root).args([
                 "bench",
                 "-p",
-                "mcp-types",
+                "mcpio-types",
                 "-p",
-                "mcp-transport",
+                "mcpio-transport",
                 "-p",
-                "mcp-transport-stdio",
+                "mcpio-transport-stdio",
                 "-p",
-                "mcp-transport-http",
+                "mcpio-transport-http",
             ]),
             "criterion micro-benchmarks",
         )?;
@@ -67,7 +67,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
     util::run(
-        util::cargo(&root).args(["build", "--release", "--locked", "-p", "mcp-cli"]),
+        util::cargo(&root).args(["build", "--release", "--locked", "-p", "mcpio-cli"]),
         "build the mcp binary (release)",
     )?;
     let bin = target.join("release");

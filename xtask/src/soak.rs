@@ -31,7 +31,7 @@ pub(crate) fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
             "-p",
             "mcp-hardening",
             "-p",
-            "mcp-cli",
+            "mcpio-cli",
         ]);
     } else {
         // The whole workspace's bins: after `cargo test --workspace` every

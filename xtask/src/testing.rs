@@ -117,7 +117,7 @@ fn keychain_tests(root: &Path) -> Result<Option<String>, String> {
             "test",
             "--locked",
             "-p",
-            "mcp-auth",
+            "mcpio-auth",
             "--features",
             "keychain",
             "--test",
@@ -143,14 +143,14 @@ fn keychain_tests(root: &Path) -> Result<Option<String>, String> {
 /// is a build of its own; one that runs no test means the feature came back
 /// on, and fails.
 fn without_schema_validation(root: &Path) -> Result<(), String> {
-    let what = "mcp-client without default features (cargo test -p mcp-client \
+    let what = "mcp-client without default features (cargo test -p mcpio-client \
                 --no-default-features --features test-util --test without_schema_validation)";
     eprintln!("==> {what}");
     let out = util::cargo(root)
         .args([
             "test",
             "-p",
-            "mcp-client",
+            "mcpio-client",
             "--locked",
             "--no-default-features",
             "--features",

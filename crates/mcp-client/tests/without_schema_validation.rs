@@ -4,7 +4,7 @@
 //! that needs no schema.
 //!
 //! Only a build without the feature compiles these tests:
-//! `cargo test -p mcp-client --no-default-features --features test-util
+//! `cargo test -p mcpio-client --no-default-features --features test-util
 //! --test without_schema_validation` (`cargo xtask test` runs it).
 #![cfg(not(feature = "schema-validation"))]
 

@@ -1,7 +1,7 @@
 //! The event-stream parser (`sse::SseParser::feed_bytes`, and `feed` for
 //! comparison): 4 MiB of MCP `message` events with ids (~400 B each), in
 //! 16 KiB chunks; and events of 100 KiB.
-//! `cargo bench -p mcp-transport-http`. The comparison with other crates
+//! `cargo bench -p mcpio-transport-http`. The comparison with other crates
 //! is in `cargo xtask bench`.
 #![allow(missing_docs)]
 

@@ -1,5 +1,5 @@
 //! The stdout line framer (`LineFramer::push`): 4 MiB of response lines of
-//! 200 B and 100 KiB, fed in 64 KiB reads. `cargo bench -p mcp-transport-stdio`.
+//! 200 B and 100 KiB, fed in 64 KiB reads. `cargo bench -p mcpio-transport-stdio`.
 #![allow(missing_docs)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

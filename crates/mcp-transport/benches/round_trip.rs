@@ -4,7 +4,7 @@
 //! allocation, the pending table, serialization, decoding the response,
 //! correlation): alone, with 256 requests outstanding, and from two
 //! threads at once (a reader completing while callers register).
-//! `cargo bench -p mcp-transport`.
+//! `cargo bench -p mcpio-transport`.
 #![allow(missing_docs)]
 #![allow(
     clippy::unwrap_used,

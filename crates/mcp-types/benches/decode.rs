@@ -4,7 +4,7 @@
 //! the same responses (`decode_frame` and a typed `RawResult::parse`, also
 //! for the 100 B echo), and
 //! the writing of a 100 KiB `tools/call` request (`RequestBody::to_vec`).
-//! `cargo bench -p mcp-types`.
+//! `cargo bench -p mcpio-types`.
 #![allow(missing_docs)]
 #![allow(
     clippy::unwrap_used,

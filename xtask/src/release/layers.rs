@@ -23,7 +23,7 @@ const HTTP_STACK: [&str; 8] = [
     "hyper-rustls",
     "ring",
     "webpki-roots",
-    "mcp-transport-http",
+    "mcpio-transport-http",
 ];
 
 /// One documented combination of crates a downstream user may pick.
@@ -41,28 +41,28 @@ pub(crate) struct Layer {
 pub(crate) const LAYERS: [Layer; 5] = [
     Layer {
         name: "types",
-        crates: &["mcp-types"],
+        crates: &["mcpio-types"],
         forbidden: &[
             "tokio",
             "hyper",
             "rustls",
             "jsonschema",
-            "mcp-transport",
-            "mcp-auth",
+            "mcpio-transport",
+            "mcpio-auth",
         ],
         forbidden_without_defaults: &[],
         why: "mcp-types is data only: serde, no I/O, no runtime",
     },
     Layer {
         name: "transport+stdio",
-        crates: &["mcp-transport", "mcp-transport-stdio"],
+        crates: &["mcpio-transport", "mcpio-transport-stdio"],
         forbidden: &concat_forbidden::STDIO,
         forbidden_without_defaults: &[],
         why: "a stdio-only user builds no HTTP stack, no schema validator, no OAuth",
     },
     Layer {
         name: "client+stdio",
-        crates: &["mcp-client", "mcp-transport-stdio"],
+        crates: &["mcpio-client", "mcpio-transport-stdio"],
         forbidden: &concat_forbidden::STDIO_CLIENT,
         forbidden_without_defaults: &["jsonschema"],
         why: "a stdio client builds no HTTP stack and no OAuth; without `schema-validation` no \
@@ -70,15 +70,15 @@ pub(crate) const LAYERS: [Layer; 5] = [
     },
     Layer {
         name: "client+http",
-        crates: &["mcp-client", "mcp-transport-http"],
-        forbidden: &["mcp-auth", "mcp-transport-stdio"],
+        crates: &["mcpio-client", "mcpio-transport-http"],
+        forbidden: &["mcpio-auth", "mcpio-transport-stdio"],
         forbidden_without_defaults: &["jsonschema"],
         why: "OAuth is a separate crate the user adds; without `schema-validation` no jsonschema",
     },
     Layer {
         name: "manager",
-        crates: &["mcp-manager"],
-        forbidden: &["mcp-auth"],
+        crates: &["mcpio-manager"],
+        forbidden: &["mcpio-auth"],
         forbidden_without_defaults: &["jsonschema"],
         why: "mcp-auth comes only with the `oauth` feature (off by default); without \
               `schema-validation` no jsonschema",
@@ -96,9 +96,9 @@ mod concat_forbidden {
         "hyper-rustls",
         "ring",
         "webpki-roots",
-        "mcp-transport-http",
+        "mcpio-transport-http",
         "jsonschema",
-        "mcp-auth",
+        "mcpio-auth",
     ];
     pub(super) const STDIO_CLIENT: [&str; 9] = [
         "hyper",
@@ -108,8 +108,8 @@ mod concat_forbidden {
         "hyper-rustls",
         "ring",
         "webpki-roots",
-        "mcp-transport-http",
-        "mcp-auth",
+        "mcpio-transport-http",
+        "mcpio-auth",
     ];
 }
 

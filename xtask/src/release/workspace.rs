@@ -11,14 +11,14 @@ use crate::util;
 /// The library crates, bottom layer first: the order they are published in
 /// (each one's workspace dependencies come before it).
 pub(crate) const PUBLISH_ORDER: [&str; 8] = [
-    "mcp-types",
-    "mcp-transport",
-    "mcp-transport-stdio",
-    "mcp-transport-http",
-    "mcp-auth",
-    "mcp-client",
-    "mcp-manager",
-    "mcp-cli",
+    "mcpio-types",
+    "mcpio-transport",
+    "mcpio-transport-stdio",
+    "mcpio-transport-http",
+    "mcpio-auth",
+    "mcpio-client",
+    "mcpio-manager",
+    "mcpio-cli",
 ];
 
 /// One package of the workspace.
@@ -68,9 +68,22 @@ impl Package {
         f
     }
 
-    /// The crate's name as Rust code writes it.
+    /// The crate's name as Rust code writes it: its library target's name
+    /// (`[lib] name`, `mcp_types` for the package `mcpio-types`), else the
+    /// package name with `-` as `_`.
     pub(crate) fn crate_name(&self) -> String {
-        self.name.replace('-', "_")
+        self.json["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| {
+                t["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "lib"))
+            })
+            .and_then(|t| t["name"].as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| self.name.replace('-', "_"))
     }
 }
 
