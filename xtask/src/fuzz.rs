@@ -33,6 +33,7 @@ use crate::{reliability, util};
 /// One fuzz target: the crate that holds it, its name, the longest input
 /// libFuzzer makes for it, and what it checks.
 pub(crate) struct Target {
+    /// The directory of the crate under `crates/` (`mcp-types`).
     pub(crate) krate: &'static str,
     pub(crate) name: &'static str,
     max_len: usize,
@@ -43,61 +44,61 @@ pub(crate) struct Target {
 /// the `fuzz_targets/` directories and to the replay tests).
 pub(crate) const TARGETS: &[Target] = &[
     Target {
-        krate: "mcpio-types",
+        krate: "mcp-types",
         name: "jsonrpc_decode",
         max_len: 4096,
         what: "`JsonRpcMessage::decode_with`, `decode_frame` vs a JSON-RPC model over serde_json",
     },
     Target {
-        krate: "mcpio-types",
+        krate: "mcp-types",
         name: "answered_ids",
         max_len: 4096,
         what: "`answered_ids`, `invalid_request` vs serde_json's reading",
     },
     Target {
-        krate: "mcpio-types",
+        krate: "mcp-types",
         name: "typed_decoder",
         max_len: 4096,
         what: "`RawResult::parse` (our deserializer) vs `serde_json::from_slice`",
     },
     Target {
-        krate: "mcpio-transport-stdio",
+        krate: "mcp-transport-stdio",
         name: "line_framer",
         max_len: 16384,
         what: "`LineFramer`, `sniff_id` vs a split-on-newline model, any chunking",
     },
     Target {
-        krate: "mcpio-transport-http",
+        krate: "mcp-transport-http",
         name: "sse_parser",
         max_len: 16384,
         what: "SSE parser vs the whole-stream WHATWG model, any chunking",
     },
     Target {
-        krate: "mcpio-transport-http",
+        krate: "mcp-transport-http",
         name: "header_value",
         max_len: 1024,
         what: "`header_value::encode` and a server's decoding vs the `base64` crate",
     },
     Target {
-        krate: "mcpio-transport-http",
+        krate: "mcp-transport-http",
         name: "legacy_endpoint",
         max_len: 1024,
         what: "legacy `endpoint` resolution vs the `url` crate (WHATWG)",
     },
     Target {
-        krate: "mcpio-auth",
+        krate: "mcp-auth",
         name: "www_authenticate",
         max_len: 2048,
         what: "`WWW-Authenticate` parser vs generated challenges, re-parse stable",
     },
     Target {
-        krate: "mcpio-auth",
+        krate: "mcp-auth",
         name: "auth_metadata",
         max_len: 4096,
         what: "PRM / AS metadata documents vs a model over serde_json; well-known URLs",
     },
     Target {
-        krate: "mcpio-cli",
+        krate: "mcp-cli",
         name: "key_value",
         max_len: 2048,
         what: "CLI `key=value` / JSON arguments typed by a schema vs serde_json",

@@ -41,7 +41,15 @@ Examples:
 
 /// `mcp`: talk to Model Context Protocol servers from a terminal.
 #[derive(Debug, Parser)]
-#[command(name = "mcp", version, about, after_help = AFTER_HELP)]
+// The version names the package: other programs install an `mcp` command
+// too (the Python SDK's `mcp[cli]`, mcptools), and `mcp --version` tells
+// which one a shell runs.
+#[command(
+    name = "mcp",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CARGO_PKG_NAME"), ")"),
+    about,
+    after_help = AFTER_HELP
+)]
 pub(crate) struct Cli {
     /// An mcpServers configuration file (default: ./.mcp.json when it exists).
     #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["stdio", "url"])]
@@ -330,4 +338,20 @@ pub(crate) enum AuthCommand {
 
 fn parse_version_preference(s: &str) -> Result<VersionPreference, String> {
     s.parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// `mcp --version` names the package, so a user with several programs
+    /// called `mcp` can tell ours.
+    #[test]
+    fn the_version_names_the_package() {
+        let v = super::Cli::command().render_version();
+        assert_eq!(
+            v.trim(),
+            format!("mcp {} (mcpio-cli)", env!("CARGO_PKG_VERSION"))
+        );
+    }
 }

@@ -32,8 +32,23 @@ mod types {
     }
 }
 
+/// The `mcpio` snippet (the README's first library example, and the front
+/// page of the `mcpio` crate) runs against the demo server of the `mcp`
+/// binary built beside this test.
+mod mcpio_stdio {
+    #![allow(dead_code, reason = "the snippet's `main` is not called here")]
+    include!("readme/mcpio_stdio.rs");
+
+    #[tokio::test]
+    async fn mcpio_snippet_calls_the_demo_server() {
+        let server = StdioConfig::new(env!("CARGO_BIN_EXE_mcp")).with_args(["serve-demo"]);
+        assert_eq!(add(server, 2, 3).await.unwrap(), "5");
+    }
+}
+
 /// The snippet files, by name, as compiled above.
-const SNIPPETS: [(&str, &str); 5] = [
+const SNIPPETS: [(&str, &str); 6] = [
+    ("mcpio_stdio.rs", include_str!("readme/mcpio_stdio.rs")),
     ("handler.rs", include_str!("readme/handler.rs")),
     ("http_client.rs", include_str!("readme/http_client.rs")),
     ("raw_transport.rs", include_str!("readme/raw_transport.rs")),
@@ -88,6 +103,22 @@ fn every_rust_block_of_the_readme_is_a_compiled_snippet() {
             "{name}: no hidden rustdoc lines; a snippet is a whole program"
         );
     }
+}
+
+/// The facade's front page (crates/mcpio/README.md, compiled as its
+/// doctest) shows the same program as the workspace README's first library
+/// example, which the test above runs.
+#[test]
+fn the_mcpio_front_page_and_the_readme_open_with_the_same_program() {
+    let snippet = include_str!("readme/mcpio_stdio.rs");
+    let front_page = rust_blocks(include_str!("../../mcpio/README.md"));
+    assert_eq!(front_page.first().map(String::as_str), Some(snippet));
+    let readme = rust_blocks(include_str!("../../../README.md"));
+    assert_eq!(
+        readme.first().map(String::as_str),
+        Some(snippet),
+        "the README's first library example is the mcpio one"
+    );
 }
 
 #[test]

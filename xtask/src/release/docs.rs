@@ -46,7 +46,7 @@ fn has_rust_block(text: &str, doc_comment: bool) -> bool {
 pub(crate) fn check_static(ws: &Workspace) -> Vec<String> {
     let mut problems = Vec::new();
     for p in ws.libraries() {
-        let lib = std::fs::read_to_string(p.dir.join("src/lib.rs")).unwrap_or_default();
+        let lib = p.front_page();
         if !has_rust_block(&lib, true) {
             problems.push(format!(
                 "{}: src/lib.rs has no example on its front page (a ```-block in the `//!` docs \

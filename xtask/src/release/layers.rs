@@ -34,11 +34,13 @@ pub(crate) struct Layer {
     pub(crate) forbidden: &'static [&'static str],
     /// Also never in its tree with `default-features = false`.
     pub(crate) forbidden_without_defaults: &'static [&'static str],
+    /// The features asked for beside `default-features = false`.
+    pub(crate) features_without_defaults: &'static [&'static str],
     /// Why: printed with a violation.
     pub(crate) why: &'static str,
 }
 
-pub(crate) const LAYERS: [Layer; 5] = [
+pub(crate) const LAYERS: [Layer; 6] = [
     Layer {
         name: "types",
         crates: &["mcpio-types"],
@@ -51,6 +53,7 @@ pub(crate) const LAYERS: [Layer; 5] = [
             "mcpio-auth",
         ],
         forbidden_without_defaults: &[],
+        features_without_defaults: &[],
         why: "mcp-types is data only: serde, no I/O, no runtime",
     },
     Layer {
@@ -58,6 +61,7 @@ pub(crate) const LAYERS: [Layer; 5] = [
         crates: &["mcpio-transport", "mcpio-transport-stdio"],
         forbidden: &concat_forbidden::STDIO,
         forbidden_without_defaults: &[],
+        features_without_defaults: &[],
         why: "a stdio-only user builds no HTTP stack, no schema validator, no OAuth",
     },
     Layer {
@@ -65,6 +69,7 @@ pub(crate) const LAYERS: [Layer; 5] = [
         crates: &["mcpio-client", "mcpio-transport-stdio"],
         forbidden: &concat_forbidden::STDIO_CLIENT,
         forbidden_without_defaults: &["jsonschema"],
+        features_without_defaults: &[],
         why: "a stdio client builds no HTTP stack and no OAuth; without `schema-validation` no \
               jsonschema",
     },
@@ -73,6 +78,7 @@ pub(crate) const LAYERS: [Layer; 5] = [
         crates: &["mcpio-client", "mcpio-transport-http"],
         forbidden: &["mcpio-auth", "mcpio-transport-stdio"],
         forbidden_without_defaults: &["jsonschema"],
+        features_without_defaults: &[],
         why: "OAuth is a separate crate the user adds; without `schema-validation` no jsonschema",
     },
     Layer {
@@ -80,8 +86,18 @@ pub(crate) const LAYERS: [Layer; 5] = [
         crates: &["mcpio-manager"],
         forbidden: &["mcpio-auth"],
         forbidden_without_defaults: &["jsonschema"],
+        features_without_defaults: &[],
         why: "mcp-auth comes only with the `oauth` feature (off by default); without \
               `schema-validation` no jsonschema",
+    },
+    Layer {
+        name: "mcpio",
+        crates: &["mcpio"],
+        forbidden: &["mcpio-auth", "mcpio-manager", "jsonschema"],
+        forbidden_without_defaults: &concat_forbidden::STDIO,
+        features_without_defaults: &["stdio"],
+        why: "the facade builds the layers its features name and no other: by default stdio and \
+              HTTP (no OAuth, manager or schema validator); with only `stdio`, no HTTP stack",
     },
 ];
 
@@ -135,9 +151,14 @@ pub(crate) fn check(
                 "{} ({})",
                 layer.name,
                 if defaults {
-                    "default features"
+                    "default features".to_string()
+                } else if layer.features_without_defaults.is_empty() {
+                    "default-features = false".to_string()
                 } else {
-                    "default-features = false"
+                    format!(
+                        "default-features = false, features {}",
+                        layer.features_without_defaults.join(", ")
+                    )
                 }
             );
             let dir = scratch.join(format!(
@@ -216,14 +237,19 @@ fn write_crate(ws: &Workspace, dir: &Path, layer: &Layer, defaults: bool) -> Res
         let p = ws
             .package(c)
             .ok_or_else(|| format!("layer {}: no workspace crate {c}", layer.name))?;
+        let features = if defaults {
+            String::new()
+        } else if layer.features_without_defaults.is_empty() {
+            ", default-features = false".to_string()
+        } else {
+            format!(
+                ", default-features = false, features = {:?}",
+                layer.features_without_defaults
+            )
+        };
         manifest.push_str(&format!(
-            "{c} = {{ path = {:?}{} }}\n",
+            "{c} = {{ path = {:?}{features} }}\n",
             p.dir.display().to_string(),
-            if defaults {
-                ""
-            } else {
-                ", default-features = false"
-            }
         ));
         lib.push_str(&format!("pub use {};\n", p.crate_name()));
     }
@@ -333,6 +359,14 @@ mod tests {
             for h in HTTP_STACK {
                 assert!(layer.forbidden.contains(&h), "{} lets {h} in", layer.name);
             }
+        }
+        let facade = LAYERS.iter().find(|l| l.name == "mcpio").unwrap();
+        assert_eq!(facade.features_without_defaults, ["stdio"]);
+        for h in HTTP_STACK.iter().chain(&["jsonschema", "mcpio-auth"]) {
+            assert!(
+                facade.forbidden_without_defaults.contains(h),
+                "the stdio-only facade lets {h} in"
+            );
         }
     }
 

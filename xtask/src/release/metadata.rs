@@ -183,7 +183,7 @@ fn package(p: &Package, ws: &Workspace, problems: &mut Vec<String>) {
 
 /// The text of the package's `src/lib.rs` (empty when it cannot be read).
 fn lib_source(p: &Package) -> String {
-    std::fs::read_to_string(p.dir.join("src/lib.rs")).unwrap_or_default()
+    p.front_page()
 }
 
 /// Crates outside the workspace (their own workspaces: fuzz targets, the
@@ -283,7 +283,7 @@ mod tests {
     #[test]
     fn a_placeholder_repository_names_the_fix() {
         let p = problems_of(&[(
-            "mcp-client",
+            "mcpio-client",
             json!({"repository": "https://example.invalid/mcp-client-stack"}),
         )]);
         assert_eq!(p.len(), 1, "{p:?}");
@@ -293,10 +293,10 @@ mod tests {
     #[test]
     fn a_path_only_dependency_and_a_stale_requirement_are_named() {
         let p = problems_of(&[(
-            "mcp-client",
+            "mcpio-client",
             json!({"dependencies": [
-                {"name": "mcp-types", "req": "*", "path": "/x", "kind": null},
-                {"name": "mcp-transport", "req": "^0.0.9", "path": "/y", "kind": null},
+                {"name": "mcpio-types", "req": "*", "path": "/x", "kind": null},
+                {"name": "mcpio-transport", "req": "^0.0.9", "path": "/y", "kind": null},
                 {"name": "mcp-tests", "req": "*", "path": "/z", "kind": "dev"},
             ]}),
         )]);
@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn missing_fields_and_unmarked_crates_are_named() {
-        let mut w = ws(&[("mcp-types", json!({"keywords": [], "rust_version": null}))]);
+        let mut w = ws(&[("mcpio-types", json!({"keywords": [], "rust_version": null}))]);
         w.packages.push(Package {
             name: "mcp-tests".into(),
             json: pkg("mcp-tests", json!({})),
@@ -318,11 +318,12 @@ mod tests {
             .filter(|p| !p.contains("readme"))
             .collect();
         assert!(
-            p.iter().any(|l| l.contains("mcp-types: no `keywords`")),
+            p.iter().any(|l| l.contains("mcpio-types: no `keywords`")),
             "{p:?}"
         );
         assert!(
-            p.iter().any(|l| l.contains("mcp-types: no `rust-version`")),
+            p.iter()
+                .any(|l| l.contains("mcpio-types: no `rust-version`")),
             "{p:?}"
         );
         assert!(

@@ -7,7 +7,8 @@
 //! (`features.rs`), API files and semver (`api.rs`; the API as text in
 //! `api_text.rs` and `api_text/signatures.rs`), MSRV
 //! (`msrv.rs`), docs (`docs.rs`), licences and duplicates (`deny.rs`), the
-//! changelog (`changelog.rs`).
+//! changelog (`changelog.rs`); in the full check, the packaged facade
+//! built and run by a downstream crate (`downstream.rs`).
 //!
 //! `--quick` (run by `cargo xtask test`, so in CI) needs only cargo and git:
 //! metadata, `cargo package --no-verify` with the file lists, the layers'
@@ -28,6 +29,7 @@ mod api_text;
 mod changelog;
 mod deny;
 mod docs;
+mod downstream;
 mod features;
 mod layers;
 mod metadata;
@@ -175,9 +177,10 @@ pub(crate) fn quick_for_tests(root: &std::path::Path) -> Result<Vec<String>, Str
 }
 
 /// The checks, by the names `--only` takes.
-const CHECKS: [&str; 10] = [
+const CHECKS: [&str; 11] = [
     "metadata",
     "packaging",
+    "downstream",
     "layers",
     "features",
     "api",
@@ -268,6 +271,28 @@ fn run(
                     Outcome::from_problems(packaged.problems)
                 }
                 Err(e) => Outcome::Failed(vec![e]),
+            },
+        ));
+    }
+
+    if full && wanted("downstream") {
+        // 2b. the packaged facade in a downstream crate (needs the packages)
+        let packaged = r
+            .checks
+            .iter()
+            .find(|(name, _)| *name == "packaging")
+            .map(|(_, o)| matches!(o, Outcome::Passed));
+        r.checks.push((
+            "downstream",
+            match packaged {
+                Some(false) => Outcome::NotRun("packaging failed".to_string()),
+                None => Outcome::NotRun(
+                    "needs the packaging check (--only packaging,downstream)".to_string(),
+                ),
+                Some(true) => match downstream::check(ws) {
+                    Ok(()) => Outcome::Passed,
+                    Err(e) => Outcome::Failed(vec![e]),
+                },
             },
         ));
     }

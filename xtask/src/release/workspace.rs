@@ -10,7 +10,7 @@ use crate::util;
 
 /// The library crates, bottom layer first: the order they are published in
 /// (each one's workspace dependencies come before it).
-pub(crate) const PUBLISH_ORDER: [&str; 8] = [
+pub(crate) const PUBLISH_ORDER: [&str; 9] = [
     "mcpio-types",
     "mcpio-transport",
     "mcpio-transport-stdio",
@@ -18,6 +18,7 @@ pub(crate) const PUBLISH_ORDER: [&str; 8] = [
     "mcpio-auth",
     "mcpio-client",
     "mcpio-manager",
+    "mcpio",
     "mcpio-cli",
 ];
 
@@ -66,6 +67,23 @@ impl Package {
             .unwrap_or_default();
         f.sort();
         f
+    }
+
+    /// The crate's front page as `//!` lines: the inner doc comments of
+    /// src/lib.rs, and when src/lib.rs makes its README the crate's doc
+    /// (`#![doc = include_str!("../README.md")]`), the README's lines too.
+    pub(crate) fn front_page(&self) -> String {
+        let mut page = std::fs::read_to_string(self.dir.join("src/lib.rs")).unwrap_or_default();
+        if page.contains("#![doc = include_str!(\"../README.md\")]")
+            && let Ok(readme) = std::fs::read_to_string(self.dir.join("README.md"))
+        {
+            for line in readme.lines() {
+                page.push_str("\n//! ");
+                page.push_str(line);
+            }
+            page.push('\n');
+        }
+        page
     }
 
     /// The crate's name as Rust code writes it: its library target's name
@@ -163,5 +181,34 @@ impl Workspace {
     /// before the first release tag.
     pub(crate) fn baseline(&self) -> Option<&str> {
         self.metadata["release"]["baseline"].as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate whose README is its doc (the facade) has the README's
+    /// example and feature names on its front page; one that only
+    /// doctests its README does not.
+    #[test]
+    fn a_readme_made_the_crate_doc_is_the_front_page() {
+        let dir = super::super::scratch::Scratch::new("front-page");
+        dir.write("README.md", "# k\n\n```rust\nlet x = 1;\n```\n`a-feature`\n");
+        dir.write("src/lib.rs", "#![doc = include_str!(\"../README.md\")]\n");
+        let p = Package {
+            name: "k".into(),
+            json: serde_json::json!({}),
+            dir: dir.path().to_path_buf(),
+        };
+        let page = p.front_page();
+        assert!(page.contains("\n//! ```rust\n//! let x = 1;\n"), "{page}");
+        assert!(page.contains("//! `a-feature`"), "{page}");
+
+        dir.write(
+            "src/lib.rs",
+            "//! k\n#[cfg(doctest)]\n#[doc = include_str!(\"../README.md\")]\nstruct R;\n",
+        );
+        assert!(!p.front_page().contains("a-feature"));
     }
 }
