@@ -52,28 +52,11 @@ pub(crate) fn check(ws: &Workspace) -> Result<(), String> {
     }
     let app = dir.join("app");
     write_app(&app, &packages)?;
+    // The versions the workspace is tested with.
+    std::fs::copy(ws.root.join("Cargo.lock"), app.join("Cargo.lock"))
+        .map_err(|e| format!("copy Cargo.lock to {}: {e}", app.display()))?;
     let app_target = target.join("release-check/downstream-target");
-    let build = |offline: bool| {
-        let mut c = util::cargo(&app);
-        c.args(["build", "--quiet"])
-            .env("CARGO_TARGET_DIR", &app_target);
-        if offline {
-            c.arg("--offline");
-        }
-        c
-    };
-    let what = "cargo build of a scratch crate depending on the packaged mcpio";
-    if util::run(&mut build(true), what).is_err() {
-        util::run(&mut build(false), what).map_err(|e| {
-            format!(
-                "{e}: the packaged facade does not build for a downstream crate (cargo's error \
-                 above names the item or dependency; the scratch crate is {}). Fix the facade's \
-                 re-exports or features so a `default-features = false, features = [\"stdio\"]` \
-                 user builds",
-                app.display()
-            )
-        })?;
-    }
+    build_app(&app, &app_target)?;
     util::run(
         util::cargo(&ws.root).args(["build", "--quiet", "-p", "mcpio-cli", "--bin", "mcp"]),
         "cargo build -p mcpio-cli --bin mcp (the demo server)",
@@ -138,6 +121,32 @@ fn manifest(packages: &[(String, PathBuf)]) -> String {
     m
 }
 
+/// Builds the scratch crate at `app` into `app_target`; `Err` names the fix.
+fn build_app(app: &Path, app_target: &Path) -> Result<(), String> {
+    let build = |offline: bool| {
+        let mut c = util::cargo(app);
+        c.args(["build", "--quiet"])
+            .env("CARGO_TARGET_DIR", app_target);
+        if offline {
+            c.arg("--offline");
+        }
+        c
+    };
+    let what = "cargo build of a scratch crate depending on the packaged mcpio";
+    if util::run(&mut build(true), what).is_ok() {
+        return Ok(());
+    }
+    util::run(&mut build(false), what).map_err(|e| {
+        format!(
+            "{e}: the packaged facade does not build for a downstream crate (cargo's error \
+             above names the item or dependency; the scratch crate is {}). Fix the facade's \
+             re-exports or features so a `default-features = false, features = [\"stdio\"]` \
+             user builds",
+            app.display()
+        )
+    })
+}
+
 fn write_app(app: &Path, packages: &[(String, PathBuf)]) -> Result<(), String> {
     let src = app.join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("{}: {e}", src.display()))?;
@@ -173,5 +182,39 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("mcpio = { path = \"/u/mcpio-0.1.0\" }"), "{m}");
+    }
+
+    /// Breaking the check on purpose: a packaged facade that does not
+    /// build for a downstream crate (here a stand-in `mcpio` that stops
+    /// the compiler at once, so the test builds little) fails the check,
+    /// naming the fix.
+    #[test]
+    fn a_facade_that_does_not_build_fails_downstream() {
+        let dir = super::super::scratch::Scratch::new("downstream");
+        dir.write(
+            "unpacked/mcpio-0.1.0/Cargo.toml",
+            "[package]\nname = \"mcpio\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\
+             [features]\ndefault = []\nstdio = []\n",
+        );
+        dir.write(
+            "unpacked/mcpio-0.1.0/src/lib.rs",
+            "compile_error!(\"a facade that does not build\");\n",
+        );
+        let packages = vec![("mcpio".to_string(), dir.path().join("unpacked/mcpio-0.1.0"))];
+        let app = dir.path().join("app");
+        write_app(&app, &packages).unwrap();
+        // The stand-in has no dependencies; tokio and serde_json come from
+        // the registry cache the workspace's own builds filled.
+        std::fs::copy(
+            crate::util::workspace_root().unwrap().join("Cargo.lock"),
+            app.join("Cargo.lock"),
+        )
+        .unwrap();
+        let e = build_app(&app, &dir.path().join("target")).unwrap_err();
+        assert!(
+            e.contains("the packaged facade does not build for a downstream crate"),
+            "{e}"
+        );
+        assert!(e.contains("Fix the facade's re-exports or features"), "{e}");
     }
 }
