@@ -181,8 +181,10 @@ fn read(path: &Path) -> Result<Option<FileRecord>, StoreError> {
         let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
     }
     let text = fs::read(path).map_err(|e| backend("cannot read", path, e))?;
+    // A file edited by hand on Windows may open with a byte order mark.
+    let text = mcp_transport::bom::strip_bom(&text, &path.display());
     // serde's message may quote the content: only its position is shown.
-    let record: FileRecord = serde_json::from_slice(&text).map_err(|e| {
+    let record: FileRecord = serde_json::from_slice(text).map_err(|e| {
         corrupt(format!(
             "not a credential record (line {}, column {})",
             e.line(),
@@ -453,6 +455,28 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.keys().await.unwrap(), vec![other]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A record file that opens with a UTF-8 byte order mark (saved by an
+    /// editor on Windows) is read, and can be replaced.
+    #[tokio::test]
+    async fn a_byte_order_mark_opening_a_record_is_skipped() {
+        let dir = temp_dir("bom");
+        let store = FileStore::new(&dir).unwrap();
+        let revision = store.put(&key(), tokens("a"), None).await.unwrap();
+        let path = store.path_of(&key());
+        let mut text = b"\xEF\xBB\xBF".to_vec();
+        text.extend(fs::read(&path).unwrap());
+        fs::write(&path, &text).unwrap();
+        let (record, read) = store.get(&key()).await.unwrap().unwrap();
+        assert_eq!((record, read), (tokens("a"), revision));
+        store
+            .put(&key(), tokens("b"), Some(revision))
+            .await
+            .unwrap();
+        let (record, _) = store.get(&key()).await.unwrap().unwrap();
+        assert_eq!(record, tokens("b"));
         fs::remove_dir_all(&dir).unwrap();
     }
 

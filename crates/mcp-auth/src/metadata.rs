@@ -23,8 +23,12 @@ use url::Url;
 /// RFC 8628 § 3.2): serde reads a struct from an array too, so `[""]`
 /// would otherwise be a Protected Resource Metadata document.
 ///
+/// A UTF-8 byte order mark opening the body is skipped (RFC 8259 § 8.1
+/// lets a reader ignore it).
+///
 /// Errors: the body is not UTF-8, not a JSON object, or not a `T`.
 pub(crate) fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_json::Error> {
+    let body = mcp_transport::bom::strip_bom(body, &"an OAuth JSON body");
     let text = std::str::from_utf8(body).map_err(|e| {
         <serde_json::Error as serde::de::Error>::custom(format_args!(
             "the body is not UTF-8 (at byte {})",
@@ -367,6 +371,20 @@ mod tests {
         let prm =
             read_json::<ProtectedResourceMetadata>(b" \r\n\t{\"resource\":\"https://r\"}").unwrap();
         assert_eq!(prm.resource, "https://r");
+    }
+
+    /// A byte order mark opening a body is skipped; one after white space
+    /// is not JSON.
+    #[test]
+    fn a_byte_order_mark_opening_a_body_is_skipped() {
+        let prm =
+            read_json::<ProtectedResourceMetadata>(b"\xEF\xBB\xBF{\"resource\":\"https://r\"}")
+                .unwrap();
+        assert_eq!(prm.resource, "https://r");
+        assert!(
+            read_json::<ProtectedResourceMetadata>(b" \xEF\xBB\xBF{\"resource\":\"https://r\"}")
+                .is_err()
+        );
     }
 
     #[test]

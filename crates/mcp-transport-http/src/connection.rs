@@ -72,6 +72,9 @@ pub(crate) struct Connection {
     /// A reply's JSON body came with another (or no) `Content-Type` and was
     /// read as JSON: warned once per connection.
     pub(crate) warned_media: AtomicBool,
+    /// A JSON reply opened with a byte order mark: warned once per
+    /// connection.
+    pub(crate) warned_bom: AtomicBool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -148,6 +151,7 @@ impl Connection {
             fresh: OnceLock::new(),
             closes_idle: AtomicBool::new(false),
             warned_media: AtomicBool::new(false),
+            warned_bom: AtomicBool::new(false),
             config,
         }))
     }

@@ -167,12 +167,12 @@ impl Connection {
             if !self.warned_media.swap(true, Ordering::Relaxed) {
                 tracing::warn!(connection = %self.label(), %said, "a JSON reply came with {said}; read as application/json");
             }
-            return json_reply(bytes, &id, status, dispatcher).await;
+            return json_reply(self.without_bom(bytes), &id, status, dispatcher).await;
         }
         match media {
             Media::Json => {
                 let bytes = read_bounded(body, self.config.max_event_bytes).await?;
-                json_reply(bytes, &id, status, dispatcher).await
+                json_reply(self.without_bom(bytes), &id, status, dispatcher).await
             }
             Media::EventStream => self.read_reply_stream(body, &id, dispatcher).await,
             Media::Missing => Err(reply_without_response(
@@ -334,28 +334,35 @@ fn unsupported_body(id: &RequestId, status: u16, media: &str) -> TransportError 
     )
 }
 
-/// `body` without a leading UTF-8 byte order mark, which RFC 8259 § 8.1
-/// lets a JSON reader ignore (and serde_json refuses).
-fn without_bom(body: Bytes) -> Bytes {
-    if body.starts_with(b"\xEF\xBB\xBF") {
-        body.slice(3..)
-    } else {
-        body
+impl Connection {
+    /// `body` (a JSON reply) without a leading UTF-8 byte order mark, which
+    /// RFC 8259 § 8.1 lets a JSON reader ignore (and serde_json refuses):
+    /// a slice, not a copy; warned once per connection.
+    fn without_bom(&self, body: Bytes) -> Bytes {
+        let rest = mcp_transport::bom::strip_bom_once(
+            &body,
+            &format_args!("the JSON replies of connection {}", self.label()),
+            &self.warned_bom,
+        )
+        .len();
+        body.slice(body.len() - rest..)
     }
 }
 
 /// `true` when `body` (past a byte order mark and white space) opens a JSON
 /// object or array: what a message, or a batch, starts with.
 fn looks_like_json(body: &[u8]) -> bool {
-    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let body = body
+        .strip_prefix(mcp_transport::bom::UTF8_BOM)
+        .unwrap_or(body);
     matches!(
         body.iter().find(|b| !b.is_ascii_whitespace()),
         Some(b'{' | b'[')
     )
 }
 
-/// Hands a JSON reply to request `id` (its byte order mark dropped) to the
-/// dispatcher. Always an error for the caller: when the body was the
+/// Hands a JSON reply to request `id` (its byte order mark already dropped)
+/// to the dispatcher. Always an error for the caller: when the body was the
 /// response, the dispatcher has it and prefers it over this error.
 async fn json_reply(
     body: Bytes,
@@ -363,7 +370,6 @@ async fn json_reply(
     status: u16,
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(), TransportError> {
-    let body = without_bom(body);
     let detail = if body.iter().all(u8::is_ascii_whitespace) {
         "an empty body"
     } else {

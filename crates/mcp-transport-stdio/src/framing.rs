@@ -4,6 +4,9 @@
 //!
 //! - Lines are split on the raw byte `\n`; one trailing `\r` is stripped
 //!   (Windows servers, case B16); blank lines are skipped (B14).
+//! - One UTF-8 byte order mark opening the stream (.NET and Mono servers
+//!   write one) is stripped from the first line, with one warning
+//!   ([`mcp_transport::bom`]); a mark anywhere else is part of its line.
 //! - UTF-8 is not decoded here: a frame is the line's bytes, decoded as a
 //!   whole later, so a character split across reads is intact (B05).
 //! - A line longer than the limit yields one [`Frame::TooLong`] carrying its
@@ -57,6 +60,11 @@ pub struct LineFramer {
     scanned: usize,
     max_line_bytes: usize,
     discard: Option<Discard>,
+    /// No line was split off yet: the next one is the first of the stream,
+    /// where a byte order mark is stripped.
+    at_start: bool,
+    /// Names the stream in the byte order mark's warning.
+    source: Box<str>,
 }
 
 /// An over-long line being skipped.
@@ -80,7 +88,16 @@ impl LineFramer {
             scanned: 0,
             max_line_bytes,
             discard: None,
+            at_start: true,
+            source: "a stdio server's stdout".into(),
         }
+    }
+
+    /// Names the stream (say, "the stdout of stdio server X") in the one
+    /// warning logged when a byte order mark opens it.
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
+        self.source = source.into().into_boxed_str();
+        self
     }
 
     /// The configured limit, in bytes.
@@ -145,11 +162,12 @@ impl LineFramer {
                 self.scanned = self.buf.len();
                 // One byte of slack for a '\r' that may precede the '\n'.
                 if self.buf.len() > self.max_line_bytes.saturating_add(1) {
-                    let keep = self.buf.len().min(TOO_LONG_PREFIX);
+                    let first = first_line(&mut self.at_start, &self.source, &self.buf);
+                    let keep = first.len().min(TOO_LONG_PREFIX);
                     self.discard = Some(Discard {
-                        prefix: self.buf[..keep].to_vec(),
+                        prefix: first[..keep].to_vec(),
                         reported: false,
-                        truncated: self.buf.len() > keep,
+                        truncated: first.len() > keep,
                     });
                     self.buf.clear();
                     self.scanned = 0;
@@ -166,6 +184,8 @@ impl LineFramer {
             if line.last() == Some(&b'\r') {
                 line.truncate(end - 1);
             }
+            let skip = line.len() - first_line(&mut self.at_start, &self.source, &line).len();
+            line.advance(skip);
             if line.len() > self.max_line_bytes {
                 return Some(Frame::TooLong {
                     prefix: line[..line.len().min(TOO_LONG_PREFIX)].to_vec(),
@@ -200,7 +220,8 @@ impl LineFramer {
     }
 
     /// Ends the stream: a final line without `\n` is emitted as a frame
-    /// (lenient), and the framer is reset.
+    /// (lenient), and the framer is reset for a new stream (whose first
+    /// line may open with a byte order mark again).
     pub fn finish(&mut self, out: &mut Vec<Frame>) {
         if self.discard.is_some() {
             if let Some(frame) = self.report_if_ready(true) {
@@ -216,7 +237,18 @@ impl LineFramer {
         self.buf = BytesMut::new();
         self.scanned = 0;
         self.discard = None;
+        self.at_start = true;
     }
+}
+
+/// `line` (the bytes that start a line) without a byte order mark when it
+/// is the stream's first line (`at_start`, which is then cleared); later
+/// lines are as read.
+fn first_line<'a>(at_start: &mut bool, source: &str, line: &'a [u8]) -> &'a [u8] {
+    if !std::mem::take(at_start) {
+        return line;
+    }
+    mcp_transport::bom::strip_bom(line, &source)
 }
 
 /// Finds the top-level `"id"` member of a JSON object from its first bytes
@@ -321,6 +353,40 @@ mod tests {
 
     fn line(s: &str) -> Frame {
         Frame::Line(Bytes::copy_from_slice(s.as_bytes()))
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_stream_is_stripped_however_split() {
+        let stream = b"\xEF\xBB\xBF{\"a\":1}\r\n\xEF\xBB\xBF{\"b\":2}\n";
+        let want = vec![line("{\"a\":1}"), line("\u{feff}{\"b\":2}")];
+        for cut in 0..stream.len() {
+            let (head, tail) = stream.split_at(cut);
+            assert_eq!(frames(100, &[head, tail]), want, "cut at {cut}");
+        }
+        let bytewise: Vec<&[u8]> = stream.chunks(1).collect();
+        assert_eq!(frames(100, &bytewise), want);
+        // A mark alone on the first line leaves a blank line: skipped.
+        assert_eq!(frames(100, &[b"\xEF\xBB\xBF\r\n{}\n"]), vec![line("{}")]);
+        // After a first line, even a blank one, a mark is text.
+        assert_eq!(
+            frames(100, &[b"\n\xEF\xBB\xBF{}\n"]),
+            vec![line("\u{feff}{}")]
+        );
+        // An over-long first line's prefix has no mark either.
+        assert_eq!(
+            frames(4, &[b"\xEF\xBB\xBF{\"id\":7,\"result\":1}\n"]),
+            vec![Frame::TooLong {
+                prefix: b"{\"id\":7,\"result\":1}".to_vec(),
+                limit: 4
+            }]
+        );
+        // A final line without its line end, and a new stream after finish.
+        let mut f = LineFramer::new(100);
+        let mut out = Vec::new();
+        f.push(b"\xEF\xBB\xBF{}", &mut out);
+        f.finish(&mut out);
+        f.push(b"\xEF\xBB\xBF[]\n", &mut out);
+        assert_eq!(out, vec![line("{}"), line("[]")]);
     }
 
     #[test]

@@ -378,7 +378,8 @@ async fn read_loop(
     signals: Signals,
     label: Arc<str>,
 ) {
-    let mut framer = LineFramer::new(max_line_bytes);
+    let mut framer =
+        LineFramer::new(max_line_bytes).with_source(format!("the stdout of stdio server {label}"));
     loop {
         // Read straight into the framer's buffer: lines reach the
         // dispatcher as slices of it, without a copy.

@@ -139,6 +139,7 @@
 //! outside a runtime it is logged instead.
 
 pub mod backoff;
+pub mod bom;
 pub mod dispatcher;
 pub mod error;
 pub mod event;

@@ -246,7 +246,8 @@ impl McpConfig {
     }
 
     /// Reads and parses one file (at most [`MAX_CONFIG_BYTES`]), expanding
-    /// from the process environment.
+    /// from the process environment. A UTF-8 byte order mark opening the
+    /// file is skipped (with a warning).
     ///
     /// Errors: unreadable, too large, not JSON, or no servers object.
     pub fn from_file(path: impl AsRef<Path>) -> Result<McpConfig, ConfigError> {
@@ -263,7 +264,9 @@ impl McpConfig {
             ));
         }
         let text = std::fs::read_to_string(path).map_err(read_err)?;
-        let value: Value = serde_json::from_str(&text)
+        // Editors on Windows save a byte order mark before the JSON.
+        let text = mcp_transport::bom::strip_bom_str(&text, &path.display());
+        let value: Value = serde_json::from_str(text)
             .map_err(|e| ConfigError::whole(Some(path), ConfigErrorKind::Json(e.to_string())))?;
         Self::from_value(&value, Some(path), &process_env)
     }

@@ -499,3 +499,27 @@ fn credential_store_setting_merges_later_file_first() {
         "a later file that does not say keeps the earlier setting"
     );
 }
+
+/// A file saved with a UTF-8 byte order mark (Windows editors do) is read;
+/// a mark anywhere but at the start is still an error.
+#[test]
+fn a_byte_order_mark_opening_a_file_is_skipped() {
+    let dir = mcp_tests::temp_dir("config-bom");
+    let file = dir.join("servers.json");
+    std::fs::write(
+        &file,
+        "\u{feff}{\"mcpServers\": {\"a\": {\"command\": \"srv\"}}}\r\n",
+    )
+    .unwrap();
+    let config = McpConfig::from_file(&file).unwrap();
+    assert!(config.errors.is_empty(), "{:?}", config.errors);
+    assert_eq!(config.servers.len(), 1);
+    let late = dir.join("late.json");
+    std::fs::write(&late, " \u{feff}{\"mcpServers\": {}}").unwrap();
+    let e = McpConfig::from_file(&late).unwrap_err();
+    assert!(
+        matches!(e.kind, ConfigErrorKind::Json(_)),
+        "a mark after the start is not skipped: {e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
