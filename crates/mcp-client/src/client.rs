@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use crate::codec;
 use crate::connection::Connection;
 use crate::error::ClientError;
+use crate::list_changes::ListKind;
 use crate::listing::{Listing, Pager};
 use crate::negotiate::{self, Negotiated};
 use crate::options::ClientOptions;
@@ -307,8 +308,37 @@ impl Client {
     /// `options` apply to each page: its timeout bounds each page, a
     /// cancelled token stops the listing (a cancelled first page fails it).
     ///
+    /// A listing of tools, prompts, resources or resource templates during
+    /// which the matching `notifications/*/list_changed` arrived (the
+    /// server may have answered from its state before the change) is
+    /// fetched once more, and that second listing is returned (when it
+    /// fails, the first is, logged at warn). At most once per call, so a
+    /// server sending `list_changed` without end cannot hold a caller.
+    ///
     /// Errors: the first page's.
     pub async fn listing<R>(
+        &self,
+        options: RequestOptions,
+    ) -> Result<Listing<<R::Result as Paginated>::Item>, ClientError>
+    where
+        R: Request<Params = PaginatedParams>,
+        R::Result: Paginated,
+    {
+        let fetch = || self.fetch_listing::<R>(options.clone());
+        let Some(kind) = ListKind::listed_by(R::METHOD) else {
+            return fetch().await;
+        };
+        self.inner
+            .fresh_listing(kind, R::METHOD, fetch, |listing, requested| {
+                (listing, self.inner.list_generation(kind) == requested)
+            })
+            .await
+    }
+
+    /// One pass of [`Client::listing`]: every page, no second listing.
+    ///
+    /// Errors: the first page's.
+    pub(crate) async fn fetch_listing<R>(
         &self,
         options: RequestOptions,
     ) -> Result<Listing<<R::Result as Paginated>::Item>, ClientError>

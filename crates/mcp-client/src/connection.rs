@@ -19,6 +19,7 @@ use crate::capabilities;
 use crate::client::Client;
 use crate::codec;
 use crate::error::ClientError;
+use crate::list_changes::{ListGenerations, ListKind};
 use crate::listing::{Listing, Pager};
 use crate::mrtr;
 use crate::negotiate::{self, Negotiated};
@@ -48,6 +49,8 @@ pub(crate) struct Connection {
     generation: AtomicU64,
     reinit: tokio::sync::Mutex<()>,
     tools: Mutex<ToolCache>,
+    /// The generations of prompts and resources (see [`crate::list_changes`]).
+    pub(crate) list_generations: ListGenerations,
     refresh_pending: AtomicBool,
     receive_loop: Mutex<Option<JoinHandle<()>>>,
     /// Why the connection closed, once the receive loop saw it (see
@@ -80,6 +83,7 @@ impl Connection {
             generation: AtomicU64::new(0),
             reinit: tokio::sync::Mutex::new(()),
             tools: Mutex::new(ToolCache::default()),
+            list_generations: ListGenerations::default(),
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
             closed: tokio::sync::watch::channel(None).0,
@@ -133,7 +137,9 @@ impl Connection {
         self.tools.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Forgets compiled validators (after `tools/list_changed`).
+    /// A new generation of the tool cache (after `tools/list_changed` or a
+    /// re-negotiation): compiled validators forgotten, listings requested
+    /// until now stale.
     pub(crate) fn invalidate_tools(&self) {
         self.tools().invalidate();
     }
@@ -457,7 +463,9 @@ impl Connection {
 
     /// Fetches every `tools/list` page and replaces the tool cache (tools
     /// with invalid `x-mcp-header` annotations left out when the headers
-    /// are in use). Bounded by [`ClientOptions::max_pages`].
+    /// are in use). Bounded by [`ClientOptions::max_pages`]; listed once
+    /// more when a `tools/list_changed` overtook it (see
+    /// [`Connection::fresh_listing`]).
     ///
     /// Keeps what arrived when the listing stops early (see [`Client::listing`]).
     ///
@@ -467,16 +475,16 @@ impl Connection {
             method: ListTools::METHOD.to_owned(),
             message: "not initialized".into(),
         })?;
-        let pager = Pager::new(
-            ListTools::METHOD,
-            session.protocol_version,
-            self.options.max_pages,
-        );
         // Sent with `send_once`, not `send`: this runs inside the recovery
         // of a `tools/call` (`-32020`), which must not recurse into it.
         let options = self.resolve(RequestOptions::default());
-        let listing = pager
-            .run(|cursor| {
+        let fetch = || {
+            let pager = Pager::new(
+                ListTools::METHOD,
+                session.protocol_version,
+                self.options.max_pages,
+            );
+            pager.run(|cursor| {
                 let session = &session;
                 let options = options.clone();
                 async move {
@@ -494,24 +502,35 @@ impl Connection {
                     )
                 }
             })
+        };
+        let listing = self
+            .fresh_listing(
+                ListKind::Tools,
+                ListTools::METHOD,
+                fetch,
+                |listing, requested| self.cache_tool_listing(&session, listing, requested),
+            )
             .await?;
-        Ok(self.cache_tool_listing(&session, listing).items)
+        Ok(listing.items)
     }
 
-    /// Replaces the tool cache with a whole `tools/list` listing and
-    /// returns it, without the tools whose `x-mcp-header` annotations are
-    /// invalid when the request-metadata headers are in use (spec
-    /// 2026-07-28 `server/tools`: such tools are left out).
+    /// Replaces the tool cache with a whole `tools/list` listing requested
+    /// at generation `requested` (see [`crate::list_changes`]) and returns
+    /// it, without the tools whose `x-mcp-header` annotations are invalid
+    /// when the request-metadata headers are in use (spec 2026-07-28
+    /// `server/tools`: such tools are left out), and whether it is current
+    /// (no `tools/list_changed` arrived since it was requested).
     pub(crate) fn cache_tool_listing(
         &self,
         session: &Negotiated,
         mut listing: Listing<Tool>,
-    ) -> Listing<Tool> {
+        requested: u64,
+    ) -> (Listing<Tool>, bool) {
         if self.uses_metadata_headers(session) {
             request_metadata::retain_valid_tools(&mut listing.items);
         }
-        self.tools().replace_all(&listing);
-        listing
+        let current = self.tools().replace_all(&listing, requested);
+        (listing, current)
     }
 
     /// Negotiates again from scratch (probe included), once per

@@ -119,6 +119,7 @@ mod codec;
 mod connection;
 pub mod error;
 pub mod handler;
+mod list_changes;
 pub mod listing;
 mod mrtr;
 pub mod negotiate;

@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::connection::Connection;
 use crate::handler::{ClientHandler, RequestContext};
+use crate::list_changes::ListKind;
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 
@@ -303,13 +304,21 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
                 return h.on_resource_updated(p).await;
             }
         }
+        // The generation is raised before the handler hears of it: a
+        // listing the handler (or anyone after it) starts is fresh.
         "notifications/tools/list_changed" => {
-            inner.invalidate_tools();
+            inner.list_changed(ListKind::Tools);
             inner.schedule_tool_refresh();
             return h.on_tools_list_changed().await;
         }
-        "notifications/prompts/list_changed" => return h.on_prompts_list_changed().await,
-        "notifications/resources/list_changed" => return h.on_resources_list_changed().await,
+        "notifications/prompts/list_changed" => {
+            inner.list_changed(ListKind::Prompts);
+            return h.on_prompts_list_changed().await;
+        }
+        "notifications/resources/list_changed" => {
+            inner.list_changed(ListKind::Resources);
+            return h.on_resources_list_changed().await;
+        }
         "notifications/cancelled" => {
             if let Some(p) =
                 decode_or_log::<mcp_types::notifications::CancelledNotificationParams>(&n)

@@ -20,6 +20,7 @@ use crate::client::Client;
 use crate::codec;
 use crate::connection::SerializeParams;
 use crate::error::ClientError;
+use crate::list_changes::ListKind;
 use crate::listing::{Incomplete, Listing};
 use crate::options::CallOptions;
 use crate::request_metadata;
@@ -32,11 +33,17 @@ impl Client {
     ///
     /// Under 2026-07-28 over HTTP, tools whose `x-mcp-header` annotations
     /// are invalid are left out (logged at warn; spec `server/tools`).
+    ///
+    /// The page is returned as it arrived, even when a
+    /// `tools/list_changed` arrived while it was in flight; its tools are
+    /// then not recorded for schema validation (they may be as they were
+    /// before the change).
     pub async fn list_tools(
         &self,
         cursor: Option<String>,
         options: RequestOptions,
     ) -> Result<ListToolsResult, ClientError> {
+        let requested = self.inner.list_generation(ListKind::Tools);
         let mut page = self.list_page::<ListTools>(cursor, options).await?;
         if self.inner.uses_metadata_headers(&self.session()) {
             request_metadata::retain_valid_tools(&mut page.tools);
@@ -44,7 +51,7 @@ impl Client {
         // Each tool is known from here on (schema validation, headers).
         let mut cache = self.inner.tools();
         for tool in &page.tools {
-            cache.observe(tool);
+            cache.observe(tool, requested);
         }
         drop(cache);
         Ok(page)
@@ -66,13 +73,27 @@ impl Client {
     /// did not decode and why the listing stopped early, if it did. The
     /// cache is replaced with the tools listed, even when incomplete.
     ///
+    /// A `tools/list_changed` that arrives while the listing is in flight
+    /// (the server may have answered from its state before the change)
+    /// makes the client list once more, as [`Client::listing`] does; a
+    /// listing overtaken that way is never offered by
+    /// [`Client::cached_tools`].
+    ///
     /// Errors: as [`Client::listing`].
     pub async fn tools_listing(
         &self,
         options: RequestOptions,
     ) -> Result<Listing<Tool>, ClientError> {
-        let listing = self.listing::<ListTools>(options).await?;
-        Ok(self.inner.cache_tool_listing(&self.session(), listing))
+        let session = self.session();
+        let fetch = || self.fetch_listing::<ListTools>(options.clone());
+        self.inner
+            .fresh_listing(
+                ListKind::Tools,
+                ListTools::METHOD,
+                fetch,
+                |listing, requested| self.inner.cache_tool_listing(&session, listing, requested),
+            )
+            .await
     }
 
     /// What the listing behind [`Client::cached_tools`] left out: the
@@ -83,7 +104,9 @@ impl Client {
     }
 
     /// The tool list from the last [`Client::list_all_tools`] (or automatic
-    /// refresh), unless a `tools/list_changed` made it stale.
+    /// refresh), unless a `tools/list_changed` made it stale: one that
+    /// arrived after that listing was requested, before or after its
+    /// answer. `None` says: list again.
     pub fn cached_tools(&self) -> Option<Arc<Vec<Tool>>> {
         self.inner.tools().listed()
     }
