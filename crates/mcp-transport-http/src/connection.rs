@@ -19,6 +19,7 @@ use tokio::task::AbortHandle;
 
 use crate::config::HttpConfig;
 use crate::connector::{HttpClient, build_client, proxy_rules};
+use crate::cookies::CookieJar;
 use crate::mode::ModeState;
 use crate::redact::{SentSecrets, is_sensitive_name, redact_url};
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
@@ -75,6 +76,9 @@ pub(crate) struct Connection {
     /// A JSON reply opened with a byte order mark: warned once per
     /// connection.
     pub(crate) warned_bom: AtomicBool,
+    /// The cookies the server's origin set (a load balancer's sticky
+    /// session), sent back on every request to that origin.
+    pub(crate) cookies: CookieJar,
 }
 
 impl std::fmt::Debug for Connection {
@@ -133,6 +137,7 @@ impl Connection {
             config.timeouts.connect,
             config.max_idle_connections,
         );
+        let cookies = CookieJar::new(&url);
         Ok(Arc::new_cyclic(|me| Connection {
             me: me.clone(),
             client,
@@ -152,6 +157,7 @@ impl Connection {
             closes_idle: AtomicBool::new(false),
             warned_media: AtomicBool::new(false),
             warned_bom: AtomicBool::new(false),
+            cookies,
             config,
         }))
     }

@@ -43,7 +43,8 @@ pub(crate) struct Reply {
 impl Connection {
     /// Sends one HTTP request to `url`, following 307/308 redirects (method,
     /// body and headers kept; cross-origin hops drop `Authorization` and
-    /// cookies), asking the auth hook for a credential before each
+    /// cookies), keeping the cookies every reply of the connection's origin
+    /// sets and sending them back to that origin (`cookies.rs`), asking the auth hook for a credential before each
     /// same-origin hop and what to do on 401/403 (at most
     /// [`crate::MAX_AUTH_RETRIES`] times), and waiting as a
     /// 429 or 503 with `Retry-After` asks ([`crate::HttpConfig::retry_after`]:
@@ -146,6 +147,9 @@ impl Connection {
                     }
                     Err(e) => return Err(self.network_error(&target, e)),
                 };
+                // Every reply may set cookies: a redirect's and a refusal's too.
+                self.cookies
+                    .store(&target, response.headers(), self.label());
                 let status = response.status();
                 if status.is_redirection() {
                     let code = status.as_u16();

@@ -79,6 +79,11 @@
 //!   every later request; a 404 to a request that carried it, or a 400
 //!   saying the session is unknown, drops it and fails with
 //!   `SessionExpired` (the client layer re-initializes).
+//! - **Cookies**: each connection keeps the cookies its server's origin
+//!   sets (a load balancer's sticky session, say) and sends them back on
+//!   every later request to that origin, never to another (RFC 6265
+//!   storage rules; `Secure` only over https or to a loopback host); the
+//!   jar is in memory and emptied on close.
 //! - **GET listener**: opened after `notifications/initialized` is delivered
 //!   (or by [`HttpTransport::start_listening`]); delivering that notification
 //!   completes only once the GET was answered (≤ [`HttpTimeouts::listen`],
@@ -136,6 +141,7 @@ mod body;
 mod config;
 mod connection;
 mod connector;
+mod cookies;
 mod decode;
 mod errors;
 mod event_stream;

@@ -11,6 +11,7 @@ use mcp_transport::TransportError;
 
 use crate::connection::Connection;
 use crate::connector::proxy_authorization;
+use crate::cookies::add_cookies;
 use crate::decode;
 use crate::header_value;
 use crate::wire_rules::{
@@ -62,6 +63,7 @@ impl Connection {
     ) -> Result<(Request<Full<Bytes>>, Sent), TransportError> {
         let mut headers = self.static_headers.clone();
         self.add_credentials(&mut headers, cross_origin);
+        add_cookies(&self.cookies, &mut headers, url);
         for name in [ACCEPT, CONTENT_TYPE, ACCEPT_ENCODING] {
             if headers.remove(&name).is_some() {
                 tracing::debug!(connection = %self.label(), header = %name, "configured header ignored: the transport sets it");

@@ -200,6 +200,8 @@ impl Transport for HttpTransport {
             let _ = session;
             self.connection.take_session();
         }
+        // After the DELETE, which a sticky session's cookie must route too.
+        self.connection.cookies.clear();
         self.dispatcher
             .close(CloseReason::new("closed by the client"));
         Ok(())
