@@ -6,11 +6,16 @@
 //! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]).
 //!
 //! `Display` describes this level only (what the client was doing); the
-//! cause (the server's error object, the serde error, the transport's
-//! error) is the [`source`](std::error::Error::source) and is never
-//! repeated in the text, so a printer that walks the chain shows each level
-//! once. [`ClientError::Transport`] is a pure wrapper: it displays as the
-//! transport error it holds.
+//! cause (the serde error, the transport's error) is the
+//! [`source`](std::error::Error::source) and is never repeated in the text,
+//! so a printer that walks the chain shows each level once.
+//! [`ClientError::Transport`] is a pure wrapper: it displays as the
+//! transport error it holds. [`ClientError::Server`] is the other way
+//! round: the server's code and message are its reason, so its `Display`
+//! shows them (the message cut to [`MAX_SERVER_MESSAGE_CHARS`] characters,
+//! control characters escaped: a hostile server cannot act on a terminal
+//! through it) and it has no `source`; the whole error object is
+//! [`ClientError::server_error`].
 
 use std::sync::Arc;
 
@@ -28,14 +33,16 @@ pub enum ClientError {
     Transport(TransportError),
 
     /// The server answered request `method` with a JSON-RPC error object
-    /// (spec `basic/index` § Responses).
-    #[error("server answered {method} with an error")]
+    /// (spec `basic/index` § Responses). Displays as `server answered
+    /// <method> with an error: MCP error <code>: <message>` (the message
+    /// bounded and escaped, see the module docs).
+    #[error("server answered {method} with an error: {}", shown_server_error(.error))]
     #[non_exhaustive]
     Server {
         /// The method that was sent.
         method: String,
-        /// The error object, as the server sent it.
-        #[source]
+        /// The error object, as the server sent it (`data` included; only
+        /// its code and message are displayed).
         error: JsonRpcError,
     },
 
@@ -202,6 +209,43 @@ pub enum ClientError {
         /// What happened.
         message: String,
     },
+}
+
+/// The most characters of a server's error message that
+/// [`ClientError`]'s `Display` shows: 200; a longer one ends in `…`.
+pub const MAX_SERVER_MESSAGE_CHARS: usize = 200;
+
+/// `MCP error <code>: <message>` with the message made safe to print (see
+/// [`shown_server_text`]).
+fn shown_server_error(error: &JsonRpcError) -> String {
+    format!(
+        "MCP error {}: {}",
+        error.code,
+        shown_server_text(&error.message)
+    )
+}
+
+/// Text from a server as an error's `Display` shows it: at most
+/// [`MAX_SERVER_MESSAGE_CHARS`] characters (then `…`), and every character
+/// a terminal acts on escaped as `\u{1b}`: controls (line breaks
+/// included: an error is one line), and the bidirectional overrides and
+/// isolates, which would reorder what is shown.
+pub(crate) fn shown_server_text(text: &str) -> String {
+    let acts_on_terminal =
+        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let mut out = String::with_capacity(text.len().min(MAX_SERVER_MESSAGE_CHARS * 2));
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_SERVER_MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        if acts_on_terminal(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `skill U failed verification`, or `skill U: file F failed verification`.
@@ -381,13 +425,6 @@ mod tests {
         use std::error::Error as _;
         let serde_error = || Arc::new(serde_json::from_str::<u8>("x").unwrap_err());
         let cases = [
-            ClientError::from_transport(
-                "resources/read",
-                TransportError::JsonRpc(JsonRpcError::new(
-                    ErrorCode::RESOURCE_NOT_FOUND,
-                    "Resource demo://nope not found",
-                )),
-            ),
             ClientError::Decode {
                 method: "tools/list".into(),
                 source: serde_error(),
@@ -419,10 +456,6 @@ mod tests {
                 "Display repeats the source: {text:?} contains {source:?}"
             );
         }
-        assert_eq!(
-            cases[0].to_string(),
-            "server answered resources/read with an error"
-        );
         // A pure wrapper shows what it wraps: the timeout is named.
         let timeout = ClientError::from_transport(
             "tools/call",
@@ -432,6 +465,51 @@ mod tests {
             ),
         );
         assert!(timeout.to_string().contains("500 ms"), "{timeout}");
+    }
+
+    /// A server's error shows its code and message in `Display`, once
+    /// along the chain (it is no `source`), cut and with every character a
+    /// terminal acts on escaped.
+    #[test]
+    fn a_server_error_displays_its_code_and_message() {
+        use std::error::Error as _;
+        let e = ClientError::from_transport(
+            "resources/read",
+            TransportError::JsonRpc(JsonRpcError::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                "Resource demo://nope not found",
+            )),
+        );
+        assert_eq!(
+            e.to_string(),
+            "server answered resources/read with an error: MCP error -32002: Resource demo://nope not found"
+        );
+        assert!(e.source().is_none(), "shown once along the chain");
+        assert_eq!(e.code(), Some(ErrorCode::RESOURCE_NOT_FOUND));
+
+        let hostile = format!(
+            "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\r\nfake: ok \u{202e}txt.exe{}",
+            "x".repeat(500)
+        );
+        let e = ClientError::from_transport(
+            "tools/call",
+            TransportError::JsonRpc(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, hostile)),
+        );
+        let text = e.to_string();
+        assert!(
+            !text.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(
+                r"\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{d}\u{a}fake: ok \u{202e}txt.exe"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with('…'), "{text}");
+        let long = shown_server_text(&"x".repeat(500));
+        assert_eq!(long, format!("{}…", "x".repeat(MAX_SERVER_MESSAGE_CHARS)));
+        assert_eq!(shown_server_text(&"é".repeat(200)), "é".repeat(200));
     }
 
     /// The revision a method is missing from is the `ProtocolVersion`
