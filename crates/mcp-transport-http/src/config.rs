@@ -52,7 +52,12 @@ pub enum HttpMode {
 #[non_exhaustive]
 pub enum ProxySetting {
     /// `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` / `NO_PROXY` (either case),
-    /// as curl reads them. The default.
+    /// as curl reads them, read once when the connection is made. The
+    /// default. `NO_PROXY` takes every form curl and Go accept: `*`, a
+    /// domain (with its subdomains; a leading `.` or `*.` means the same),
+    /// an IP address, a CIDR range (`10.0.0.0/8`, `fd00::/8`), each with an
+    /// optional port (`example.com:8080`, `[::1]:8080`), separated by
+    /// commas with any white space around them.
     #[default]
     FromEnv,
     /// Connect directly.

@@ -35,7 +35,7 @@ pub(crate) struct Connection {
     /// The proxy rules, read once when the connection was made: the
     /// clients connect through them and requests take their
     /// `Proxy-Authorization` from them.
-    pub(crate) proxies: Option<Arc<hyper_util::client::proxy::matcher::Matcher>>,
+    pub(crate) proxies: Option<Arc<crate::connector::ProxyRules>>,
     /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
     pub(crate) url: Uri,
     /// The configuration it was made from.

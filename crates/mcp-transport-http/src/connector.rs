@@ -1,6 +1,7 @@
 //! The pooled hyper client: TCP, TLS (rustls with the web PKI roots plus the
 //! platform's native roots, ALPN for HTTP/2 and HTTP/1.1) and proxies
-//! (`HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` through hyper-util's matcher:
+//! (`HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` through hyper-util's matcher,
+//! `NO_PROXY` in every form curl and Go accept through `no_proxy.rs`:
 //! HTTPS destinations go through an HTTP `CONNECT` tunnel, plain-HTTP ones
 //! are sent to the proxy in absolute form).
 
@@ -21,13 +22,14 @@ use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder, MaybeHttpsStream};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::proxy::Tunnel;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
-use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::client::proxy::matcher::{Intercept, Matcher};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::ClientConfig;
 use tokio::net::TcpStream;
 use tower_service::Service as _;
 
 use crate::config::ProxySetting;
+use crate::no_proxy::NoProxy;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -38,13 +40,51 @@ pub(crate) type HttpClient = Client<Connector, Full<Bytes>>;
 /// environment as it is now): a client and the `Proxy-Authorization` of
 /// its requests use the same rules, and no request reads the environment
 /// again.
-pub(crate) fn proxy_rules(proxy: &ProxySetting) -> Option<Arc<Matcher>> {
-    let matcher = match proxy {
-        ProxySetting::FromEnv => Matcher::from_env(),
+pub(crate) fn proxy_rules(proxy: &ProxySetting) -> Option<Arc<ProxyRules>> {
+    let rules = match proxy {
+        ProxySetting::FromEnv => ProxyRules {
+            matcher: Matcher::from_env(),
+            // As hyper-util reads it: the first of the two that is set.
+            no_proxy: NoProxy::parse(
+                &std::env::var("NO_PROXY")
+                    .or_else(|_| std::env::var("no_proxy"))
+                    .unwrap_or_default(),
+            ),
+        },
         ProxySetting::None => return None,
-        ProxySetting::Url(url) => Matcher::builder().all(url.clone()).build(),
+        ProxySetting::Url(url) => ProxyRules::with(url, ""),
     };
-    Some(Arc::new(matcher))
+    Some(Arc::new(rules))
+}
+
+/// Which proxy, if any, a destination goes through: hyper-util's matcher
+/// for the proxy variables, and the `NO_PROXY` list read by
+/// [`NoProxy`] (whose forms are a superset of the matcher's, so an entry
+/// the matcher also knows gives the same answer).
+#[derive(Debug)]
+pub(crate) struct ProxyRules {
+    matcher: Matcher,
+    no_proxy: NoProxy,
+}
+
+impl ProxyRules {
+    /// Every destination through `proxy`, except those `no_proxy` (a
+    /// `NO_PROXY` list) names.
+    fn with(proxy: &str, no_proxy: &str) -> ProxyRules {
+        ProxyRules {
+            matcher: Matcher::builder().all(proxy).build(),
+            no_proxy: NoProxy::parse(no_proxy),
+        }
+    }
+
+    /// The proxy a request to `dst` goes through; `None` to connect
+    /// directly.
+    pub(crate) fn intercept(&self, dst: &Uri) -> Option<Intercept> {
+        if self.no_proxy.matches(dst) {
+            return None;
+        }
+        self.matcher.intercept(dst)
+    }
 }
 
 /// The most an HTTP/1 connection's read buffer grows to (hyper's default
@@ -60,7 +100,7 @@ const HTTP1_MAX_BUF: usize = 32 * 1024;
 /// Builds the pooled client going through `proxies` (see
 /// [`proxy_rules`]), keeping at most `max_idle` idle connections per host.
 pub(crate) fn build_client(
-    proxies: Option<Arc<Matcher>>,
+    proxies: Option<Arc<ProxyRules>>,
     connect_timeout: Duration,
     max_idle: usize,
 ) -> HttpClient {
@@ -120,7 +160,7 @@ fn tls_config() -> Arc<ClientConfig> {
 /// The `Proxy-Authorization` for a plain-HTTP request that goes through a
 /// proxy with credentials under `proxies`, when one applies to `uri`.
 pub(crate) fn proxy_authorization(
-    proxies: Option<&Matcher>,
+    proxies: Option<&ProxyRules>,
     uri: &Uri,
 ) -> Option<http::HeaderValue> {
     if uri.scheme() != Some(&Scheme::HTTP) {
@@ -133,7 +173,7 @@ pub(crate) fn proxy_authorization(
 #[derive(Clone)]
 pub(crate) struct Connector {
     http: HttpConnector,
-    proxies: Option<Arc<Matcher>>,
+    proxies: Option<Arc<ProxyRules>>,
 }
 
 impl Connector {
@@ -382,12 +422,40 @@ mod tests {
     use super::*;
 
     /// A connector as [`build_client`] makes it.
-    fn connector(proxies: Option<Matcher>) -> Connector {
+    fn connector(proxies: Option<ProxyRules>) -> Connector {
         let mut http = HttpConnector::new();
         http.enforce_http(false);
         Connector {
             http,
             proxies: proxies.map(Arc::new),
+        }
+    }
+
+    /// `NO_PROXY` in the forms curl and Go accept decides which requests
+    /// bypass the proxy (`no_proxy.rs` has a row per form); the others go
+    /// through it.
+    #[test]
+    fn no_proxy_forms_bypass_the_proxy() {
+        let cases: &[(&str, &str, bool)] = &[
+            ("example.com:8080", "http://example.com:8080/mcp", false),
+            ("example.com:8080", "http://example.com:9090/mcp", true),
+            ("*.example.com", "https://api.example.com/mcp", false),
+            ("[::1]:8080", "http://[::1]:8080/mcp", false),
+            ("10.1.2.3:8080", "http://10.1.2.3:8080/mcp", false),
+            ("10.0.0.0/8, fd00::/8", "http://[fd00::5]/mcp", false),
+            (
+                " .example.com , other.net ",
+                "https://a.example.com/mcp",
+                false,
+            ),
+            ("*", "https://anything/mcp", false),
+            ("other.net", "https://example.com/mcp", true),
+            ("", "https://example.com/mcp", true),
+        ];
+        for (no_proxy, url, proxied) in cases {
+            let rules = ProxyRules::with("http://proxy.example:3128", no_proxy);
+            let got = rules.intercept(&url.parse().unwrap());
+            assert_eq!(got.is_some(), *proxied, "NO_PROXY={no_proxy:?} {url}");
         }
     }
 
@@ -429,7 +497,7 @@ mod tests {
             err.map(|e| e.to_string()).as_deref(),
             Some("unsupported scheme socks5")
         );
-        let proxy = Matcher::builder().all(socks.to_string()).build();
+        let proxy = ProxyRules::with(&socks.to_string(), "");
         let target: Uri = "http://127.0.0.1:1/mcp".parse().unwrap();
         let err = connector(Some(proxy)).call(target).await.err();
         assert_eq!(

@@ -174,7 +174,7 @@ impl FetchError {
 pub struct Fetcher {
     client: HttpClient,
     /// The proxy rules, read once: the client's and the requests'.
-    proxies: Option<std::sync::Arc<hyper_util::client::proxy::matcher::Matcher>>,
+    proxies: Option<std::sync::Arc<crate::connector::ProxyRules>>,
     options: FetchOptions,
 }
 

@@ -152,6 +152,7 @@ mod legacy;
 mod listener;
 mod media;
 mod mode;
+mod no_proxy;
 mod oneshot;
 mod redact;
 mod request;
