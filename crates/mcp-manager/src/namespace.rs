@@ -53,6 +53,55 @@ pub struct ResourceEntry {
     pub resource: Resource,
 }
 
+/// A list of a server that its `list_changed` notification announces
+/// changes of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum List {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl List {
+    /// The method that lists it.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            List::Tools => "tools/list",
+            List::Prompts => "prompts/list",
+            List::Resources => "resources/list",
+        }
+    }
+}
+
+/// For each list of a server: how many of its `list_changed` notifications
+/// the connection had received when the list's last listing (whether it
+/// succeeded or failed) was requested. A count below the connection's
+/// current one means that listing may miss a change: a refresh is due.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ListedAt {
+    pub tools: u64,
+    pub prompts: u64,
+    pub resources: u64,
+}
+
+impl ListedAt {
+    pub(crate) fn get(&self, list: List) -> u64 {
+        match list {
+            List::Tools => self.tools,
+            List::Prompts => self.prompts,
+            List::Resources => self.resources,
+        }
+    }
+
+    pub(crate) fn set(&mut self, list: List, count: u64) {
+        match list {
+            List::Tools => self.tools = count,
+            List::Prompts => self.prompts = count,
+            List::Resources => self.resources = count,
+        }
+    }
+}
+
 /// One server's lists, as the namespace is built from.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ServerLists {
@@ -63,6 +112,9 @@ pub(crate) struct ServerLists {
     /// The listings that failed (their list above is empty or the last
     /// one that succeeded, not what the server has).
     pub failures: Vec<ListingFailure>,
+    /// When each list was last listed, in `list_changed` notifications of
+    /// the connection the lists came from.
+    pub listed_at: ListedAt,
 }
 
 impl ServerLists {
@@ -246,6 +298,7 @@ mod tests {
                 tools: Arc::new(vec![tool("read"), tool("read"), tool("write.all")]),
                 tools_cached: true,
                 failures: Vec::new(),
+                listed_at: ListedAt::default(),
                 prompts: Arc::new(vec![serde_json::from_value(json!({"name": "p"})).unwrap()]),
                 resources: Arc::new(vec![
                     serde_json::from_value(json!({"uri": "file:///a", "name": "doc"})).unwrap(),

@@ -13,7 +13,7 @@ use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
 use crate::era::EraMemory;
 use crate::error::error_chain;
-use crate::namespace::ServerLists;
+use crate::namespace::{List, ListedAt, ServerLists};
 use crate::options::{ManagerOptions, StartListings};
 
 /// A live connection.
@@ -252,7 +252,7 @@ async fn open_once(
                 }
             })?;
         initialized = true;
-        let lists = list_everything(&client, options.start_listings)
+        let lists = list_everything(&client, options.start_listings, &signals)
             .await
             .map_err(|e| {
                 login_needed = needs_login(&e);
@@ -382,13 +382,18 @@ async fn make_transport(
 /// Tools (required when the server declares `tools`), prompts and
 /// resources (a failure of these two is logged, yields an empty list and is
 /// recorded in [`ServerLists::failures`], so a status can show the error
-/// instead of a count of 0), each as far as `want` asks for it.
+/// instead of a count of 0), each as far as `want` asks for it. Each list
+/// records how many of its `list_changed` the connection (`signals`) had
+/// received when it was requested ([`ServerLists::listed_at`]).
 pub(crate) async fn list_everything(
     client: &Client,
     want: StartListings,
+    signals: &Signals,
 ) -> Result<ServerLists, ClientError> {
     let caps = client.server_capabilities();
+    let mut listed_at = ListedAt::default();
     let tools = if want.tools && caps.tools.is_some() {
+        listed_at.set(List::Tools, signals.tools.requested_now());
         client.list_all_tools(Default::default()).await?
     } else {
         Vec::new()
@@ -398,6 +403,7 @@ pub(crate) async fn list_everything(
         ..ServerLists::default()
     };
     if want.prompts && caps.prompts.is_some() {
+        listed_at.set(List::Prompts, signals.prompts.requested_now());
         let prompts = list_optional(
             "prompts/list",
             client.list_all_prompts(Default::default()).await,
@@ -406,6 +412,7 @@ pub(crate) async fn list_everything(
         lists.prompts = Arc::new(prompts);
     }
     if want.resources && caps.resources.is_some() {
+        listed_at.set(List::Resources, signals.resources.requested_now());
         let resources = list_optional(
             "resources/list",
             client.list_all_resources(Default::default()).await,
@@ -413,6 +420,7 @@ pub(crate) async fn list_everything(
         );
         lists.resources = Arc::new(resources);
     }
+    lists.listed_at = listed_at;
     Ok(lists)
 }
 

@@ -5,11 +5,11 @@
 //! the supervisor through [`mcp_client::Client::closed`]; [`Signals`] also
 //! records a close noticed by a failed request.)
 //!
-//! The flags are bounded by construction (four booleans, one close
-//! reason, one `Notify` permit): a server flooding `list_changed` costs one
-//! refresh per debounce interval.
+//! The flags are bounded by construction (four booleans, three counters,
+//! one close reason, one `Notify` permit): a server flooding `list_changed`
+//! costs one refresh per debounce interval.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -27,13 +27,37 @@ use mcp_types::tasks::Task;
 use mcp_types::{JsonRpcError, JsonRpcNotification};
 use tokio::sync::Notify;
 
+use crate::namespace::List;
+
+/// The `list_changed` notifications of one list on one connection.
+#[derive(Debug, Default)]
+pub(crate) struct ListSignal {
+    /// Raised by a notification; lowered by the supervisor as it starts
+    /// the refresh.
+    pub(crate) raised: AtomicBool,
+    /// Notifications received so far: a listing requested when this was
+    /// lower than it is now may miss a change (see
+    /// [`crate::namespace::ListedAt`]).
+    pub(crate) received: AtomicU64,
+}
+
+impl ListSignal {
+    /// The count to record for a listing about to be requested: every
+    /// notification counted here arrived before the request goes out, so
+    /// the listing has its change. (The supervisor reads it after lowering
+    /// the flag: a notification arriving later raises it again.)
+    pub(crate) fn requested_now(&self) -> u64 {
+        self.received.load(Ordering::SeqCst)
+    }
+}
+
 /// What one connection signals to its supervisor.
 #[derive(Debug, Default)]
 pub(crate) struct Signals {
     closed: Mutex<Option<String>>,
-    pub(crate) tools: AtomicBool,
-    pub(crate) prompts: AtomicBool,
-    pub(crate) resources: AtomicBool,
+    pub(crate) tools: ListSignal,
+    pub(crate) prompts: ListSignal,
+    pub(crate) resources: ListSignal,
     /// A request failed at the transport level (I/O, HTTP, session lost):
     /// the supervisor runs a health check.
     pub(crate) suspect: AtomicBool,
@@ -62,6 +86,23 @@ impl Signals {
     /// Asks the supervisor for a health check.
     pub(crate) fn raise_suspect(&self) {
         self.raise(&self.suspect);
+    }
+
+    /// The signal of `list`.
+    pub(crate) fn list(&self, list: List) -> &ListSignal {
+        match list {
+            List::Tools => &self.tools,
+            List::Prompts => &self.prompts,
+            List::Resources => &self.resources,
+        }
+    }
+
+    /// A `list_changed` of `list` arrived: counted first, then the flag
+    /// raised, so whoever sees the flag sees the count.
+    fn list_changed(&self, list: List) {
+        let signal = self.list(list);
+        signal.received.fetch_add(1, Ordering::SeqCst);
+        self.raise(&signal.raised);
     }
 
     fn raise(&self, flag: &AtomicBool) {
@@ -111,17 +152,17 @@ impl ClientHandler for ListeningHandler {
     }
 
     async fn on_tools_list_changed(&self) {
-        self.signals.raise(&self.signals.tools);
+        self.signals.list_changed(List::Tools);
         self.inner.on_tools_list_changed().await
     }
 
     async fn on_prompts_list_changed(&self) {
-        self.signals.raise(&self.signals.prompts);
+        self.signals.list_changed(List::Prompts);
         self.inner.on_prompts_list_changed().await
     }
 
     async fn on_resources_list_changed(&self) {
-        self.signals.raise(&self.signals.resources);
+        self.signals.list_changed(List::Resources);
         self.inner.on_resources_list_changed().await
     }
 

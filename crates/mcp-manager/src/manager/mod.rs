@@ -2,6 +2,7 @@
 
 mod connect;
 mod handler;
+mod settle;
 mod shared;
 mod supervisor;
 
@@ -376,6 +377,12 @@ impl Manager {
     /// [`ManagerOptions::unavailable`]. A tool call is never retried: a
     /// connection lost while it runs fails it with a closed error.
     ///
+    /// A name not in the namespace while a server's tool listing is stale
+    /// (a `tools/list_changed` arrived after that listing was requested,
+    /// and its refresh is not in yet) is looked up again once that refresh
+    /// is in, waiting at most the debounce plus that server's request
+    /// timeout.
+    ///
     /// Errors: `UnknownName` (also when the tool vanished from the server's
     /// fresh list after waiting), `Unavailable`, `WaitTimeout`,
     /// `ShutDown`, `Client` (the server's or the transport's error).
@@ -389,12 +396,18 @@ impl Manager {
             kind: "tool",
             name: qualified.to_owned(),
         };
-        let (server, _) = self.resolve_tool(qualified).ok_or_else(unknown)?;
+        let (server, _) = self
+            .resolve_tool_settled(qualified)
+            .await
+            .ok_or_else(unknown)?;
         let client = self
             .wait_for_client(&server, self.shared().options.unavailable)
             .await?;
         // The list may have changed while waiting.
-        let (server2, tool) = self.resolve_tool(qualified).ok_or_else(unknown)?;
+        let (server2, tool) = self
+            .resolve_tool_settled(qualified)
+            .await
+            .ok_or_else(unknown)?;
         if server2 != server {
             return Err(unknown());
         }
@@ -403,7 +416,8 @@ impl Manager {
     }
 
     /// Gets a prompt by its qualified name (spec `server/prompts`), waiting
-    /// like [`call_tool`](Self::call_tool).
+    /// like [`call_tool`](Self::call_tool), also for a refresh after
+    /// `prompts/list_changed` when the name is not listed.
     ///
     /// Errors: as [`call_tool`](Self::call_tool).
     pub async fn get_prompt(
@@ -412,9 +426,8 @@ impl Manager {
         arguments: Option<BTreeMap<String, String>>,
     ) -> Result<GetPromptResult, ManagerError> {
         let (server, prompt) = self
-            .namespace()
-            .resolve_prompt(qualified)
-            .map(|(s, p)| (s.to_owned(), p.to_owned()))
+            .resolve_prompt_settled(qualified)
+            .await
             .ok_or_else(|| ManagerError::UnknownName {
                 kind: "prompt",
                 name: qualified.to_owned(),

@@ -17,7 +17,7 @@ use super::connect;
 use super::handler::Signals;
 use crate::cache::ToolCache;
 use crate::config::ServerConfig;
-use crate::namespace::{Namespace, ServerLists};
+use crate::namespace::{List, Namespace, ServerLists};
 use crate::options::ManagerOptions;
 use crate::status::{ManagerEvent, ServerStatus};
 
@@ -231,11 +231,14 @@ impl Shared {
         }
     }
 
-    pub(crate) fn set_tools(&self, slot: &Slot, tools: Vec<Tool>) {
+    /// The tools of a refresh requested at `requested` (see
+    /// [`crate::namespace::ListedAt`]).
+    pub(crate) fn set_tools(&self, slot: &Slot, tools: Vec<Tool>, requested: u64) {
         let tools: Arc<Vec<Arc<Tool>>> = Arc::new(tools.into_iter().map(Arc::new).collect());
         slot.state.send_modify(|s| {
             s.lists.tools = tools.clone();
             s.lists.tools_cached = false;
+            s.lists.listed_at.set(List::Tools, requested);
             s.lists.record("tools/list", None);
             Self::update_counts(s);
             self.lists_changed();
@@ -246,9 +249,11 @@ impl Shared {
         });
     }
 
-    pub(crate) fn set_prompts(&self, slot: &Slot, prompts: Vec<Prompt>) {
+    /// The prompts of a refresh requested at `requested`.
+    pub(crate) fn set_prompts(&self, slot: &Slot, prompts: Vec<Prompt>, requested: u64) {
         slot.state.send_modify(|s| {
             s.lists.prompts = Arc::new(prompts);
+            s.lists.listed_at.set(List::Prompts, requested);
             s.lists.record("prompts/list", None);
             Self::update_counts(s);
             self.lists_changed();
@@ -258,16 +263,28 @@ impl Shared {
         });
     }
 
-    /// A refresh by `method` after `list_changed` failed: the last list
-    /// stays, and the failure is recorded (see [`Manager::listing_failures`]).
-    pub(crate) fn set_listing_failed(&self, slot: &Slot, method: &str, error: String) {
-        slot.state
-            .send_modify(|s| s.lists.record(method, Some(error)));
+    /// A refresh of `list` after `list_changed`, requested at `requested`,
+    /// failed: the last list stays, and the failure is recorded (see
+    /// [`Manager::listing_failures`]). The refresh is over all the same:
+    /// a call waiting for it ([`Shared::settle`]) goes on.
+    pub(crate) fn set_listing_failed(
+        &self,
+        slot: &Slot,
+        list: List,
+        error: String,
+        requested: u64,
+    ) {
+        slot.state.send_modify(|s| {
+            s.lists.record(list.method(), Some(error));
+            s.lists.listed_at.set(list, requested);
+        });
     }
 
-    pub(crate) fn set_resources(&self, slot: &Slot, resources: Vec<Resource>) {
+    /// The resources of a refresh requested at `requested`.
+    pub(crate) fn set_resources(&self, slot: &Slot, resources: Vec<Resource>, requested: u64) {
         slot.state.send_modify(|s| {
             s.lists.resources = Arc::new(resources);
+            s.lists.listed_at.set(List::Resources, requested);
             s.lists.record("resources/list", None);
             Self::update_counts(s);
             self.lists_changed();

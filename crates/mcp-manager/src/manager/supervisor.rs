@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::connect::{self, Connection, close_bounded};
 use super::{Shared, Slot};
 use crate::error::error_chain;
+use crate::namespace::List;
 use crate::status::{ManagerEvent, ServerStatus};
 
 /// How often the supervisor double-checks `is_connected`, in case
@@ -136,25 +137,30 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
         if signals.closed().is_some() {
             continue;
         }
-        // Debounce a burst of list_changed notifications.
+        // Debounce a burst of list_changed notifications. Each refresh
+        // records the count of notifications it was requested at: one that
+        // arrives while it is in flight raises the flag again, and the
+        // listing stays marked as possibly missing it until the next one.
         tokio::time::sleep(shared.options.list_changed_debounce).await;
-        if signals.tools.swap(false, Ordering::SeqCst) {
+        if signals.tools.raised.swap(false, Ordering::SeqCst) {
+            let requested = signals.tools.requested_now();
             match conn.client.list_all_tools(Default::default()).await {
-                Ok(tools) => shared.set_tools(slot, tools),
+                Ok(tools) => shared.set_tools(slot, tools, requested),
                 Err(e) => {
                     let error = error_chain(&e);
                     tracing::warn!(server = %slot.config.name, error = %error, "tools/list after list_changed failed");
-                    shared.set_listing_failed(slot, "tools/list", error);
+                    shared.set_listing_failed(slot, List::Tools, error, requested);
                 }
             }
         }
-        if signals.prompts.swap(false, Ordering::SeqCst) {
+        if signals.prompts.raised.swap(false, Ordering::SeqCst) {
+            let requested = signals.prompts.requested_now();
             match conn.client.list_all_prompts(Default::default()).await {
-                Ok(prompts) => shared.set_prompts(slot, prompts),
+                Ok(prompts) => shared.set_prompts(slot, prompts, requested),
                 Err(e) => {
                     let error = error_chain(&e);
                     tracing::warn!(server = %slot.config.name, error = %error, "prompts/list after list_changed failed");
-                    shared.set_listing_failed(slot, "prompts/list", error);
+                    shared.set_listing_failed(slot, List::Prompts, error, requested);
                 }
             }
         }
@@ -163,13 +169,14 @@ async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
         {
             return format!("health check failed: {why}");
         }
-        if signals.resources.swap(false, Ordering::SeqCst) {
+        if signals.resources.raised.swap(false, Ordering::SeqCst) {
+            let requested = signals.resources.requested_now();
             match conn.client.list_all_resources(Default::default()).await {
-                Ok(resources) => shared.set_resources(slot, resources),
+                Ok(resources) => shared.set_resources(slot, resources, requested),
                 Err(e) => {
                     let error = error_chain(&e);
                     tracing::warn!(server = %slot.config.name, error = %error, "resources/list after list_changed failed");
-                    shared.set_listing_failed(slot, "resources/list", error);
+                    shared.set_listing_failed(slot, List::Resources, error, requested);
                 }
             }
         }
