@@ -11,10 +11,12 @@
 //! interruption. Esc cancels the form (the server gets `cancel`).
 
 mod field;
+mod order;
 
 use std::io::{self, Write};
 
 use inquire::error::InquireError;
+use inquire::ui::RenderConfig;
 use inquire::validator::{ErrorMessage, Validation};
 use inquire::{Confirm, MultiSelect, Select, Text};
 use mcp_types::elicitation::{ElicitAction, ElicitResult};
@@ -22,6 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::output::visible;
 use field::{Field, Kind};
+pub(crate) use order::{SchemaOrderTap, SchemaOrders};
 
 /// Why a form ended without a result.
 #[derive(Debug)]
@@ -49,11 +52,24 @@ impl From<InquireError> for Stop {
     }
 }
 
+/// The entry a choice list opens on when its field has no default and may
+/// be left out: Enter on it answers nothing.
 const SKIP: &str = "(no answer)";
 
+/// The entry a choice list opens on when its field has no default and is
+/// required: Enter on it asks again.
+const CHOOSE: &str = "(choose one)";
+
 /// Runs the form on the terminal (stderr, input from the terminal). First asks
-/// whether to answer at all, then asks each property in the schema's order.
-pub(crate) fn fill(server: &str, message: &str, schema: &Value) -> Result<ElicitResult, FormError> {
+/// whether to answer at all, then asks each property in `order`, the order
+/// the server wrote them in (see `form/order.rs`; `None` when it could not be
+/// read: the map's order).
+pub(crate) fn fill(
+    server: &str,
+    message: &str,
+    schema: &Value,
+    order: Option<&[String]>,
+) -> Result<ElicitResult, FormError> {
     // Everything a server wrote is shown through `visible`: a message, a
     // title or a choice must not act on the terminal (retitle it, clear the
     // screen around a fake prompt).
@@ -61,7 +77,8 @@ pub(crate) fn fill(server: &str, message: &str, schema: &Value) -> Result<Elicit
     let header = writeln!(err, "\n[{}] asks: {}", visible(server), visible(message))
         .and_then(|()| writeln!(err, "(Esc cancels the form, Ctrl-C stops the command)"));
     header.map_err(FormError::Io)?;
-    match ask_all(&field::fields(schema)) {
+    inquire::set_global_render_config(render_config());
+    match ask_all(&field::fields(schema, order)) {
         Ok(Some(content)) => {
             let mut result = ElicitResult::new(ElicitAction::Accept);
             result.content = Some(content);
@@ -71,6 +88,14 @@ pub(crate) fn fill(server: &str, message: &str, schema: &Value) -> Result<Elicit
         Err(Stop::Cancel) => Ok(ElicitResult::new(ElicitAction::Cancel)),
         Err(Stop::Fail(e)) => Err(e),
     }
+}
+
+/// `inquire`'s look (colours unless `NO_COLOR`), with a validation message
+/// led by `!`: its own `#` reads as a comment, not as what is wrong.
+fn render_config() -> RenderConfig<'static> {
+    let mut config = RenderConfig::default();
+    config.error_message.prefix.content = "!";
+    config
 }
 
 /// The answers; `None` when the user declines.
@@ -95,33 +120,16 @@ fn ask_all(fields: &[Field]) -> Result<Option<Map<String, Value>>, Stop> {
     Ok(Some(content))
 }
 
-/// Asks one field: `None` when left unanswered.
+/// Asks one field: `None` when left unanswered. A field without a default
+/// is unanswered until the person answers it: no prompt starts on an
+/// answer the schema did not give (a yes, the first choice); a required
+/// one is asked again, an optional one left empty is left out.
 fn ask(f: &Field) -> Result<Option<Value>, Stop> {
     let label = prompt_label(f);
     let help = f.description.as_deref().map(|d| visible(d).into_owned());
     match &f.kind {
         Kind::Boolean => ask_boolean(f, &label, help.as_deref()),
-        Kind::Choice(options) => {
-            let mut shown: Vec<String> = options.iter().map(|c| c.shown()).collect();
-            let skippable = !f.required && f.default.is_none();
-            if skippable {
-                shown.push(SKIP.into());
-            }
-            let start = f
-                .default
-                .as_ref()
-                .and_then(Value::as_str)
-                .and_then(|d| options.iter().position(|c| c.value == d))
-                .unwrap_or(0);
-            let mut prompt = Select::new(&label, shown).with_starting_cursor(start);
-            if let Some(h) = help.as_deref() {
-                prompt = prompt.with_help_message(h);
-            }
-            let picked = prompt.raw_prompt()?;
-            Ok(options
-                .get(picked.index)
-                .map(|c| Value::String(c.value.clone())))
-        }
+        Kind::Choice(options) => ask_choice(f, options, &label, help.as_deref()),
         Kind::MultiChoice {
             options,
             min_items,
@@ -142,12 +150,29 @@ fn ask(f: &Field) -> Result<Option<Value>, Stop> {
                 })
                 .unwrap_or_default();
             let (min, max) = (*min_items, *max_items);
+            // Choosing none is leaving the field out, which a required
+            // field cannot be (unless its schema allows no items).
+            let must_choose = f.required && min.is_none();
             let mut prompt = MultiSelect::new(&label, shown)
                 .with_default(&defaults)
+                .with_formatter(&|chosen| {
+                    if chosen.is_empty() {
+                        SKIP.to_owned()
+                    } else {
+                        chosen
+                            .iter()
+                            .map(|o| o.value.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                })
                 .with_validator(
                     move |chosen: &[inquire::list_option::ListOption<&String>]| {
                         let n = chosen.len() as u64;
                         Ok(match (min, max) {
+                            _ if must_choose && n == 0 => {
+                                Validation::Invalid(field::REQUIRED.into())
+                            }
                             (Some(min), _) if n < min => {
                                 Validation::Invalid(format!("choose at least {min}").into())
                             }
@@ -183,6 +208,61 @@ fn ask(f: &Field) -> Result<Option<Value>, Stop> {
     }
 }
 
+/// The entries of a single-choice list: the options, led by [`SKIP`] or
+/// [`CHOOSE`] when the field has no default (so the list does not open on
+/// an answer), and the entry the cursor starts on (the default).
+fn choice_entries(
+    f: &Field,
+    options: &[field::Choice],
+) -> (Vec<String>, Option<&'static str>, usize) {
+    let default_at = f
+        .default
+        .as_ref()
+        .and_then(Value::as_str)
+        .and_then(|d| options.iter().position(|c| c.value == d));
+    let lead = match default_at {
+        Some(_) => None,
+        None if f.required => Some(CHOOSE),
+        None => Some(SKIP),
+    };
+    let offset = usize::from(lead.is_some());
+    let shown = lead
+        .map(str::to_owned)
+        .into_iter()
+        .chain(options.iter().map(field::Choice::shown))
+        .collect();
+    (shown, lead, default_at.map_or(0, |i| i + offset))
+}
+
+fn ask_choice(
+    f: &Field,
+    options: &[field::Choice],
+    label: &str,
+    help: Option<&str>,
+) -> Result<Option<Value>, Stop> {
+    let (shown, lead, start) = choice_entries(f, options);
+    let offset = usize::from(lead.is_some());
+    loop {
+        let mut prompt = Select::new(label, shown.clone()).with_starting_cursor(start);
+        if let Some(h) = help {
+            prompt = prompt.with_help_message(h);
+        }
+        let picked = prompt.raw_prompt()?;
+        match picked
+            .index
+            .checked_sub(offset)
+            .and_then(|i| options.get(i))
+        {
+            Some(c) => return Ok(Some(Value::String(c.value.clone()))),
+            None if f.required => {
+                writeln!(io::stderr(), "  {}", field::REQUIRED)
+                    .map_err(|e| Stop::Fail(FormError::Io(e)))?;
+            }
+            None => return Ok(None),
+        }
+    }
+}
+
 /// The prompt line holds only the label (and `*` when required): a
 /// description can be long and would wrap, leaving the cursor alone at the
 /// start of the next line, so it goes below the input as help.
@@ -194,20 +274,27 @@ fn prompt_label(f: &Field) -> String {
     )
 }
 
+/// The entries of an optional yes/no without a default, in order.
+const OPTIONAL_YES_NO: [&str; 3] = [SKIP, "yes", "no"];
+
 fn ask_boolean(f: &Field, label: &str, help: Option<&str>) -> Result<Option<Value>, Stop> {
     let default = f.default.as_ref().and_then(Value::as_bool);
     if default.is_none() && !f.required {
-        // An optional yes/no without a default can be left unanswered.
-        let picked = Select::new(label, vec!["yes", "no", SKIP])
-            .without_filtering()
-            .raw_prompt()?;
-        return Ok(match picked.index {
-            0 => Some(Value::Bool(true)),
-            1 => Some(Value::Bool(false)),
+        // An optional yes/no without a default opens on no answer: consent
+        // is never given by pressing Enter.
+        let mut prompt = Select::new(label, OPTIONAL_YES_NO.to_vec()).without_filtering();
+        if let Some(h) = help {
+            prompt = prompt.with_help_message(h);
+        }
+        return Ok(match prompt.raw_prompt()?.index {
+            1 => Some(Value::Bool(true)),
+            2 => Some(Value::Bool(false)),
             _ => None,
         });
     }
-    let mut prompt = Confirm::new(label);
+    // Without a default, an empty answer does not parse: asked again.
+    let mut prompt =
+        Confirm::new(label).with_error_message("a value is required: answer y (yes) or n (no)");
     if let Some(d) = default {
         prompt = prompt.with_default(d);
     }
@@ -237,12 +324,22 @@ fn ask_text(f: &Field, label: &str, help: Option<&str>) -> Result<Option<Value>,
         (None, None) => None,
     };
     let checker = f.clone();
-    let mut prompt = Text::new(label).with_validator(move |raw: &str| {
-        Ok(match checker.check(raw) {
-            Ok(_) => Validation::Valid,
-            Err(why) => Validation::Invalid(ErrorMessage::Custom(visible(&why).into_owned())),
-        })
-    });
+    // The answered line shows what was taken: the default for an empty
+    // answer, "(no answer)" for a field left out.
+    let taken = |raw: &str| -> String {
+        if !raw.trim().is_empty() {
+            return raw.to_owned();
+        }
+        default.clone().unwrap_or_else(|| SKIP.to_owned())
+    };
+    let mut prompt = Text::new(label)
+        .with_formatter(&taken)
+        .with_validator(move |raw: &str| {
+            Ok(match checker.check(raw) {
+                Ok(_) => Validation::Valid,
+                Err(why) => Validation::Invalid(ErrorMessage::Custom(visible(&why).into_owned())),
+            })
+        });
     if let Some(p) = placeholder.as_deref() {
         prompt = prompt.with_placeholder(p);
     }
@@ -273,8 +370,48 @@ mod tests {
             "name": {"type": "string", "title": "Name", "description": long},
             "nick": {"type": "string", "description": long}
         }, "required": ["name"]});
-        let labels: Vec<String> = field::fields(&schema).iter().map(prompt_label).collect();
+        let labels: Vec<String> = field::fields(&schema, None)
+            .iter()
+            .map(prompt_label)
+            .collect();
         assert_eq!(labels, ["Name *", "nick"]);
+    }
+
+    #[test]
+    fn no_field_without_a_default_opens_on_an_answer() {
+        let schema = json!({"type": "object", "properties": {
+            "opt": {"type": "string", "enum": ["a", "b"]},
+            "req": {"type": "string", "oneOf": [{"const": "a"}, {"const": "b"}]},
+            "dflt": {"type": "string", "enum": ["a", "b"], "default": "b"},
+            "int": {"type": "integer"}, "num": {"type": "number"},
+            "text": {"type": "string"}, "list": {"type": "array", "items": {"type": "string"}},
+            "rint": {"type": "integer"}, "rtext": {"type": "string", "format": "email"}
+        }, "required": ["req", "rint", "rtext"]});
+        let fields = field::fields(&schema, None);
+        let by = |name: &str| fields.iter().find(|f| f.name == name).unwrap();
+        let entries = |name: &str| match &by(name).kind {
+            Kind::Choice(options) => {
+                let (shown, lead, start) = choice_entries(by(name), options);
+                (shown[start].clone(), lead)
+            }
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(entries("opt"), (SKIP.to_owned(), Some(SKIP)));
+        assert_eq!(entries("req"), (CHOOSE.to_owned(), Some(CHOOSE)));
+        assert_eq!(entries("dflt"), ("b".to_owned(), None));
+        // An optional yes/no opens on no answer.
+        assert_eq!(OPTIONAL_YES_NO[0], SKIP);
+        // Typed fields: empty is no answer (left out), or asked again.
+        for name in ["int", "num", "text", "list"] {
+            assert_eq!(by(name).check(""), Ok(None), "{name}");
+        }
+        for name in ["rint", "rtext"] {
+            assert_eq!(
+                by(name).check(" "),
+                Err(field::REQUIRED.to_owned()),
+                "{name}"
+            );
+        }
     }
 
     #[test]
@@ -284,7 +421,7 @@ mod tests {
             "p": {"type": "string", "title": format!("T{esc}"),
                   "oneOf": [{"const": format!("a{esc}"), "title": format!("A{esc}")}]}
         }});
-        let f = &field::fields(&schema)[0];
+        let f = &field::fields(&schema, None)[0];
         let mut shown = vec![prompt_label(f)];
         if let Kind::Choice(options) = &f.kind {
             shown.extend(options.iter().map(|c| c.shown()));

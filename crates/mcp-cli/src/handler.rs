@@ -11,7 +11,7 @@ use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_types::{ErrorCode, JsonRpcError};
 use serde_json::Value;
 
-use crate::form::FormError;
+use crate::form::{FormError, SchemaOrders};
 use crate::ui::Ui;
 
 /// One server's handler.
@@ -22,16 +22,21 @@ pub(crate) struct CliHandler {
     interactive: bool,
     /// One form on the terminal at a time (shared by all servers).
     form_lock: Arc<tokio::sync::Mutex<()>>,
+    /// The property order of each requested schema, as the server wrote it.
+    orders: Arc<SchemaOrders>,
 }
 
 impl CliHandler {
     /// A handler for `server`. `allow_input`: false with `--no-input`;
     /// forms are shown only when stdin and stderr are terminals as well.
+    /// `orders`: where the connection's tap keeps the written property
+    /// order of each requested schema.
     pub(crate) fn new(
         server: &str,
         ui: Arc<Ui>,
         allow_input: bool,
         form_lock: Arc<tokio::sync::Mutex<()>>,
+        orders: Arc<SchemaOrders>,
     ) -> Self {
         CliHandler {
             server: server.to_owned(),
@@ -40,6 +45,7 @@ impl CliHandler {
                 && std::io::stdin().is_terminal()
                 && std::io::stderr().is_terminal(),
             form_lock,
+            orders,
         }
     }
 }
@@ -100,10 +106,25 @@ impl ClientHandler for CliHandler {
             () = interrupted.cancelled() => return Ok(ElicitResult::new(ElicitAction::Cancel)),
             () = ctx.cancel.cancelled() => return Ok(ElicitResult::new(ElicitAction::Cancel)),
         };
+        let names: std::collections::BTreeSet<&str> = form
+            .requested_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let order = self.orders.take(&self.server, &names);
+        if order.is_none() && !names.is_empty() {
+            tracing::debug!(server = %self.server, "the written property order was not read; the form asks in name order");
+        }
         self.ui.pause();
         let server = self.server.clone();
         let task = tokio::task::spawn_blocking(move || {
-            crate::form::fill(&server, &form.message, &form.requested_schema)
+            crate::form::fill(
+                &server,
+                &form.message,
+                &form.requested_schema,
+                order.as_deref(),
+            )
         });
         let outcome = tokio::select! {
             joined = task => match joined {

@@ -11,6 +11,7 @@ use mcp_manager::{
     UnavailablePolicy,
 };
 
+use crate::form::{SchemaOrderTap, SchemaOrders};
 use crate::handler::CliHandler;
 use crate::ui::Ui;
 use crate::wiretap::VerboseTap;
@@ -68,7 +69,9 @@ impl Server {
 
 /// The manager's options for the command line: the CLI's identity and
 /// capabilities, its handler per server (log lines and forms name the
-/// server), the wiretap with `--verbose`, no on-disk tool cache (a one-shot
+/// server), a wire tap on each connection that reads the order of each
+/// requested schema's properties for the form (and shows the traffic with
+/// `--verbose`), no on-disk tool cache (a one-shot
 /// process lists afresh), the manager's era memory (a handshake server gets
 /// `initialize` at once on the next run), no reconnection (a server lost
 /// mid-command fails that command).
@@ -81,6 +84,8 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
         .with_request_timeout(settings.timeout)
         .with_initialize_timeout(settings.timeout);
     let form_lock = Arc::new(tokio::sync::Mutex::new(()));
+    let orders = Arc::new(SchemaOrders::default());
+    let tap_orders = Arc::clone(&orders);
     let ui = Arc::clone(ui);
     let allow_input = settings.allow_input;
     // One attempt allowed of none: the first disconnect makes the server Failed.
@@ -104,18 +109,22 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
                 Arc::clone(&ui),
                 allow_input,
                 Arc::clone(&form_lock),
+                Arc::clone(&orders),
             ))
         });
-    if settings.verbose {
-        options.with_transport_layer(|config, transport| {
-            if !transport.set_wire_tap(Arc::new(VerboseTap)) {
-                tracing::debug!(server = %config.name, "this transport shows no traffic to --verbose");
-            }
-            transport
-        })
-    } else {
-        options
-    }
+    let verbose = settings.verbose;
+    options.with_transport_layer(move |config, transport| {
+        let shown: Option<Arc<dyn mcp_transport::WireTap>> = if verbose {
+            Some(Arc::new(VerboseTap))
+        } else {
+            None
+        };
+        let tap = SchemaOrderTap::new(Arc::clone(&tap_orders), shown);
+        if !transport.set_wire_tap(Arc::new(tap)) {
+            tracing::debug!(server = %config.name, "this transport shows no traffic: --verbose shows none, and forms ask in name order");
+        }
+        transport
+    })
 }
 
 /// How long to wait for every server of `config` to settle: the longest

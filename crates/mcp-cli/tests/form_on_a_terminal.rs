@@ -46,6 +46,8 @@ fn spawn(dir: &Path, stty_args: &str, args: &[&str]) -> PtySession {
         .args(args)
         .current_dir(dir)
         .env_remove("MCP_LOG")
+        // inquire's look with colours: an answered prompt starts with `>`.
+        .env_remove("NO_COLOR")
         .env("XDG_CACHE_HOME", dir.join(".cache"))
         .env("TERM", "xterm");
     spawn_with_options(
@@ -193,19 +195,11 @@ fn decline_cancel_and_escape_answer_the_server() {
 
 /// A stdio server (python3, standard library only) whose tool `form` asks
 /// for a form of every kind of field and returns the answers it got as JSON
-/// text (keys sorted). The properties are written in alphabetical order, the
-/// order the form asks them in while serde_json runs without `preserve_order`.
+/// text (keys sorted). The schema is `SCHEMA`, sent as it is written
+/// (`{schema}` is replaced by a test's own).
 const FORM_SERVER: &str = r#"
 import json, sys
-SCHEMA = {"type": "object", "properties": {
-    "agree": {"type": "boolean", "title": "Agree", "default": True},
-    "born": {"type": "string", "title": "Born", "format": "date"},
-    "colors": {"type": "array", "title": "Colors",
-               "items": {"type": "string", "enum": ["red", "green", "blue"]}},
-    "name": {"type": "string", "title": "Name"},
-    "size": {"type": "string", "title": "Size",
-             "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]}},
-    "required": ["name", "born"]}
+SCHEMA = {schema}
 def send(m):
     sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
 call = None
@@ -230,16 +224,31 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "no"}})
 "#;
 
-#[test]
-fn a_full_form_shows_its_choices_and_checks_formats() {
+/// The schema of the full form: every kind of field.
+const FULL_SCHEMA: &str = r#"{"type": "object", "properties": {
+    "agree": {"type": "boolean", "title": "Agree", "default": True},
+    "born": {"type": "string", "title": "Born", "format": "date"},
+    "colors": {"type": "array", "title": "Colors",
+               "items": {"type": "string", "enum": ["red", "green", "blue"]}},
+    "name": {"type": "string", "title": "Name"},
+    "size": {"type": "string", "title": "Size",
+             "oneOf": [{"const": "s", "title": "Small"}, {"const": "l", "title": "Large"}]}},
+    "required": ["name", "born"]}"#;
+
+/// Writes the form server asking `schema` into `dir` and runs `mcp call
+/// form` against it on a pty; `None` (saying why) without python3.
+fn spawn_form(dir: &Path, schema: &str) -> Option<PtySession> {
     if Command::new("python3").arg("--version").output().is_err() {
         eprintln!("SKIP: python3 is not installed; the form server needs it");
-        return;
+        return None;
     }
-    let dir = temp_dir("full");
-    std::fs::write(dir.join("form_server.py"), FORM_SERVER).unwrap();
-    let mut p = spawn(
-        &dir,
+    std::fs::write(
+        dir.join("form_server.py"),
+        FORM_SERVER.replace("{schema}", schema),
+    )
+    .unwrap();
+    Some(spawn(
+        dir,
         "",
         &[
             "--protocol-version",
@@ -249,7 +258,15 @@ fn a_full_form_shows_its_choices_and_checks_formats() {
             "call",
             "form",
         ],
-    );
+    ))
+}
+
+#[test]
+fn a_full_form_shows_its_choices_and_checks_formats() {
+    let dir = temp_dir("full");
+    let Some(mut p) = spawn_form(&dir, FULL_SCHEMA) else {
+        return;
+    };
     p.exp_string("asks: Tell me about you")
         .expect("the question");
     p.exp_string("Answer?").unwrap();
@@ -280,6 +297,8 @@ fn a_full_form_shows_its_choices_and_checks_formats() {
     p.exp_string("Size").expect("size");
     p.exp_string("Small (s)").expect("a titled choice");
     p.exp_string("Large (l)").expect("a titled choice");
+    // Past "(no answer)" and Small.
+    keys(&mut p, DOWN);
     keys(&mut p, DOWN);
     keys(&mut p, ENTER);
     p.exp_string(
@@ -288,5 +307,147 @@ fn a_full_form_shows_its_choices_and_checks_formats() {
     .expect("the answers, typed");
     let (code, _) = exit_and_mode(&mut p);
     assert_eq!(code, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A form written in the author's order (not alphabetical), with a field of
+/// every kind and no default. Enter alone answers none of them: an optional
+/// field is left out of the content, a required one is asked again ("a
+/// value is required") until answered; a field with a default takes it and
+/// the answered line shows it.
+const UNANSWERED_SCHEMA: &str = r#"{"type": "object", "properties": {
+    "zeta": {"type": "string", "title": "Zeta",
+             "oneOf": [{"const": "a", "title": "Apple"}, {"const": "b", "title": "Banana"}]},
+    "consent": {"type": "boolean", "title": "Consent"},
+    "count": {"type": "integer", "title": "Count"},
+    "ratio": {"type": "number", "title": "Ratio"},
+    "size": {"type": "string", "title": "Size", "enum": ["s", "m"]},
+    "tags": {"type": "array", "title": "Tags", "items": {"type": "string", "enum": ["x", "y"]}},
+    "must": {"type": "boolean", "title": "Must"},
+    "note": {"type": "string", "title": "Note"},
+    "qty": {"type": "integer", "title": "Qty"},
+    "mood": {"type": "string", "title": "Mood", "default": "calm"},
+    "pick": {"type": "array", "title": "Pick", "items": {"type": "string", "enum": ["p", "q"]}}},
+    "required": ["zeta", "must", "note", "qty", "pick"]}"#;
+
+#[test]
+fn a_field_without_a_default_is_unanswered_until_answered() {
+    let dir = temp_dir("unanswered");
+    let Some(mut p) = spawn_form(&dir, UNANSWERED_SCHEMA) else {
+        return;
+    };
+    p.exp_string("Answer?").unwrap();
+    keys(&mut p, ENTER);
+    let required = |p: &mut PtySession, label: &str| {
+        p.exp_string(label)
+            .unwrap_or_else(|e| panic!("{label} (in the written order): {e}"));
+        keys(p, ENTER);
+        p.exp_string("a value is required")
+            .unwrap_or_else(|e| panic!("{label} is required: asked again: {e}"));
+    };
+    let skipped = |p: &mut PtySession, label: &str| {
+        p.exp_string(label)
+            .unwrap_or_else(|e| panic!("{label} (in the written order): {e}"));
+        keys(p, ENTER);
+        p.exp_string(&format!("> {label} (no answer)"))
+            .unwrap_or_else(|e| panic!("{label} left unanswered: {e}"));
+    };
+    // A required choice opens on "(choose one)"; the first option is below.
+    required(&mut p, "Zeta *");
+    p.exp_string("Zeta *").expect("asked again");
+    keys(&mut p, DOWN);
+    keys(&mut p, ENTER);
+    for label in ["Consent", "Count", "Ratio", "Size", "Tags"] {
+        skipped(&mut p, label);
+    }
+    required(&mut p, "Must *");
+    keys(&mut p, "y");
+    keys(&mut p, ENTER);
+    required(&mut p, "Note *");
+    keys(&mut p, "hi");
+    keys(&mut p, ENTER);
+    required(&mut p, "Qty *");
+    keys(&mut p, "3");
+    keys(&mut p, ENTER);
+    p.exp_string("Mood").unwrap();
+    keys(&mut p, ENTER);
+    p.exp_string("> Mood calm")
+        .expect("the default taken is shown");
+    required(&mut p, "Pick *");
+    keys(&mut p, " ");
+    keys(&mut p, ENTER);
+    p.exp_string(
+        r#"{"action": "accept", "content": {"mood": "calm", "must": true, "note": "hi", "pick": ["p"], "qty": 3, "zeta": "a"}}"#,
+    )
+    .expect("only the answers given, and the default taken");
+    let (code, _) = exit_and_mode(&mut p);
+    assert_eq!(code, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// server-everything's elicitation form, Enter pressed through it: its
+/// fields come in its own order (the one required field, `name`, first),
+/// the optional boolean without a default is not answered (no "Agreed to
+/// terms"), and a default taken is shown on the answered line. Skipped,
+/// saying why, when server-everything is not installed.
+#[test]
+fn enter_through_server_everything_gives_no_consent() {
+    let Some((program, args)) = mcp_tests::peers::require_command(
+        "server-everything (stdio)",
+        mcp_tests::peers::everything_stdio_command(),
+    ) else {
+        return;
+    };
+    let line = std::iter::once(program)
+        .chain(args)
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dir = temp_dir("everything");
+    let mut p = spawn(
+        &dir,
+        "",
+        &["--stdio", &line, "call", "trigger-elicitation-request"],
+    );
+    p.exp_string("Answer?").expect("the first prompt");
+    keys(&mut p, ENTER);
+    let (_, first) = p.exp_regex(r"String \*|Boolean").expect("the first field");
+    assert_eq!(first, "String *", "the author's first field comes first");
+    keys(&mut p, ENTER);
+    p.exp_string("a value is required")
+        .expect("name is required");
+    keys(&mut p, "Ada");
+    keys(&mut p, ENTER);
+    p.exp_string("Boolean").expect("check");
+    keys(&mut p, ENTER);
+    p.exp_string("> Boolean (no answer)")
+        .expect("no consent given");
+    p.exp_string("String with default").unwrap();
+    keys(&mut p, ENTER);
+    p.exp_string("> String with default It was a dark and stormy night.")
+        .expect("the default taken is shown");
+    for label in [
+        "String with email format",
+        "String with uri format",
+        "String with date format",
+        "Integer",
+        "Number in range 1-1000",
+        "Untitled Single Select Enum",
+        "Untitled Multiple Select Enum",
+        "Titled Single Select Enum",
+        "Titled Multiple Select Enum",
+        "Legacy Titled Single Select Enum",
+    ] {
+        p.exp_string(label)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        keys(&mut p, ENTER);
+    }
+    let shown = p.exp_string("EXIT=").expect("the command ends");
+    assert!(shown.contains("- Name: Ada"), "{shown}");
+    assert!(shown.contains("- Favorite Integer: 42"), "{shown}");
+    assert!(
+        !shown.contains("Agreed to terms"),
+        "consent by default: {shown}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -115,6 +115,9 @@ pub(crate) enum Kind {
     List,
 }
 
+/// What a required field left empty is told.
+pub(crate) const REQUIRED: &str = "a value is required";
+
 /// One property of the requested schema.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Field {
@@ -235,35 +238,41 @@ impl Field {
             return match (&self.default, self.required) {
                 (Some(d), _) => Ok(Some(d.clone())),
                 (None, false) => Ok(None),
-                (None, true) => Err("required".into()),
+                (None, true) => Err(REQUIRED.into()),
             };
         }
         parse_answer(raw, &self.kind).map(Some)
     }
 }
 
-/// The fields of `schema`, in the order of its `properties` map: the order
-/// the server wrote them once serde_json's `preserve_order` is on, which it is
-/// not yet (it changes every crate's maps in a workspace build), so for now
-/// alphabetical.
-pub(crate) fn fields(schema: &Value) -> Vec<Field> {
+/// The fields of `schema`, in `order` (the property names as the server
+/// wrote them, read from the message text: see `order.rs`); a property the
+/// order does not name (no order was read) comes after, in the map's order.
+pub(crate) fn fields(schema: &Value, order: Option<&[String]>) -> Vec<Field> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .map(|(name, prop)| {
-                    Field::from_schema(name, prop, required.contains(&name.as_str()))
-                })
-                .collect()
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let written = order.unwrap_or_default();
+    let place = |name: &str| written.iter().position(|n| n == name).unwrap_or(usize::MAX);
+    let mut names: Vec<&String> = props.keys().collect();
+    // Stable: names the order lacks keep the map's order among themselves.
+    names.sort_by_key(|name| place(name));
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let prop = props.get(name)?;
+            Some(Field::from_schema(
+                name,
+                prop,
+                required.contains(&name.as_str()),
+            ))
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 fn check_range(n: f64, min: Option<f64>, max: Option<f64>) -> Result<(), String> {
@@ -374,26 +383,33 @@ mod tests {
     }
 
     #[test]
-    fn fields_follow_the_properties_map() {
-        // Not alphabetical as written: the fields come in the map's order,
-        // which is the written order under serde_json's `preserve_order`.
-        let schema: Value = serde_json::from_str(
-            r#"{"type":"object","properties":{
-                "name":{"type":"string"},"age":{"type":"integer"},"zip":{"type":"string"},
-                "bio":{"type":"string"}},"required":["zip"]}"#,
-        )
-        .unwrap();
-        let in_map: Vec<&str> = schema["properties"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let f = fields(&schema);
+    fn fields_follow_the_written_order() {
+        // server-everything's form, as written: the one required field first,
+        // then fields whose names sort before it.
+        let text = r#"{"type":"object","properties":{
+                "name":{"type":"string"},"check":{"type":"boolean"},
+                "firstLine":{"type":"string"},"email":{"type":"string"}},"required":["name"]}"#;
+        let schema: Value = serde_json::from_str(text).unwrap();
+        let order: Vec<String> =
+            super::super::order::scan(&format!(r#"{{"requestedSchema":{text}}}"#))
+                .unwrap()
+                .remove(0);
+        let f = fields(&schema, Some(&order));
         let names: Vec<&str> = f.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, in_map);
-        let required: Vec<bool> = f.iter().map(|f| f.name == "zip").collect();
-        assert_eq!(f.iter().map(|f| f.required).collect::<Vec<_>>(), required);
+        assert_eq!(names, ["name", "check", "firstLine", "email"]);
+        assert_eq!(
+            f.iter().map(|f| f.required).collect::<Vec<_>>(),
+            [true, false, false, false]
+        );
+        // Without an order (none was read), every field is still asked.
+        let mut unordered: Vec<String> =
+            fields(&schema, None).into_iter().map(|f| f.name).collect();
+        unordered.sort();
+        assert_eq!(unordered, ["check", "email", "firstLine", "name"]);
+        // An order naming only some fields puts those first.
+        let partial = ["firstLine".to_owned()];
+        assert_eq!(fields(&schema, Some(&partial))[0].name, "firstLine");
+        assert_eq!(fields(&schema, Some(&partial)).len(), 4);
     }
 
     #[test]
@@ -505,10 +521,10 @@ mod tests {
             "b": {"type": "string"},
             "c": {"type": "string"}
         }, "required": ["c"]});
-        let f = fields(&schema);
+        let f = fields(&schema, None);
         assert_eq!(f[0].check(""), Ok(Some(json!(3))));
         assert_eq!(f[0].default_text().as_deref(), Some("3"));
         assert_eq!(f[1].check("  "), Ok(None));
-        assert_eq!(f[2].check(""), Err("required".into()));
+        assert_eq!(f[2].check(""), Err("a value is required".into()));
     }
 }
