@@ -132,7 +132,9 @@ impl From<mcp_client::ClientError> for Failure {
             .transport_error()
             .and_then(|t| t.auth_kind())
             .is_some_and(|k| k == mcp_transport::AuthErrorKind::NeedsLogin);
-        let mut failure = Failure::new(error_chain(&e));
+        // A stdio server that closed mid-command: its stderr tail is set out
+        // here, while the message is about one server.
+        let mut failure = Failure::new(crate::output::tail_below(&error_chain(&e)));
         if login {
             failure.code = LOGIN_NEEDED;
         }
@@ -149,9 +151,14 @@ pub(crate) const HTTP_BODY_PREVIEW: usize = 200;
 /// our own `MCP error <code>: ` prefix (some SDKs put it in the message
 /// itself) is printed once, and the body after `HTTP <status>: ` (a whole
 /// HTML error page, say) is cut to [`HTTP_BODY_PREVIEW`] characters on one
-/// line.
+/// line. A stdio server's stderr tail (after [`TAIL_MARK`]) is left as it
+/// is: [`crate::output::tail_below`] shows it, line by line.
 pub(crate) fn tidy(message: &str) -> String {
-    let mut text = dedupe_mcp_prefix(message);
+    let (head, tail) = match message.find(TAIL_MARK) {
+        Some(at) => message.split_at(at),
+        None => (message, ""),
+    };
+    let mut text = dedupe_mcp_prefix(head);
     if let Some(at) = http_status_at(&text) {
         let body_start = at + "HTTP 000: ".len();
         let body: String = text[body_start..]
@@ -165,8 +172,14 @@ pub(crate) fn tidy(message: &str) -> String {
         text.truncate(body_start);
         text.push_str(&cut);
     }
+    text.push_str(tail);
     text
 }
+
+/// Where a stdio server's stderr tail starts in a message: what the
+/// transport (`CloseReason`, the tail on the lines after) and the manager (a
+/// startup timeout, the tail's first line right after) write before it.
+pub(crate) const TAIL_MARK: &str = "; stderr tail:";
 
 /// The byte offset of the first `HTTP <3 digits>: ` in `text`.
 fn http_status_at(text: &str) -> Option<usize> {
@@ -226,5 +239,16 @@ mod tests {
         assert!(message.ends_with('…'));
         assert!(message.chars().count() < 300, "{message}");
         assert_eq!(tidy("HTTP 404: not found"), "HTTP 404: not found");
+    }
+
+    #[test]
+    fn a_stderr_tail_keeps_its_lines() {
+        let message =
+            "startup timed out (exit status: 1); stderr tail:\nTraceback:\n  HTTP 500: x\n\ny";
+        assert_eq!(tidy(message), message);
+        assert_eq!(
+            tidy("HTTP 502: a\nb; stderr tail: c\nd"),
+            "HTTP 502: a b; stderr tail: c\nd"
+        );
     }
 }

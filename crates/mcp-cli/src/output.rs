@@ -57,14 +57,71 @@ pub(crate) fn text(text: &str) -> Result<(), Failure> {
 }
 
 /// `text` with each line feed shown as `\n`, for a row that must stay one
-/// row (`mcp servers`): a server's name or error with a line feed in it
-/// could otherwise print a forged row. Pass the result through the line
-/// printer, which escapes the rest ([`visible`]).
+/// row (`mcp skills`): a name or description with a line feed in it could
+/// otherwise print a forged row. Pass the result through the line printer,
+/// which escapes the rest ([`visible`]). See [`row`] for a row that may end
+/// in a stderr tail.
 pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
     if !text.contains('\n') {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.replace('\n', "\\n"))
+}
+
+/// A row about a server (`mcp servers`, `mcp ping`): the row itself on one
+/// line ([`one_line`]), and the stderr tail its error may end in set out
+/// below it ([`tail_below`]), where no line of it can pass for a row.
+pub(crate) fn row(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(set_out_tail(text, &|head: &str| {
+        one_line(head).into_owned()
+    }))
+}
+
+/// How each line of a stderr tail starts: indented under what it explains,
+/// so that no line of it can pass for a row or a message of its own.
+pub(crate) const TAIL_LINE: &str = "  | ";
+
+/// `text` (a message about a server) with a stdio server's stderr tail
+/// (after [`crate::exit::TAIL_MARK`]) set out below it: one line per line
+/// the server wrote, each under [`TAIL_LINE`], trailing blank lines dropped;
+/// the rest as it is. The printer escapes control characters line by line
+/// ([`visible`]). Apply it once, to one server's message, before messages
+/// are joined: what follows a tail is taken as part of it.
+pub(crate) fn tail_below(text: &str) -> Cow<'_, str> {
+    if !text.contains(crate::exit::TAIL_MARK) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(set_out_tail(text, &|head: &str| head.to_owned()))
+}
+
+/// `text` with `head` applied to what comes before its stderr tail, and the
+/// tail set out below (see [`tail_below`]).
+fn set_out_tail(text: &str, head: &dyn Fn(&str) -> String) -> String {
+    use crate::exit::TAIL_MARK;
+    let Some(at) = text.find(TAIL_MARK) else {
+        return head(text);
+    };
+    let mut out = head(&text[..at]);
+    out.push_str(TAIL_MARK);
+    let mut lines = text[at + TAIL_MARK.len()..].split('\n');
+    // The manager writes a tail's first line right after the mark.
+    let inline = lines.next().unwrap_or_default().trim();
+    let mut tail: Vec<&str> = std::iter::once(inline)
+        .filter(|l| !l.is_empty())
+        .chain(lines.map(str::trim_end))
+        .collect();
+    while tail.last().is_some_and(|l| l.is_empty()) {
+        tail.pop();
+    }
+    for line in tail {
+        out.push('\n');
+        out.push_str(TAIL_LINE);
+        out.push_str(line);
+    }
+    out
 }
 
 /// `text` with the characters a terminal would act on shown escaped
@@ -157,6 +214,35 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    /// A stderr tail is shown as the lines the server wrote, each set out
+    /// under the message it explains (never a literal `\n`), whichever way
+    /// it was written (on the lines after its mark, or starting on its line);
+    /// the row before it stays one row, and a line of the tail cannot pass
+    /// for a row.
+    #[test]
+    fn a_stderr_tail_is_shown_as_lines() {
+        let closed = "srv  failed: server exited (exit status: 1); stderr tail:\nTraceback (most recent call last):\n  File \"x.py\"\nforged  connected  2025-11-25\n\n";
+        assert_eq!(
+            row(closed),
+            "srv  failed: server exited (exit status: 1); stderr tail:\n  | Traceback (most recent call last):\n  |   File \"x.py\"\n  | forged  connected  2025-11-25"
+        );
+        let timed_out =
+            "startup timed out after 2000 ms; stderr tail: fatal: API_KEY is not set\nbye";
+        assert_eq!(
+            tail_below(timed_out),
+            "startup timed out after 2000 ms; stderr tail:\n  | fatal: API_KEY is not set\n  | bye"
+        );
+        // The row stays one row: its own line feeds are escaped.
+        assert_eq!(
+            row("nl\nx  failed: why; stderr tail:\na\u{1b}[2J"),
+            "nl\\nx  failed: why; stderr tail:\n  | a\u{1b}[2J"
+        );
+        // Each tail line is still escaped when printed.
+        assert_eq!(visible("  | a\u{1b}[2J\n  | b"), "  | a\\u{1b}[2J\n  | b");
+        assert_eq!(row("no tail\nhere"), "no tail\\nhere");
+        assert_eq!(tail_below("no tail\nhere"), "no tail\nhere");
     }
 
     /// Server text cannot act on the terminal: escapes, carriage return,

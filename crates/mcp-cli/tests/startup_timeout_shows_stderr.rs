@@ -17,7 +17,7 @@ fn startup_timeout_message_has_the_stderr_tail() {
     );
     assert!(
         run.stderr
-            .contains("stderr tail: fatal: API_KEY is not set"),
+            .contains("stderr tail:\n  | fatal: API_KEY is not set"),
         "{run:?}"
     );
     // 2 s timeout plus the shutdown of a server that ignores stdin EOF.

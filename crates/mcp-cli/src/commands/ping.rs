@@ -47,10 +47,10 @@ impl Session {
                 if r["ok"] == true {
                     output::line(&format!("{name}: ok ({} ms)", r["ms"]))?;
                 } else {
-                    output::line(&format!(
+                    output::line(&output::row(&format!(
                         "{name}: failed: {}",
                         r["error"].as_str().unwrap_or("")
-                    ))?;
+                    )))?;
                 }
             }
         }

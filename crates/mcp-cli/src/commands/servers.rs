@@ -81,7 +81,7 @@ impl Session {
                         } else {
                             "needs login"
                         };
-                        output::line(&output::one_line(&format!(
+                        output::line(&output::row(&format!(
                             "{name}  {status}: {}",
                             row["error"].as_str().unwrap_or("")
                         )))?;

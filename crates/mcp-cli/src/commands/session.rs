@@ -61,7 +61,10 @@ impl Session {
                 }
             }
         };
-        let message = format!("server {name} was not started: {}", crate::exit::tidy(&why));
+        let message = format!(
+            "server {name} was not started: {}",
+            output::tail_below(&crate::exit::tidy(&why))
+        );
         Some(if login {
             Failure::login_needed(message).with_login_server(name)
         } else {
@@ -99,7 +102,10 @@ impl Session {
                 Ok(c) => Ok(vec![(server.name.as_str(), c)]),
                 Err(why) => Err(Failure::new(format!(
                     "{name}: {}",
-                    why.unwrap_or_else(|| "disabled in the configuration".into())
+                    why.map_or_else(
+                        || "disabled in the configuration".into(),
+                        |why| output::tail_below(&crate::exit::tidy(&why)).into_owned()
+                    )
                 ))),
             };
         }
@@ -113,7 +119,13 @@ impl Session {
                     if s.needs_login() && login.is_none() {
                         login = Some(s.name.as_str());
                     }
-                    errors.push(format!("{}: {}", s.name, crate::exit::tidy(&why)));
+                    // Set out per server: what follows a stderr tail would
+                    // read as part of it once the errors are joined.
+                    errors.push(format!(
+                        "{}: {}",
+                        s.name,
+                        output::tail_below(&crate::exit::tidy(&why))
+                    ));
                 }
                 Err(None) => {}
             }
