@@ -36,6 +36,8 @@ impl Session {
             }
         }
         let (name, client, tool) = self.find_tool(server, tool_name).await?;
+        // The tool's own name: `tool_name` may be its qualified name.
+        let tool_name = tool.name.as_str();
         let arguments =
             tool_arguments(arg_words, Some(&tool.input_schema)).map_err(Failure::new)?;
         let ui = Arc::clone(&self.ui);
@@ -117,7 +119,8 @@ impl Session {
     }
 
     /// The server offering `tool`: `server` when given, else the one server
-    /// whose tool list has it.
+    /// whose tool list has it. `tool` is the tool's name, or else its
+    /// qualified name in `mcp-manager`'s namespace (`server__tool`).
     pub(super) async fn find_tool(
         &self,
         server: Option<&str>,
@@ -125,18 +128,35 @@ impl Session {
     ) -> Result<(&str, &Client, mcp_types::tools::Tool), Failure> {
         let mut offering = Vec::new();
         let mut everything = Vec::new();
+        let mut listed = Vec::new();
         for (name, client) in self.selected(server)? {
             let tools = self.tool_list(name, client).await?;
             if let Some(t) = tools.iter().find(|t| t.name == tool) {
                 offering.push((name, client, t.clone()));
             }
-            everything.extend(tools.into_iter().map(|t| {
+            everything.extend(tools.iter().map(|t| {
                 if self.servers.len() > 1 {
                     format!("{name} {}", t.name)
                 } else {
-                    t.name
+                    t.name.clone()
                 }
             }));
+            listed.push((name, client, tools));
+        }
+        if offering.is_empty() {
+            let items = listed
+                .iter()
+                .flat_map(|(s, _, tools)| tools.iter().map(|t| (*s, t.name.as_str())));
+            if let Some((owner, own_name)) = super::session::resolve_qualified(items, tool)
+                && let Some((s, c, tools)) = listed.iter().find(|(s, _, _)| *s == owner)
+                && let Some(t) = tools.iter().find(|t| t.name == own_name)
+            {
+                offering.push((*s, *c, t.clone()));
+            } else if server.is_none()
+                && let Some(f) = self.not_started_owner(tool)
+            {
+                return Err(f);
+            }
         }
         match offering.len() {
             1 => Ok(offering.remove(0)),

@@ -28,32 +28,41 @@ impl Session {
                 "usage: mcp complete [SERVER] prompt|resource REF ARG VALUE",
             ));
         };
-        let reference = match kind.as_str() {
-            "prompt" => CompletionReference::Prompt(PromptReference {
-                name: reference.clone(),
-                ..Default::default()
-            }),
-            "resource" => CompletionReference::Resource(ResourceTemplateReference {
-                uri: reference.clone(),
-                ..Default::default()
-            }),
-            other => {
-                return Err(Failure::new(format!(
-                    "complete: expected \"prompt\" or \"resource\", got {other:?}"
-                )));
-            }
-        };
         let context: BTreeMap<String, String> = string_arguments(context).map_err(Failure::new)?;
-        let (name, client) = match (kind.as_str(), server) {
-            ("prompt", _) => self.find_prompt(server, &words[words.len() - 3]).await?,
-            _ => {
+        // A prompt is found first: its reference names it as its server does
+        // (REF may be its qualified name).
+        let (name, client, reference) = match kind.as_str() {
+            "prompt" => {
+                let (name, client, prompt) = self.find_prompt(server, reference).await?;
+                (
+                    name,
+                    client,
+                    CompletionReference::Prompt(PromptReference {
+                        name: prompt,
+                        ..Default::default()
+                    }),
+                )
+            }
+            "resource" => {
                 let c = self.selected(server)?;
                 if c.len() > 1 {
                     return Err(Failure::new(
                         "several servers: name one, `mcp complete SERVER resource ...`",
                     ));
                 }
-                c[0]
+                (
+                    c[0].0,
+                    c[0].1,
+                    CompletionReference::Resource(ResourceTemplateReference {
+                        uri: reference.clone(),
+                        ..Default::default()
+                    }),
+                )
+            }
+            other => {
+                return Err(Failure::new(format!(
+                    "complete: expected \"prompt\" or \"resource\", got {other:?}"
+                )));
             }
         };
         let params = CompleteRequestParams {

@@ -15,7 +15,7 @@ impl Session {
             ));
         };
         let args = string_arguments(arg_words).map_err(Failure::new)?;
-        let (name, client) = self.find_prompt(server, prompt).await?;
+        let (name, client, prompt) = self.find_prompt(server, prompt).await?;
         let arguments = (!args.is_empty()).then_some(args);
         let result = client
             .get_prompt(prompt.as_str(), arguments, Default::default())

@@ -41,18 +41,25 @@ impl Session {
         Ok(SUCCESS)
     }
 
-    /// The server offering prompt `prompt`: `server` when given, else the
-    /// only server whose prompt list has it.
+    /// The server offering prompt `prompt`, and the prompt's own name:
+    /// `server` when given, else the only server whose prompt list has it.
+    /// `prompt` is the prompt's name, or else its qualified name in
+    /// `mcp-manager`'s namespace (`server__prompt`). With one server, a name
+    /// it does not list is still asked for as it is (the server answers).
     pub(super) async fn find_prompt(
         &self,
         server: Option<&str>,
         prompt: &str,
-    ) -> Result<(&str, &Client), Failure> {
+    ) -> Result<(&str, &Client, String), Failure> {
         let candidates = self.selected(server)?;
-        if candidates.len() == 1 {
-            return Ok(candidates[0]);
+        let single = (candidates.len() == 1).then(|| candidates[0]);
+        if let Some((name, client)) = single
+            && !prompt.contains(mcp_manager::naming::SEPARATOR)
+        {
+            return Ok((name, client, prompt.to_owned()));
         }
         let mut offering = Vec::new();
+        let mut listed = Vec::new();
         for (name, client) in candidates {
             if client.server_capabilities().prompts.is_none() {
                 continue;
@@ -69,12 +76,26 @@ impl Session {
                 listing.incomplete.as_ref(),
             );
             if prompts.iter().any(|p| p.name == prompt) {
-                offering.push((name, client));
+                offering.push((name, client, prompt.to_owned()));
+            }
+            listed.extend(prompts.into_iter().map(|p| (name, client, p.name)));
+        }
+        if offering.is_empty() {
+            let items = listed.iter().map(|(s, _, p)| (*s, p.as_str()));
+            if let Some((owner, own_name)) = super::session::resolve_qualified(items, prompt)
+                && let Some((s, c, _)) = listed.iter().find(|(s, _, _)| *s == owner)
+            {
+                offering.push((*s, *c, own_name));
+            } else if server.is_none()
+                && let Some(f) = self.not_started_owner(prompt)
+            {
+                return Err(f);
             }
         }
-        match offering.len() {
-            1 => Ok(offering[0]),
-            0 => Err(Failure::new(format!(
+        match (offering.len(), single) {
+            (1, _) => Ok(offering.remove(0)),
+            (0, Some((name, client))) => Ok((name, client, prompt.to_owned())),
+            (0, None) => Err(Failure::new(format!(
                 "no server offers a prompt named {prompt:?}"
             ))),
             _ => Err(Failure::new(format!(

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use mcp_client::{CancellationToken, Client};
 use mcp_manager::Manager;
+use mcp_manager::naming::{self, NameTable, SEPARATOR};
 
 use crate::arguments::is_argument;
 use crate::exit::Failure;
@@ -38,6 +39,25 @@ const TASK_CANCEL_WAIT: std::time::Duration = std::time::Duration::from_millis(2
 
 /// A server that did not start: its name, and why.
 pub(super) type NotStarted = (String, String);
+
+/// The `(server, name)` a qualified name stands for among `items` (each a
+/// server and the name of one of its tools or prompts): the name
+/// `mcp-manager` gives the item in its one namespace (`server__tool`,
+/// sanitized and disambiguated as `mcp_manager::naming` says), so a name a
+/// host built on the manager shows works here too. `None` when it is none
+/// of theirs.
+pub(super) fn resolve_qualified<'a>(
+    items: impl IntoIterator<Item = (&'a str, &'a str)>,
+    qualified: &str,
+) -> Option<(String, String)> {
+    if !qualified.contains(SEPARATOR) {
+        return None;
+    }
+    let table = NameTable::build(items.into_iter().map(|(s, k)| (s, k, k)));
+    table
+        .resolve(qualified)
+        .map(|(s, k)| (s.to_owned(), k.to_owned()))
+}
 
 impl Session {
     /// `true` for a configured server name, started or not (a rejected
@@ -234,6 +254,20 @@ impl Session {
                 self.ui.line(&line);
             }
         }
+    }
+
+    /// A server that did not start, when `qualified` is a qualified name of
+    /// one of its items (`server__tool`: its sanitized name, then
+    /// [`SEPARATOR`]): "server X was not started: why".
+    pub(super) fn not_started_owner(&self, qualified: &str) -> Option<Failure> {
+        self.not_started_names()
+            .into_iter()
+            .find(|s| {
+                qualified
+                    .strip_prefix(&naming::sanitize(s))
+                    .is_some_and(|rest| rest.starts_with(SEPARATOR))
+            })
+            .and_then(|s| self.not_started(&s))
     }
 
     /// Splits `[SERVER] NAME rest…`: the first word is a server when it
