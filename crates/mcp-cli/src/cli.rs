@@ -37,7 +37,8 @@ Examples:
   mcp skill pdf-processing --file references/FORMS.md
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
   mcp --url https://example.com/mcp --header \"Authorization: Bearer $TOKEN\" tools
-  mcp login https://example.com/mcp      then   mcp --url https://example.com/mcp tools";
+  mcp login https://example.com/mcp      then   mcp --url https://example.com/mcp tools
+  mcp login https://example.com/mcp --account work   then   mcp --url https://example.com/mcp --account work tools";
 
 /// `mcp`: talk to Model Context Protocol servers from a terminal.
 #[derive(Debug, Parser)]
@@ -71,6 +72,14 @@ pub(crate) struct Cli {
     /// Use the deprecated HTTP+SSE transport (2024-11-05) for --url.
     #[arg(long, global = true, requires = "url")]
     pub sse: bool,
+
+    /// The account whose stored login a remote server is reached with, and
+    /// that `login`, `logout` and `auth token` are about (two accounts at
+    /// one server are two logins): for --url, and over each remote entry's
+    /// own `account` in a configuration. Default: the entry's `account`,
+    /// else "default".
+    #[arg(long, global = true, value_name = "NAME")]
+    pub account: Option<String>,
 
     /// An HTTP header for --url, "Name: value" (repeatable).
     #[arg(
@@ -254,11 +263,8 @@ pub(crate) const DEFAULT_LOGIN_TIMEOUT_SECS: u64 = 300;
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoginArgs {
     /// A server of the configuration, or a server URL (default: --url).
+    /// The login is stored under --account.
     pub server: Option<String>,
-    /// Store the login under this account (two accounts at one server are
-    /// two logins; default: the entry's `account`, else "default").
-    #[arg(long, value_name = "NAME")]
-    pub account: Option<String>,
     /// Ask for this scope too (repeatable), besides what the server asks
     /// for and what earlier logins and step-ups asked for.
     #[arg(long = "scope", value_name = "SCOPE")]
@@ -303,9 +309,6 @@ pub(crate) struct LogoutArgs {
     /// Revoke the tokens at the authorization server first (RFC 7009).
     #[arg(long)]
     pub revoke: bool,
-    /// The account to log out (default: the entry's, else "default").
-    #[arg(long, value_name = "NAME")]
-    pub account: Option<String>,
 }
 
 /// `mcp auth …`.
@@ -330,9 +333,6 @@ pub(crate) enum AuthCommand {
         /// Print it even to a terminal.
         #[arg(long)]
         show: bool,
-        /// The account (default: the entry's, else "default").
-        #[arg(long, value_name = "NAME")]
-        account: Option<String>,
     },
 }
 

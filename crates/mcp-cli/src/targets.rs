@@ -47,19 +47,28 @@ pub(crate) fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
             RemoteKind::StreamableHttp
         };
         let name = host_of(url);
-        return Ok(one(server(
-            &name,
-            TransportConfig::Remote(RemoteServer::new(url.clone(), kind).with_headers(headers)),
-        )));
+        let mut remote = RemoteServer::new(url.clone(), kind).with_headers(headers);
+        remote.oauth.account = cli.account.clone();
+        return Ok(one(server(&name, TransportConfig::Remote(remote))));
     }
     let config = match &cli.config {
         Some(path) => Some(path.clone()),
         None => Some(PathBuf::from(DEFAULT_CONFIG)).filter(|p| p.is_file()),
     };
-    match config {
-        Some(path) => McpConfig::from_file(&path).map_err(|e| Failure::new(error_chain(&e))),
-        None => Ok(one(demo()?)),
+    let mut config = match config {
+        Some(path) => McpConfig::from_file(&path).map_err(|e| Failure::new(error_chain(&e)))?,
+        None => one(demo()?),
+    };
+    // `--account` over each remote entry's own `account`: the command line
+    // names the login to use, as `mcp login --account` stored it.
+    if let Some(account) = &cli.account {
+        for entry in config.servers.values_mut() {
+            if let TransportConfig::Remote(remote) = &mut entry.transport {
+                remote.oauth.account = Some(account.clone());
+            }
+        }
     }
+    Ok(config)
 }
 
 /// Commands that run the server named by their first argument that is not
@@ -218,6 +227,56 @@ mod tests {
         };
         assert_eq!(r.kind, RemoteKind::Sse);
         assert_eq!(r.headers.get("X-Key").map(String::as_str), Some("1"));
+    }
+
+    #[test]
+    fn account_names_the_login_of_url_and_config_targets() {
+        let remote = |config: &McpConfig, name: &str| match &config.servers[name].transport {
+            TransportConfig::Remote(r) => r.clone(),
+            other => panic!("not remote: {other:?}"),
+        };
+        let config = resolved(&[
+            "--url",
+            "https://h.example/mcp",
+            "--account",
+            "work",
+            "tools",
+        ]);
+        assert_eq!(
+            remote(&config, "h.example").oauth.account.as_deref(),
+            Some("work")
+        );
+        let config = resolved(&["--url", "https://h.example/mcp", "tools"]);
+        assert_eq!(remote(&config, "h.example").oauth.account, None);
+
+        let dir = mcp_tests_free_dir();
+        let file = dir.join("servers.json");
+        std::fs::write(
+            &file,
+            r#"{"mcpServers": {"a": {"type": "http", "url": "https://a.example/mcp", "oauth": {"account": "home"}},
+                "b": {"type": "http", "url": "https://b.example/mcp"}}}"#,
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let config = resolved(&["--config", path, "tools"]);
+        assert_eq!(remote(&config, "a").oauth.account.as_deref(), Some("home"));
+        assert_eq!(remote(&config, "b").oauth.account, None);
+        let config = resolved(&["--config", path, "tools", "--account", "work"]);
+        assert_eq!(remote(&config, "a").oauth.account.as_deref(), Some("work"));
+        assert_eq!(remote(&config, "b").oauth.account.as_deref(), Some("work"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh directory of this test's own.
+    fn mcp_tests_free_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-cli-targets-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]

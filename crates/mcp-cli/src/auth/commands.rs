@@ -56,13 +56,8 @@ pub(crate) async fn run(cli: &Cli, cancel: &CancellationToken) -> Option<Result<
             command: AuthCommand::Inspect { url },
         } => inspect(cli, url).await,
         Command::Auth {
-            command:
-                AuthCommand::Token {
-                    server,
-                    show,
-                    account,
-                },
-        } => token(cli, server.as_deref(), *show, account.as_deref()).await,
+            command: AuthCommand::Token { server, show },
+        } => token(cli, server.as_deref(), *show, cli.account.as_deref()).await,
         _ => return None,
     };
     Some(result)
@@ -234,7 +229,6 @@ pub(crate) async fn login_offered(
 ) -> Result<(), Failure> {
     let args = LoginArgs {
         server: Some(server.to_owned()),
-        account: None,
         scopes: Vec::new(),
         no_browser: false,
         device: false,
@@ -256,7 +250,7 @@ async fn log_in(
     cancel: &CancellationToken,
 ) -> Result<String, Failure> {
     let Target { name, mut remote } = target(cli, args.server.as_deref())?;
-    if let Some(a) = &args.account {
+    if let Some(a) = &cli.account {
         remote.oauth.account = Some(a.clone());
     }
     for s in &args.scopes {
@@ -366,7 +360,7 @@ async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
         }
     } else {
         let t = target(cli, args.server.as_deref())?;
-        targets.push((t.name, t.remote, args.account.clone()));
+        targets.push((t.name, t.remote, cli.account.clone()));
     }
     if targets.is_empty() {
         output::line("No stored login.")?;
@@ -422,7 +416,7 @@ async fn status(cli: &Cli, server: Option<&str>) -> Result<u8, Failure> {
     let logins: Vec<(Option<String>, LoginStatus)> = match server.or(cli.url.as_deref()) {
         Some(s) => {
             let t = target(cli, Some(s))?;
-            let oauth = flow(&t.remote, None)?;
+            let oauth = flow(&t.remote, cli.account.as_deref())?;
             let found = oauth
                 .status()
                 .await

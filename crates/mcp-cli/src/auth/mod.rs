@@ -118,10 +118,11 @@ pub(crate) fn store() -> Result<Arc<dyn CredentialStore>, Failure> {
 
 /// The exact command that logs in to `config`'s server: by name with the
 /// file it came from (`--config` unless it is `./.mcp.json`), by URL for a
-/// `--url` target.
+/// `--url` target, with `--account` when the entry names the login's account
+/// (its own `account`, or `--account` on the command line).
 pub(crate) fn login_command(config: &ServerConfig, url: &str) -> String {
     let quote = |s: &str| shell_words::quote(s).into_owned();
-    match &config.source {
+    let mut command = match &config.source {
         Some(path) if path == Path::new(DEFAULT_CONFIG) => {
             format!("mcp login {}", quote(&config.name))
         }
@@ -131,7 +132,13 @@ pub(crate) fn login_command(config: &ServerConfig, url: &str) -> String {
             quote(&config.name)
         ),
         None => format!("mcp login {}", quote(url)),
+    };
+    if let TransportConfig::Remote(remote) = &config.transport
+        && let Some(account) = &remote.oauth.account
+    {
+        command.push_str(&format!(" --account {}", quote(account)));
     }
+    command
 }
 
 /// The pre-registered client of `remote`'s settings, with its secret from
