@@ -196,3 +196,33 @@ async fn a_json_reply_with_a_sloppy_type_or_a_bom_is_read() {
     assert!(err.to_string().contains("text/plain"), "{err}");
     t.close().await.unwrap();
 }
+
+/// Every JSON reply of a server that opens them with a byte order mark is
+/// read; the mark is warned about once per connection, naming it.
+#[tokio::test]
+async fn a_byte_order_mark_is_warned_once_per_connection() {
+    let warnings = capture_warnings();
+    let server = FaultServer::start(|r| {
+        let id = r.rpc_id().unwrap_or_default();
+        Reply::json(format!("\u{feff}{}", tools_result(&id)))
+    })
+    .await
+    .unwrap();
+    let t = streamable(&server.url("/mcp")).await;
+    for _ in 0..3 {
+        let tools = t
+            .request("tools/list", None, opts())
+            .await
+            .unwrap()
+            .to_value()
+            .unwrap();
+        assert_eq!(tools, json!({"tools": []}));
+    }
+    t.close().await.unwrap();
+    let text = warnings.text();
+    assert_eq!(
+        text.matches("byte order mark").count(),
+        1,
+        "one warning: {text}"
+    );
+}

@@ -48,6 +48,7 @@ fn sticky(r: &Recorded) -> Reply {
 
 #[tokio::test]
 async fn the_origin_s_cookie_comes_back_on_every_later_request() {
+    let logs = capture_at(tracing::Level::DEBUG);
     let server = FaultServer::start(sticky).await.unwrap();
     let (t, _events) = initialized(&server.url("/mcp")).await;
     for _ in 0..3 {
@@ -75,6 +76,12 @@ async fn the_origin_s_cookie_comes_back_on_every_later_request() {
         // other Path does not match /mcp.
         assert_eq!(cookie(r), Some("lb=replica-1"), "{} {}", r.method, r.uri);
     }
+    let logs = logs.text();
+    assert!(logs.contains("a Set-Cookie was refused"), "{logs}");
+    assert!(
+        !logs.contains("replica-1"),
+        "a cookie value was logged: {logs}"
+    );
 }
 
 #[tokio::test]
