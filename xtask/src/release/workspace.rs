@@ -194,7 +194,10 @@ mod tests {
     #[test]
     fn a_readme_made_the_crate_doc_is_the_front_page() {
         let dir = super::super::scratch::Scratch::new("front-page");
-        dir.write("README.md", "# k\n\n```rust\nlet x = 1;\n```\n`a-feature`\n");
+        dir.write(
+            "README.md",
+            "# k\n\n```rust\nlet x = 1;\n```\n`a-feature`\n",
+        );
         dir.write("src/lib.rs", "#![doc = include_str!(\"../README.md\")]\n");
         let p = Package {
             name: "k".into(),
