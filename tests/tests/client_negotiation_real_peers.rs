@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_client::{Client, ClientHandler, ClientOptions, RequestContext, RequestOptions};
+use mcp_client::{
+    Client, ClientHandler, ClientOptions, ElicitationModes, RequestContext, RequestOptions,
+};
 use mcp_tests::peers::{self, EverythingHttp, PyOptions, PyTransport};
 use mcp_transport_http::{HttpConfig, HttpTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
@@ -237,7 +239,7 @@ impl ClientHandler for NameGiver {
 fn modern_options(handler: Arc<NameGiver>) -> ClientOptions {
     options()
         .with_handler(handler)
-        .with_elicitation(true, false)
+        .with_elicitation(ElicitationModes::form())
 }
 
 fn first_text(v: impl serde::Serialize) -> String {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::{Client, ClientOptions};
+use mcp_client::{Client, ClientOptions, ElicitationModes};
 use mcp_manager::{
     Backoff, ListingFailure, Manager, ManagerOptions, McpConfig, ServerStatus, StartListings,
     UnavailablePolicy,
@@ -78,7 +78,7 @@ impl Server {
 pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
     let client = ClientOptions::new("mcp-cli", env!("CARGO_PKG_VERSION"))
         .with_title("mcp command line")
-        .with_elicitation(true, false)
+        .with_elicitation(ElicitationModes::form())
         .with_sampling(false)
         .with_extension(mcp_types::skills::SKILLS_EXTENSION, serde_json::json!({}))
         .with_request_timeout(settings.timeout)

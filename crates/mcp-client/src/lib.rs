@@ -143,7 +143,7 @@ pub use handler::{ClientHandler, NoopHandler, RequestContext};
 pub use listing::{Incomplete, Listing};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions, RequestTimeout};
 pub use negotiate::Negotiated;
-pub use options::{CallOptions, ClientOptions, VersionPreference};
+pub use options::{CallOptions, ClientOptions, ElicitationModes, VersionPreference};
 pub use skills::{LoadedSkill, SkillFile, SkillMismatch};
 pub use subscription::{Subscription, SubscriptionEvent};
 pub use template::TemplateValue;

@@ -83,6 +83,65 @@ impl std::str::FromStr for VersionPreference {
     }
 }
 
+/// The modes of elicitation a client declares (spec 2025-11-25
+/// `client/elicitation` § Capabilities): form mode (the server asks for
+/// structured data, described by a schema, shown in the client) and URL
+/// mode (the server sends the user to a URL, for what must not pass through
+/// the client). Pass to [`ClientOptions::with_elicitation`].
+///
+/// ```
+/// use mcp_client::ElicitationModes;
+/// let both = ElicitationModes::form().with_url(true);
+/// assert_eq!(both, ElicitationModes::form_and_url());
+/// assert!(ElicitationModes::url().url && !ElicitationModes::url().form);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ElicitationModes {
+    /// Form mode (`elicitation.form`).
+    pub form: bool,
+    /// URL mode (`elicitation.url`; from 2025-11-25).
+    pub url: bool,
+}
+
+impl ElicitationModes {
+    /// Form mode only.
+    pub const fn form() -> Self {
+        ElicitationModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    /// URL mode only.
+    pub const fn url() -> Self {
+        ElicitationModes {
+            form: false,
+            url: true,
+        }
+    }
+
+    /// Form and URL modes.
+    pub const fn form_and_url() -> Self {
+        ElicitationModes {
+            form: true,
+            url: true,
+        }
+    }
+
+    /// These modes with form mode on or off.
+    pub const fn with_form(mut self, on: bool) -> Self {
+        self.form = on;
+        self
+    }
+
+    /// These modes with URL mode on or off.
+    pub const fn with_url(mut self, on: bool) -> Self {
+        self.url = on;
+        self
+    }
+}
+
 /// How a [`crate::Client`] is set up. Build with [`ClientOptions::new`] and
 /// the `with_*` methods.
 ///
@@ -223,12 +282,21 @@ impl ClientOptions {
     }
 
     /// Declares `elicitation` with the given modes (answered by
-    /// [`ClientHandler::elicit`]). `form` only is sent as `{}`-compatible
-    /// `{"form": {}}`.
-    pub fn with_elicitation(mut self, form: bool, url: bool) -> Self {
-        self.elicitation = Some(ElicitationCapability {
-            form: form.then(Map::new),
-            url: url.then(Map::new),
+    /// [`ClientHandler::elicit`]; spec `client/elicitation` § Capabilities):
+    /// `ElicitationModes::form()` is sent as `{"form": {}}` (2025-06-18,
+    /// which has no modes, gets `{}`, meaning the same). Modes with neither
+    /// form nor URL declare no elicitation.
+    ///
+    /// ```
+    /// use mcp_client::{ClientOptions, ElicitationModes};
+    /// let opts = ClientOptions::new("my-host", "1.0.0").with_elicitation(ElicitationModes::form());
+    /// let declared = opts.capabilities().elicitation.unwrap();
+    /// assert!(declared.supports_form() && !declared.supports_url());
+    /// ```
+    pub fn with_elicitation(mut self, modes: ElicitationModes) -> Self {
+        self.elicitation = (modes.form || modes.url).then(|| ElicitationCapability {
+            form: modes.form.then(Map::new),
+            url: modes.url.then(Map::new),
             ..Default::default()
         });
         self

@@ -4,7 +4,7 @@
 mod support;
 
 use mcp_client::testing::memory_pair;
-use mcp_client::{Client, ClientError, VersionPreference};
+use mcp_client::{Client, ClientError, ElicitationModes, VersionPreference};
 use mcp_types::{ErrorCode, JsonRpcError, JsonRpcMessage, ProtocolVersion};
 use serde_json::json;
 use support::*;
@@ -19,7 +19,7 @@ async fn happy_path_sends_initialize_then_initialized() {
     let options = legacy_options()
         .with_roots(true)
         .with_sampling(true)
-        .with_elicitation(true, true);
+        .with_elicitation(ElicitationModes::form_and_url());
     let client = Client::connect(transport, options).await.unwrap();
     let (init, peer) = server.await.unwrap();
 
@@ -66,7 +66,7 @@ async fn older_revision_is_accepted() {
 #[tokio::test]
 async fn elicitation_is_not_declared_to_older_revisions() {
     let options = legacy_options()
-        .with_elicitation(true, true)
+        .with_elicitation(ElicitationModes::form_and_url())
         .with_sampling(true);
     let (client, _peer) = connect_with(options, "2025-03-26", json!({})).await;
     let caps = client.client_capabilities();

@@ -12,7 +12,10 @@
 mod support;
 
 use mcp_client::testing::{MemoryPeer, memory_pair};
-use mcp_client::{CallOptions, Client, ClientError, ClientOptions, Incomplete, VersionPreference};
+use mcp_client::{
+    CallOptions, Client, ClientError, ClientOptions, ElicitationModes, Incomplete,
+    VersionPreference,
+};
 use mcp_types::lenient::EntryProblem;
 use serde_json::{Value, json};
 use support::*;
@@ -649,7 +652,7 @@ async fn b33_lone_surrogates_read_as_replacement_characters() {
     let handler = recorder();
     let options = legacy_options()
         .with_handler(handler.clone())
-        .with_elicitation(true, true);
+        .with_elicitation(ElicitationModes::form_and_url());
     let (client, mut peer) = connect_with(options, "2025-11-25", full_caps()).await;
     let want = "bad high [\u{fffd}] bad low [\u{fffd}] good pair [\u{1f600}]";
     let escaped = r"bad high [\ud83d] bad low [\udc00] good pair [\ud83d\ude00]";

@@ -30,7 +30,7 @@ async fn everything_declared_is_answered_by_the_handler() {
         .with_handler(handler.clone())
         .with_roots(true)
         .with_sampling(true)
-        .with_elicitation(true, true);
+        .with_elicitation(mcp_client::ElicitationModes::form_and_url());
     let (_client, mut peer) = connect_with(options, "2025-11-25", json!({})).await;
 
     assert_eq!(ask(&mut peer, 1, "ping", None).await, Ok(json!({})));
@@ -106,7 +106,7 @@ async fn undeclared_elicitation_mode_is_invalid_params() {
     let handler = recorder();
     let options = legacy_options()
         .with_handler(handler.clone())
-        .with_elicitation(true, false);
+        .with_elicitation(mcp_client::ElicitationModes::form());
     let (_client, mut peer) = connect_with(options, "2025-11-25", json!({})).await;
     let err = ask(
         &mut peer,

@@ -127,7 +127,7 @@ pub use error::{ManagerError, error_chain};
 pub use manager::Manager;
 #[cfg(feature = "oauth")]
 pub use mcp_auth;
-pub use mcp_client::{CallOptions, ClientOptions, VersionPreference};
+pub use mcp_client::{CallOptions, ClientOptions, ElicitationModes, VersionPreference};
 pub use mcp_transport::{Backoff, BackoffError};
 pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 #[cfg(feature = "oauth")]

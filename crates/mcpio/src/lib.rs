@@ -35,8 +35,8 @@ pub use mcp_auth as auth;
 pub use mcp_manager as manager;
 
 pub use mcp_client::{
-    CallOptions, Client, ClientError, ClientHandler, ClientOptions, RequestOptions,
-    VersionPreference,
+    CallOptions, Client, ClientError, ClientHandler, ClientOptions, ElicitationModes,
+    RequestOptions, VersionPreference,
 };
 
 #[cfg(feature = "stdio")]

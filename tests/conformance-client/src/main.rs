@@ -30,8 +30,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig, PreregisteredClient, Secret};
 use mcp_client::{
-    Client, ClientError, ClientHandler, ClientOptions, RequestContext, RequestOptions,
-    VersionPreference,
+    Client, ClientError, ClientHandler, ClientOptions, ElicitationModes, RequestContext,
+    RequestOptions, VersionPreference,
 };
 use mcp_transport_http::{FetchOptions, Fetcher, HttpConfig, HttpMode, HttpTransport};
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
@@ -168,7 +168,7 @@ fn options() -> ClientOptions {
     };
     ClientOptions::new("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_handler(Arc::new(AcceptDefaults))
-        .with_elicitation(true, false)
+        .with_elicitation(ElicitationModes::form())
         .with_extension(SKILLS_EXTENSION, json!({}))
         .with_version_preference(version)
         .with_request_timeout(Duration::from_secs(20))

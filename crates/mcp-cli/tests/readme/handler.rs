@@ -1,7 +1,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_client::{Client, ClientHandler, ClientOptions, RequestContext, RequestOptions};
+use mcp_client::{
+    Client, ClientHandler, ClientOptions, ElicitationModes, RequestContext, RequestOptions,
+};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 use mcp_types::JsonRpcError;
 use mcp_types::elicitation::{ElicitRequestParams, ElicitResult};
@@ -29,7 +31,7 @@ impl ClientHandler for FillInName {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = ClientOptions::new("my-host", "1.0.0")
-        .with_elicitation(true, false)
+        .with_elicitation(ElicitationModes::form())
         .with_handler(Arc::new(FillInName));
     // The demo server of the `mcp` command line: its tool `ask_name` asks
     // for a form and greets the name it gets.
