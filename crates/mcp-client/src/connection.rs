@@ -202,7 +202,9 @@ impl Connection {
     /// Sends `method` and returns the raw result: capability gate, per-request
     /// `_meta` and request-metadata headers of the negotiated revision, the
     /// recoveries of [`Connection::send_recovering`], and (2026-07-28) the
-    /// multi round-trip loop for `input_required` results.
+    /// multi round-trip loop for `input_required` results. A server's error
+    /// saying it could not send a server-initiated request in the revision
+    /// is [`ClientError::ServerRequestNotInRevision`].
     pub(crate) async fn send(
         &self,
         method: &str,
@@ -213,6 +215,34 @@ impl Connection {
             method: method.to_owned(),
             message: "not initialized".into(),
         })?;
+        let version = session.protocol_version;
+        let outcome = self
+            .send_in(session, method, params, options)
+            .await
+            .map_err(|e| e.in_revision(version));
+        if let Err(ClientError::ServerRequestNotInRevision {
+            method,
+            server_request,
+            ..
+        }) = &outcome
+        {
+            tracing::debug!(%method, %server_request, %version, "the server could not send a server-initiated request in this revision");
+            self.options
+                .handler
+                .on_server_request_not_in_revision(method, server_request)
+                .await;
+        }
+        outcome
+    }
+
+    /// [`Connection::send`] under `session`.
+    async fn send_in(
+        &self,
+        session: Arc<Negotiated>,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<RawResult, ClientError> {
         self.gate(method, &session)?;
         let options = self.resolve(options);
         if method == CallTool::METHOD && self.uses_metadata_headers(&session) {

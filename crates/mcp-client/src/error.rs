@@ -2,8 +2,11 @@
 //!
 //! One enum, each variant a fact; ask it questions
 //! ([`is_timeout`](ClientError::is_timeout), [`server_error`](ClientError::server_error), …)
-//! instead of matching strings. A JSON-RPC error the server answered with is always
-//! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]).
+//! instead of matching strings. A JSON-RPC error the server answered with is
+//! [`ClientError::Server`] (never hidden inside [`ClientError::Transport`]),
+//! or, when it says the server could not send a server-initiated request in
+//! the negotiated revision, [`ClientError::ServerRequestNotInRevision`];
+//! [`ClientError::server_error`] gives it for both.
 //!
 //! `Display` describes this level only (what the client was doing); the
 //! cause (the serde error, the transport's error) is the
@@ -56,6 +59,42 @@ pub enum ClientError {
         ours: Vec<String>,
         /// What the server answered (a version, or the list it supports).
         theirs: String,
+    },
+
+    /// The server could not send the server-initiated request
+    /// `server_request` (`elicitation/create`, `sampling/createMessage` or
+    /// `roots/list`) while it handled `method`, because under protocol
+    /// revision `version` (2026-07-28) a server sends no JSON-RPC requests:
+    /// it asks for input only inside a multi round-trip result (spec
+    /// 2026-07-28 `basic/patterns/mrtr`). A server written for the handshake
+    /// era (the Python SDK's `ctx.elicit`, `ctx.session.create_message`)
+    /// answers so with Invalid Request (`-32600`, "… no back-channel …");
+    /// the [`crate::ClientHandler`] was never asked.
+    ///
+    /// What to do: connect to that server in a handshake revision
+    /// ([`crate::VersionPreference::Legacy`], or
+    /// [`crate::VersionPreference::Only`] with a handshake revision such as
+    /// 2025-11-25), where the request reaches the handler. mcp-manager
+    /// remembers this per server and connects it so from its next
+    /// connection on. The server's error object is the `source` and
+    /// [`ClientError::server_error`].
+    #[error(
+        "{method}: the server could not send {server_request} to this client: protocol revision \
+         {version} has no server-initiated requests; connect to this server in a handshake revision \
+         (VersionPreference::Legacy, or a handshake revision such as 2025-11-25 pinned) so that \
+         its requests reach the ClientHandler"
+    )]
+    #[non_exhaustive]
+    ServerRequestNotInRevision {
+        /// The request the server was handling (`tools/call`, `prompts/get`, …).
+        method: String,
+        /// The server-initiated request it could not send.
+        server_request: &'static str,
+        /// The negotiated revision.
+        version: ProtocolVersion,
+        /// The server's error object, as it sent it.
+        #[source]
+        error: JsonRpcError,
     },
 
     /// The server did not declare the capability `method` needs (spec
@@ -248,6 +287,22 @@ pub(crate) fn shown_server_text(text: &str) -> String {
     out
 }
 
+/// The server-initiated request a server's error says it could not send:
+/// Invalid Request naming `elicitation/create`, `sampling/createMessage` or
+/// `roots/list` (what a handshake-era server answers under 2026-07-28,
+/// e.g. the Python SDK's "Cannot send 'elicitation/create': this transport
+/// context has no back-channel for server-initiated requests.").
+fn unsendable_server_request(error: &JsonRpcError) -> Option<&'static str> {
+    const SERVER_REQUESTS: [&str; 3] =
+        ["elicitation/create", "sampling/createMessage", "roots/list"];
+    if error.code != ErrorCode::INVALID_REQUEST {
+        return None;
+    }
+    SERVER_REQUESTS
+        .into_iter()
+        .find(|m| error.message.contains(m))
+}
+
 /// `skill U failed verification`, or `skill U: file F failed verification`.
 fn skill_failed(skill: &str, file: &str) -> String {
     if skill == file {
@@ -267,6 +322,28 @@ impl ClientError {
                 error,
             },
             other => ClientError::Transport(other),
+        }
+    }
+
+    /// This error as it reads in a session of `version`: under a revision
+    /// without server-initiated requests, a server's Invalid Request that
+    /// names one it tried to send is
+    /// [`ClientError::ServerRequestNotInRevision`]; anything else is left
+    /// as it is.
+    pub(crate) fn in_revision(self, version: ProtocolVersion) -> Self {
+        match self {
+            ClientError::Server { method, error } if version.is_stateless() => {
+                match unsendable_server_request(&error) {
+                    Some(server_request) => ClientError::ServerRequestNotInRevision {
+                        method,
+                        server_request,
+                        version,
+                        error,
+                    },
+                    None => ClientError::Server { method, error },
+                }
+            }
+            other => other,
         }
     }
 
@@ -293,15 +370,26 @@ impl ClientError {
         }
     }
 
-    /// The JSON-RPC error the server answered with, for [`ClientError::Server`].
+    /// The JSON-RPC error the server answered with, for [`ClientError::Server`]
+    /// and [`ClientError::ServerRequestNotInRevision`].
     pub fn server_error(&self) -> Option<&JsonRpcError> {
         match self {
-            ClientError::Server { error, .. } => Some(error),
+            ClientError::Server { error, .. }
+            | ClientError::ServerRequestNotInRevision { error, .. } => Some(error),
             _ => None,
         }
     }
 
-    /// The JSON-RPC error code, for [`ClientError::Server`].
+    /// `true` for [`ClientError::ServerRequestNotInRevision`]: the server
+    /// could not send a server-initiated request (an elicitation, say) in
+    /// the negotiated revision; connecting to it in a handshake revision
+    /// lets the request reach the [`crate::ClientHandler`].
+    pub fn needs_handshake_revision(&self) -> bool {
+        matches!(self, ClientError::ServerRequestNotInRevision { .. })
+    }
+
+    /// The JSON-RPC error code, for [`ClientError::Server`] and
+    /// [`ClientError::ServerRequestNotInRevision`].
     pub fn code(&self) -> Option<ErrorCode> {
         self.server_error().map(|e| e.code)
     }
@@ -332,9 +420,10 @@ impl ClientError {
                 .is_some_and(TransportError::is_session_expired)
     }
 
-    /// `true` for [`ClientError::Server`].
+    /// `true` when the server answered with a JSON-RPC error:
+    /// [`ClientError::Server`] and [`ClientError::ServerRequestNotInRevision`].
     pub fn is_server_error(&self) -> bool {
-        matches!(self, ClientError::Server { .. })
+        self.server_error().is_some()
     }
 
     /// `true` when the server answered `-32601 Method not found`.

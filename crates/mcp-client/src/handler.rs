@@ -128,6 +128,17 @@ pub trait ClientHandler: Send + Sync + 'static {
         tracing::debug!(method = %notification.method, "unhandled server notification");
     }
 
+    /// A request of this client (`method`: `tools/call`, say) failed with
+    /// [`crate::ClientError::ServerRequestNotInRevision`]: the server could
+    /// not send the server-initiated request `server_request` (e.g.
+    /// `elicitation/create`) in the negotiated revision (2026-07-28), so this
+    /// handler was never asked. Called before the error is returned to the
+    /// caller, for a host that connects again later in a handshake revision
+    /// (mcp-manager remembers it per server). Default: nothing.
+    async fn on_server_request_not_in_revision(&self, method: &str, server_request: &str) {
+        let _ = (method, server_request);
+    }
+
     /// The connection closed (once).
     async fn on_closed(&self, reason: CloseReason) {
         tracing::debug!(%reason, "connection closed");
