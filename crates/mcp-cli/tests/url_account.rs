@@ -1,5 +1,6 @@
 //! `--account` with `--url`: a login stored under a second account, made by
-//! URL, is the one a `--url` command uses when it names the account; without
+//! URL (which the login's message names once), is the one a `--url` command
+//! uses when it names the account; without
 //! it, the default account's login (none here) is looked for, and the
 //! command says which `mcp login` to run, account included. Against
 //! `oidc-provider` (npm, `tests/peers/oidc_mcp.mjs`) with a device login;
@@ -80,7 +81,14 @@ async fn url_commands_use_the_named_accounts_login() {
         .await
         .unwrap();
     assert_eq!(login.code, Some(0), "{login:?} {shown:?}");
-    assert!(login.stdout.contains("account second"), "{login:?}");
+    // The server is named once (it was printed twice: "Logged in to URL: URL …").
+    assert!(
+        login
+            .stdout
+            .starts_with(&format!("Logged in to {url}: account second  issuer ")),
+        "{login:?}"
+    );
+    assert_eq!(login.stdout.matches(url).count(), 1, "{login:?}");
 
     let run = |args: &'static [&'static str]| {
         let mut all = vec!["--url", url];

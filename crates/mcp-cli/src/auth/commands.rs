@@ -159,6 +159,14 @@ fn status_line(name: Option<&str>, s: &LoginStatus) -> String {
         parts.push(n.to_owned());
     }
     parts.push(s.resource.clone());
+    parts.push(login_details(s));
+    parts.join("  ")
+}
+
+/// What a login holds, after whom it is for: account, issuer, scopes,
+/// expiry, refreshable. No secret.
+fn login_details(s: &LoginStatus) -> String {
+    let mut parts = Vec::new();
     parts.push(format!("account {}", s.account));
     parts.push(format!("issuer {}", s.issuer));
     parts.push(format!(
@@ -178,6 +186,20 @@ fn status_line(name: Option<&str>, s: &LoginStatus) -> String {
         "not refreshable".into()
     });
     parts.join("  ")
+}
+
+/// The line a login ends with: the server once (its URL when it was named
+/// by URL, else its name with the URL), then what the login holds.
+fn logged_in_line(name: &str, s: &LoginStatus) -> String {
+    logged_in_text(name, &s.resource, &login_details(s))
+}
+
+fn logged_in_text(name: &str, resource: &str, details: &str) -> String {
+    if name == resource || mcp_auth::resource_identifies(resource, name) {
+        format!("Logged in to {resource}: {details}")
+    } else {
+        format!("Logged in to {name} ({resource}): {details}")
+    }
 }
 
 fn status_json(name: Option<&str>, s: &LoginStatus) -> serde_json::Value {
@@ -295,10 +317,7 @@ async fn log_in(
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    Ok(format!(
-        "Logged in to {name}: {}",
-        status_line(None, &status)
-    ))
+    Ok(logged_in_line(&name, &status))
 }
 
 /// `mcp login --device`: the user code and where to enter it, on stderr;
@@ -339,10 +358,7 @@ async fn login_device(
     };
     let status = logged_in
         .map_err(|e| Failure::new(format!("login to {name} failed: {}", error_chain(&e))))?;
-    Ok(format!(
-        "Logged in to {name}: {}",
-        status_line(None, &status)
-    ))
+    Ok(logged_in_line(&name, &status))
 }
 
 async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
@@ -513,4 +529,28 @@ async fn token(
     })?;
     output::line(token.expose())?;
     Ok(SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_login_names_its_server_once() {
+        let details = "account default  issuer https://as.example  scopes (none)";
+        let url = "https://mcp.example.com/mcp";
+        assert_eq!(
+            logged_in_text(url, url, details),
+            format!("Logged in to {url}: {details}")
+        );
+        // The URL as typed and the resource as stored may differ in form.
+        assert_eq!(
+            logged_in_text("https://MCP.example.com/mcp", url, details),
+            format!("Logged in to {url}: {details}")
+        );
+        assert_eq!(
+            logged_in_text("github", url, details),
+            format!("Logged in to github ({url}): {details}")
+        );
+    }
 }
