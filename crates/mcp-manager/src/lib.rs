@@ -10,7 +10,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::time::Duration;
-//! use mcp_manager::{Manager, ManagerEvent, ManagerOptions, McpConfig};
+//! use mcp_manager::{CallOptions, Manager, ManagerEvent, ManagerOptions, McpConfig};
 //! # // The example server: a small stdio MCP server of this crate's tests
 //! # // (Python, standard library only).
 //! # let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fixture_server.py");
@@ -40,8 +40,8 @@
 //! let names: Vec<String> = manager.tools().into_iter().map(|t| t.qualified_name).collect();
 //! assert!(names.contains(&"notes__echo".to_owned()));
 //!
-//! let args = serde_json::json!({"text": "hi"}).as_object().cloned();
-//! let result = manager.call_tool("notes__echo", args, Default::default()).await?;
+//! let args = serde_json::json!({"text": "hi"});
+//! let result = manager.call_tool("notes__echo", args, CallOptions::default()).await?;
 //! let text = serde_json::to_value(&result.content[0])?;
 //! assert_eq!(text["text"], "fixture:hi");
 //!

@@ -58,7 +58,7 @@ async fn cached_tools_are_listed_and_calls_wait_for_the_connection() {
     let r = manager
         .call_tool(
             "slow__special",
-            json!({"text": "x"}).as_object().cloned(),
+            json!({"text": "x"}),
             CallOptions::default(),
         )
         .await
@@ -80,7 +80,7 @@ async fn cached_tools_are_listed_and_calls_wait_for_the_connection() {
     .await;
     assert!(manager.tools().iter().all(|t| t.cached));
     let e = manager
-        .call_tool("slow__special", None, CallOptions::default())
+        .call_tool("slow__special", (), CallOptions::default())
         .await
         .unwrap_err();
     match &e {
@@ -99,7 +99,7 @@ async fn cached_tools_are_listed_and_calls_wait_for_the_connection() {
     )
     .await;
     let e = manager
-        .call_tool("slow__special", None, CallOptions::default())
+        .call_tool("slow__special", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(matches!(e, ManagerError::WaitTimeout { .. }), "{e}");

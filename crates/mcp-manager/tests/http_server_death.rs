@@ -36,22 +36,14 @@ async fn dead_http_server_is_detected_and_given_up() {
         manager.status()
     );
     let r = manager
-        .call_tool(
-            "py__echo",
-            json!({"text": "alive"}).as_object().cloned(),
-            CallOptions::default(),
-        )
+        .call_tool("py__echo", json!({"text": "alive"}), CallOptions::default())
         .await
         .unwrap();
     assert!(first_text(&r).contains("alive"));
 
     drop(guard); // kills the server's process group
     let e = manager
-        .call_tool(
-            "py__echo",
-            json!({"text": "dead"}).as_object().cloned(),
-            CallOptions::default(),
-        )
+        .call_tool("py__echo", json!({"text": "dead"}), CallOptions::default())
         .await
         .unwrap_err();
     assert!(

@@ -27,7 +27,7 @@ async fn list_changed_refreshes_the_namespace() {
     let r = manager
         .call_tool(
             "dyn__add_tool",
-            json!({"text": "brand.new"}).as_object().cloned(),
+            json!({"text": "brand.new"}),
             CallOptions::default(),
         )
         .await
@@ -58,7 +58,7 @@ async fn list_changed_refreshes_the_namespace() {
     let r = manager
         .call_tool(
             "dyn__brand_new",
-            json!({"text": "y"}).as_object().cloned(),
+            json!({"text": "y"}),
             CallOptions::default(),
         )
         .await
@@ -68,7 +68,7 @@ async fn list_changed_refreshes_the_namespace() {
     assert!(manager.resolve_tool("other__brand_new").is_none());
 
     // prompts and resources likewise
-    let arg = |t: &str| json!({ "text": t }).as_object().cloned();
+    let arg = |t: &str| json!({ "text": t });
     manager
         .call_tool("dyn__add_prompt", arg("later"), CallOptions::default())
         .await
@@ -86,7 +86,10 @@ async fn list_changed_refreshes_the_namespace() {
             .iter()
             .any(|p| p.qualified_name == "dyn__later")
     );
-    let p = manager.get_prompt("dyn__later", None).await.unwrap();
+    let p = manager
+        .get_prompt("dyn__later", None, Default::default())
+        .await
+        .unwrap();
     assert_eq!(p.messages.len(), 1);
     manager
         .call_tool("dyn__add_resource", arg("b"), CallOptions::default())
@@ -103,7 +106,10 @@ async fn list_changed_refreshes_the_namespace() {
         .resource("dyn", "fixture://b")
         .expect("new resource listed");
     assert_eq!(entry.qualified_name, "dyn__b");
-    let r = manager.read_resource("dyn", "fixture://b").await.unwrap();
+    let r = manager
+        .read_resource("dyn", "fixture://b", Default::default())
+        .await
+        .unwrap();
     assert_eq!(r.contents.len(), 1);
     assert!(manager.resource("other", "fixture://b").is_none());
     match manager.server_status("dyn").unwrap() {

@@ -224,10 +224,14 @@ impl Scripted {
         match kind {
             Kind::Tools => self
                 .manager
-                .call_tool("s__new", None, CallOptions::default())
+                .call_tool("s__new", (), CallOptions::default())
                 .await
                 .map(drop),
-            Kind::Prompts => self.manager.get_prompt("s__new", None).await.map(drop),
+            Kind::Prompts => self
+                .manager
+                .get_prompt("s__new", None, Default::default())
+                .await
+                .map(drop),
         }
     }
 
@@ -287,10 +291,14 @@ async fn announced_after_the_start_listing_was_handled() {
         let missing = match kind {
             Kind::Tools => s
                 .manager
-                .call_tool("s__missing", None, CallOptions::default())
+                .call_tool("s__missing", (), CallOptions::default())
                 .await
                 .map(drop),
-            Kind::Prompts => s.manager.get_prompt("s__missing", None).await.map(drop),
+            Kind::Prompts => s
+                .manager
+                .get_prompt("s__missing", None, Default::default())
+                .await
+                .map(drop),
         };
         assert!(
             matches!(missing, Err(ManagerError::UnknownName { .. })),

@@ -50,11 +50,7 @@ async fn failed_listings_are_reported_until_a_listing_succeeds() {
         let manager = &manager;
         async move {
             manager
-                .call_tool(
-                    tool,
-                    json!({ "text": text }).as_object().cloned(),
-                    CallOptions::default(),
-                )
+                .call_tool(tool, json!({ "text": text }), CallOptions::default())
                 .await
                 .unwrap()
         }

@@ -177,6 +177,7 @@ async fn mixed_config_statuses_namespace_and_shutdown() {
             .get_prompt(
                 "py__greet",
                 Some([("name".to_owned(), "Ada".to_owned())].into()),
+                Default::default(),
             )
             .await
             .unwrap();
@@ -185,7 +186,7 @@ async fn mixed_config_statuses_namespace_and_shutdown() {
 
     // Calls to unavailable servers fail without waiting.
     let e = manager
-        .call_tool("nope__x", None, CallOptions::default())
+        .call_tool("nope__x", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(
@@ -234,7 +235,7 @@ async fn mixed_config_statuses_namespace_and_shutdown() {
         "after shutdown every tool is cached"
     );
     let e = manager
-        .call_tool("fixture__echo", None, CallOptions::default())
+        .call_tool("fixture__echo", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(e.is_unavailable(), "{e}");

@@ -53,11 +53,7 @@ async fn qualified_names(python: &str) -> Vec<(String, String, String)> {
     for (q, server, tool) in &names {
         if tool == "echo" || tool.starts_with('x') {
             let r = manager
-                .call_tool(
-                    q,
-                    json!({"text": "t"}).as_object().cloned(),
-                    CallOptions::default(),
-                )
+                .call_tool(q, json!({"text": "t"}), CallOptions::default())
                 .await
                 .unwrap();
             let label = if server == "a.b" { "dot" } else { "underscore" };

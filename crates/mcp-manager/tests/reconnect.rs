@@ -92,14 +92,14 @@ async fn crash_after_n_calls_reconnects_and_calls_continue() {
 
     // Calls work again (the new process allows 2 more).
     let r = manager
-        .call_tool("crashy__whoami", None, CallOptions::default())
+        .call_tool("crashy__whoami", (), CallOptions::default())
         .await
         .unwrap();
     assert_eq!(first_text(&r), second_pid.to_string());
 
     // A request in flight when the server dies fails cleanly with a closed error…
     let e = manager
-        .call_tool("crashy__crash", None, CallOptions::default())
+        .call_tool("crashy__crash", (), CallOptions::default())
         .await
         .unwrap_err();
     let client_error = e.client_error().unwrap_or_else(|| panic!("{e}"));
@@ -146,7 +146,7 @@ async fn gives_up_after_max_attempts_with_growing_capped_delays() {
     assert!(manager.server_status("fragile").unwrap().is_connected());
 
     let e = manager
-        .call_tool("fragile__crash", None, CallOptions::default())
+        .call_tool("fragile__crash", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(e.client_error().is_some_and(|c| c.is_closed()), "{e:?}");
@@ -198,7 +198,7 @@ async fn gives_up_after_max_attempts_with_growing_capped_delays() {
     // Its tools leave the namespace; its client is unavailable at once.
     assert!(manager.tools().is_empty(), "{:?}", manager.tools());
     let e = manager
-        .call_tool("fragile__echo", None, CallOptions::default())
+        .call_tool("fragile__echo", (), CallOptions::default())
         .await
         .unwrap_err();
     assert!(

@@ -22,7 +22,11 @@ impl Session {
                 groups.push((name, vec!["(no skills extension)".to_owned()]));
                 continue;
             }
-            let listing = self.manager.list_skills(name).await.map_err(failure)?;
+            let listing = self
+                .manager
+                .list_skills(name, Default::default())
+                .await
+                .map_err(failure)?;
             self.warn_left_out(
                 name,
                 "skills/list",
@@ -49,7 +53,7 @@ impl Session {
         let (server, entry) = self.find_skill(server, wanted).await?;
         let skill = self
             .manager
-            .load_skill(&server, &entry)
+            .load_skill(&server, &entry, Default::default())
             .await
             .map_err(failure)?;
         let Some(path) = file else {
@@ -117,7 +121,11 @@ impl Session {
                 continue;
             }
             with_skills.push(*name);
-            let listing = self.manager.list_skills(name).await.map_err(failure)?;
+            let listing = self
+                .manager
+                .list_skills(name, Default::default())
+                .await
+                .map_err(failure)?;
             self.warn_left_out(
                 name,
                 "skills/list",
@@ -154,7 +162,7 @@ impl Session {
         if let ([server], true) = (with_skills.as_slice(), wanted.contains("://")) {
             let entry = self
                 .manager
-                .get_skill(server, wanted)
+                .get_skill(server, wanted, Default::default())
                 .await
                 .map_err(failure)?;
             return Ok((server.to_string(), entry));

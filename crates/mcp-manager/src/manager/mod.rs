@@ -10,12 +10,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client, Listing, LoadedSkill};
+use mcp_client::{CallOptions, Client, Listing, LoadedSkill, RequestOptions};
 use mcp_types::prompts::GetPromptResult;
 use mcp_types::resources::ReadResourceResult;
 use mcp_types::skills::Skill;
 use mcp_types::tools::CallToolResult;
-use serde_json::{Map, Value};
+use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
@@ -46,7 +46,7 @@ use crate::status::{ManagerEvent, ServerStatus};
 /// manager.wait_started(std::time::Duration::from_secs(60)).await;
 /// for t in manager.tools() { println!("{} ({})", t.qualified_name, t.server); }
 /// let result = manager
-///     .call_tool("everything__echo", serde_json::json!({"message": "hi"}).as_object().cloned(), Default::default())
+///     .call_tool("everything__echo", serde_json::json!({"message": "hi"}), mcp_manager::CallOptions::default())
 ///     .await?;
 /// manager.shutdown().await;
 /// # let _ = result; Ok(()) }
@@ -383,14 +383,19 @@ impl Manager {
     /// is in, waiting at most the debounce plus that server's request
     /// timeout.
     ///
+    /// `arguments` and `options` are what [`Client::call_tool`] takes:
+    /// anything that serializes to a JSON object (`()` or `None` for none),
+    /// and a [`CallOptions`] or a plain [`mcp_client::RequestOptions`].
+    ///
     /// Errors: `UnknownName` (also when the tool vanished from the server's
     /// fresh list after waiting), `Unavailable`, `WaitTimeout`,
-    /// `ShutDown`, `Client` (the server's or the transport's error).
+    /// `ShutDown`, `Client` (the server's or the transport's error, or the
+    /// client's own checks: see [`Client::call_tool`]).
     pub async fn call_tool(
         &self,
         qualified: &str,
-        arguments: Option<Map<String, Value>>,
-        options: CallOptions,
+        arguments: impl Serialize,
+        options: impl Into<CallOptions>,
     ) -> Result<CallToolResult, ManagerError> {
         let unknown = || ManagerError::UnknownName {
             kind: "tool",
@@ -419,11 +424,14 @@ impl Manager {
     /// like [`call_tool`](Self::call_tool), also for a refresh after
     /// `prompts/list_changed` when the name is not listed.
     ///
+    /// `arguments` and `options` as [`Client::get_prompt`] takes them.
+    ///
     /// Errors: as [`call_tool`](Self::call_tool).
     pub async fn get_prompt(
         &self,
         qualified: &str,
         arguments: Option<BTreeMap<String, String>>,
+        options: RequestOptions,
     ) -> Result<GetPromptResult, ManagerError> {
         let (server, prompt) = self
             .resolve_prompt_settled(qualified)
@@ -435,9 +443,7 @@ impl Manager {
         let client = self
             .wait_for_client(&server, self.shared().options.unavailable)
             .await?;
-        let result = client
-            .get_prompt(prompt, arguments, Default::default())
-            .await;
+        let result = client.get_prompt(prompt, arguments, options).await;
         self.map_client_error(&server, result)
     }
 
@@ -445,16 +451,19 @@ impl Manager {
     /// like [`call_tool`](Self::call_tool). The URI need not be listed
     /// (templates, dynamic resources).
     ///
+    /// `options` as [`Client::read_resource`] takes them.
+    ///
     /// Errors: `UnknownServer`, `Unavailable`, `WaitTimeout`, `ShutDown`, `Client`.
     pub async fn read_resource(
         &self,
         server: &str,
         uri: &str,
+        options: RequestOptions,
     ) -> Result<ReadResourceResult, ManagerError> {
         let client = self
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
-        let result = client.read_resource(uri, Default::default()).await;
+        let result = client.read_resource(uri, options).await;
         self.map_client_error(server, result)
     }
 
@@ -467,12 +476,17 @@ impl Manager {
     ///
     /// Errors: `UnknownServer`, `Unavailable`, `WaitTimeout`, `ShutDown`,
     /// `Client` (e.g. the server did not declare the extension:
-    /// `CapabilityNotSupported`).
-    pub async fn list_skills(&self, server: &str) -> Result<Listing<Skill>, ManagerError> {
+    /// `CapabilityNotSupported`). `options` apply to each page, as in
+    /// [`Client::skills_listing`].
+    pub async fn list_skills(
+        &self,
+        server: &str,
+        options: RequestOptions,
+    ) -> Result<Listing<Skill>, ManagerError> {
         let client = self
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
-        let result = client.skills_listing(Default::default()).await;
+        let result = client.skills_listing(options).await;
         self.map_client_error(server, result)
     }
 
@@ -482,11 +496,16 @@ impl Manager {
     ///
     /// Errors: as [`list_skills`](Self::list_skills); an unknown URI is the
     /// server's `-32602` (`Client`).
-    pub async fn get_skill(&self, server: &str, uri: &str) -> Result<Skill, ManagerError> {
+    pub async fn get_skill(
+        &self,
+        server: &str,
+        uri: &str,
+        options: RequestOptions,
+    ) -> Result<Skill, ManagerError> {
         let client = self
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
-        let result = client.get_skill(uri, Default::default()).await;
+        let result = client.get_skill(uri, options).await;
         self.map_client_error(server, result)
     }
 
@@ -496,6 +515,8 @@ impl Manager {
     /// [`call_tool`](Self::call_tool). The [`LoadedSkill`] reads its
     /// supporting files from the same server, each verified.
     ///
+    /// `options` as [`Client::load_skill`] takes them.
+    ///
     /// Errors: as [`list_skills`](Self::list_skills); a file that does not
     /// match `entry` is `Client` with
     /// [`mcp_client::ClientError::SkillVerification`].
@@ -503,11 +524,12 @@ impl Manager {
         &self,
         server: &str,
         entry: &Skill,
+        options: RequestOptions,
     ) -> Result<LoadedSkill, ManagerError> {
         let client = self
             .wait_for_client(server, self.shared().options.unavailable)
             .await?;
-        let result = client.load_skill(entry, Default::default()).await;
+        let result = client.load_skill(entry, options).await;
         self.map_client_error(server, result)
     }
 
