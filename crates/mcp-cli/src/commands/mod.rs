@@ -76,8 +76,32 @@ fn print_json(value: &impl Serialize) -> Result<(), Failure> {
 /// A client error, prefixed with the server's name. A "log in first"
 /// names the server (see [`Failure::with_login_server`]): with several
 /// remote servers, the offer to log in needs to know which one refused.
+/// A server that could not send its request to this client in the
+/// revision negotiated gets the command line's own words and the option
+/// that helps (the library's error names its own API).
 fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
-    let hint = cannot_reach_client(&e);
+    if let mcp_client::ClientError::ServerRequestNotInRevision {
+        server_request,
+        version,
+        error,
+        ..
+    } = &e
+    {
+        let answer: String = error
+            .message
+            .chars()
+            .take(crate::exit::HTTP_BODY_PREVIEW)
+            .collect();
+        return Failure::new(format!(
+            "{server}: the server could not send {server_request} to this client in protocol \
+             revision {version}, which carries server requests only inside a multi round-trip \
+             result (it answered: MCP error {}: {answer})\n\
+             mcp: hint: run it in the handshake era: --protocol-version handshake, or \
+             \"protocolVersion\": \"handshake\" in its config entry; mcp remembers this, and \
+             later runs without a protocol version connect it so by themselves",
+            error.code
+        ));
+    }
     let mut f = Failure::from(e);
     if f.code == crate::exit::LOGIN_NEEDED {
         f.message = format!("{server}: {}", f.message);
@@ -85,28 +109,8 @@ fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
     }
     if f.code == FAILURE {
         f.message = format!("{server}: {}", f.message);
-        if hint {
-            f.message.push_str(&format!(
-                "\nmcp: hint: {server} could not send its request to this client in the revision \
-                 negotiated (2026-07-28 carries server requests only inside a multi round-trip result); \
-                 run it in the handshake era: --protocol-version handshake, or \
-                 \"protocolVersion\": \"handshake\" in its config entry"
-            ));
-        }
     }
     f
-}
-
-/// `true` for a server's error saying it could not send a server-to-client
-/// request (`elicitation/create`, `sampling/createMessage`, `roots/list`):
-/// Invalid Request naming one of them. Servers written for the handshake era
-/// answer so under 2026-07-28, where a request has no back-channel.
-fn cannot_reach_client(e: &mcp_client::ClientError) -> bool {
-    const SERVER_REQUESTS: [&str; 3] =
-        ["elicitation/create", "sampling/createMessage", "roots/list"];
-    matches!(e, mcp_client::ClientError::Server { error, .. }
-        if error.code == mcp_types::ErrorCode::INVALID_REQUEST
-            && SERVER_REQUESTS.iter().any(|m| error.message.contains(m)))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
 use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
-use crate::era::EraMemory;
+use crate::era::{EraHint, EraMemory};
 use crate::error::error_chain;
 use crate::namespace::{List, ListedAt, ServerLists};
 use crate::options::{ManagerOptions, StartListings};
@@ -70,37 +70,38 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
 /// `options.shutdown_timeout`) before returning why.
 ///
 /// With the automatic preference, a handshake revision the server answered
-/// with before ([`crate::era`]) is asked for at once; when that handshake
+/// with before ([`crate::era`]), or the handshake era it was found to need
+/// for its server-initiated requests (`hint`, in this process; the era
+/// memory, across processes), is asked for at once; when that handshake
 /// fails, the memory is dropped and the server probed again within the same
 /// startup timeout.
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
     stdio_servers: &StdioServers,
+    hint: &Arc<EraHint>,
 ) -> Result<Connection, StartFailure> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
     let memory = options.era_dir.as_ref().map(EraMemory::new);
     let auto = preference(config, options) == VersionPreference::Auto;
-    let recalled = memory
-        .as_ref()
-        .filter(|_| auto)
-        .and_then(|m| m.recall(config));
-    let outcome = match open_once(config, options, stdio_servers, deadline, recalled.is_some())
-        .await
+    let remembered =
+        auto && (hint.handshake_only() || memory.as_ref().and_then(|m| m.recall(config)).is_some());
+    let outcome = match open_once(config, options, stdio_servers, deadline, remembered, hint).await
     {
         Err(Failed {
             why,
             handshake: true,
             needs_login: false,
-        }) if recalled.is_some() => {
+        }) if remembered => {
             tracing::info!(server = %config.name, %why, "the remembered handshake era did not hold; probing again");
+            hint.forget();
             if let Some(m) = &memory
                 && let Err(e) = m.forget(config)
             {
                 tracing::debug!(server = %config.name, error = %e, "era memory not cleared");
             }
-            open_once(config, options, stdio_servers, deadline, false).await
+            open_once(config, options, stdio_servers, deadline, false, hint).await
         }
         outcome => outcome,
     };
@@ -174,13 +175,15 @@ fn preference(config: &ServerConfig, options: &ManagerOptions) -> VersionPrefere
 }
 
 /// One attempt of [`open`], until `deadline`; `handshake_only` asks for the
-/// handshake era without a probe.
+/// handshake era without a probe. The client's handler tells `hint` when
+/// the server could not send a server-initiated request.
 async fn open_once(
     config: &ServerConfig,
     options: &ManagerOptions,
     stdio_servers: &StdioServers,
     deadline: tokio::time::Instant,
     handshake_only: bool,
+    hint: &Arc<EraHint>,
 ) -> Result<Connection, Failed> {
     let limit = startup_timeout(config, options);
     let signals = Arc::new(Signals::default());
@@ -213,6 +216,7 @@ async fn open_once(
     client_options.handler = Arc::new(ListeningHandler {
         inner,
         signals: signals.clone(),
+        era: hint.clone(),
     });
     client_options.initialize_timeout = limit;
     if let Some(t) = config.timeout {

@@ -1,7 +1,9 @@
 //! The handler the manager installs in each server's client: it forwards
 //! everything to the host's handler ([`crate::ManagerOptions::client`], or
 //! the one from [`crate::ManagerOptions::handler_per_server`]) and raises
-//! flags for the supervisor on `list_changed`. (The close itself reaches
+//! flags for the supervisor on `list_changed`, and tells the server's
+//! [`EraHint`] when the server could not send a server-initiated request in
+//! the negotiated revision. (The close itself reaches
 //! the supervisor through [`mcp_client::Client::closed`]; [`Signals`] also
 //! records a close noticed by a failed request.)
 //!
@@ -27,6 +29,7 @@ use mcp_types::tasks::Task;
 use mcp_types::{JsonRpcError, JsonRpcNotification};
 use tokio::sync::Notify;
 
+use crate::era::EraHint;
 use crate::namespace::List;
 
 /// The `list_changed` notifications of one list on one connection.
@@ -115,6 +118,9 @@ impl Signals {
 pub(crate) struct ListeningHandler {
     pub(crate) inner: Arc<dyn ClientHandler>,
     pub(crate) signals: Arc<Signals>,
+    /// Learns when the server needs the handshake era for its
+    /// server-initiated requests (it outlives the connection).
+    pub(crate) era: Arc<EraHint>,
 }
 
 #[async_trait]
@@ -149,6 +155,13 @@ impl ClientHandler for ListeningHandler {
 
     async fn on_resource_updated(&self, params: ResourceUriParams) {
         self.inner.on_resource_updated(params).await
+    }
+
+    async fn on_server_request_not_in_revision(&self, method: &str, server_request: &str) {
+        self.era.learn(server_request);
+        self.inner
+            .on_server_request_not_in_revision(method, server_request)
+            .await
     }
 
     async fn on_tools_list_changed(&self) {

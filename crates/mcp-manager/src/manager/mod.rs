@@ -23,6 +23,7 @@ pub(crate) use self::shared::{Shared, Slot, SlotState};
 use self::shared::{stop, usable};
 use crate::cache::ToolCache;
 use crate::config::{McpConfig, ServerConfig};
+use crate::era::{EraHint, EraMemory};
 use crate::error::ManagerError;
 use crate::namespace::{Namespace, PromptEntry, ResourceEntry, ServerLists, ToolEntry};
 use crate::options::{ManagerOptions, UnavailablePolicy};
@@ -127,6 +128,10 @@ impl Manager {
             slots.insert(
                 name,
                 Arc::new(Slot {
+                    era: Arc::new(EraHint::new(
+                        server.clone(),
+                        options.era_dir.as_ref().map(EraMemory::new),
+                    )),
                     config: server,
                     state,
                     login_stored: tokio::sync::Notify::new(),
