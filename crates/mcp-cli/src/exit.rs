@@ -158,6 +158,12 @@ pub(crate) fn tidy(message: &str) -> String {
         Some(at) => message.split_at(at),
         None => (message, ""),
     };
+    // A hint of ours after the message is not part of an HTTP body: it is
+    // kept whole after the cut body.
+    let (head, hint) = match head.find(HINT_MARK) {
+        Some(at) => head.split_at(at),
+        None => (head, ""),
+    };
     let mut text = dedupe_mcp_prefix(head);
     if let Some(at) = http_status_at(&text) {
         let body_start = at + "HTTP 000: ".len();
@@ -172,9 +178,14 @@ pub(crate) fn tidy(message: &str) -> String {
         text.truncate(body_start);
         text.push_str(&cut);
     }
+    text.push_str(hint);
     text.push_str(tail);
     text
 }
+
+/// Between a message and a hint of ours that follows it (what to do about
+/// it), e.g. `HTTP 400: …; hint: drop --sse`.
+pub(crate) const HINT_MARK: &str = "; hint: ";
 
 /// Where a stdio server's stderr tail starts in a message: what the
 /// transport (`CloseReason`, the tail on the lines after) and the manager (a
@@ -239,6 +250,14 @@ mod tests {
         assert!(message.ends_with('…'));
         assert!(message.chars().count() < 300, "{message}");
         assert_eq!(tidy("HTTP 404: not found"), "HTTP 404: not found");
+    }
+
+    #[test]
+    fn a_hint_after_an_http_body_is_kept_whole() {
+        let hint = "; hint: the server refused the HTTP+SSE stream; drop --sse";
+        let message = format!("HTTP 400: {}{hint}", "x ".repeat(300));
+        let shown = tidy(&message);
+        assert!(shown.ends_with(&format!("…{hint}")), "{shown}");
     }
 
     #[test]

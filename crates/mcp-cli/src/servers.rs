@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use mcp_client::{Client, ClientOptions, ElicitationModes};
 use mcp_manager::{
-    Backoff, ListingFailure, Manager, ManagerOptions, McpConfig, ServerStatus, StartListings,
-    UnavailablePolicy,
+    Backoff, ListingFailure, Manager, ManagerOptions, McpConfig, RemoteKind, ServerConfig,
+    ServerStatus, StartListings, TransportConfig, UnavailablePolicy,
 };
 
 use crate::form::{SchemaOrderTap, SchemaOrders};
@@ -148,6 +148,15 @@ pub(crate) fn snapshot(manager: &Manager) -> Vec<Server> {
         .map(|(name, status)| {
             let client = manager.client(&name).filter(Client::is_connected);
             let listing_failures = manager.listing_failures(&name);
+            let status = match (status, manager.server_config(&name)) {
+                (ServerStatus::Failed { why }, Some(config)) => match sse_hint(config, &why) {
+                    Some(hint) => ServerStatus::Failed {
+                        why: format!("{why}{}{hint}", crate::exit::HINT_MARK),
+                    },
+                    None => ServerStatus::Failed { why },
+                },
+                (status, _) => status,
+            };
             Server {
                 name,
                 status,
@@ -158,7 +167,99 @@ pub(crate) fn snapshot(manager: &Manager) -> Vec<Server> {
         .collect()
 }
 
+/// What to tell about an HTTP+SSE entry (`--sse`, `"type": "sse"`) whose
+/// start failed as a Streamable HTTP server makes the legacy transport fail:
+/// its SSE stream's `GET` refused with a 4xx other than an authorization
+/// status (a Streamable HTTP endpoint answers a `GET` without a session with
+/// 400, 404 or 405), answered with JSON, or ended without the `endpoint`
+/// event (a stream still open when the start timed out is not told apart
+/// from a connection that never opened, so it gets no hint). The legacy
+/// transport opens that stream when it connects, before any handshake, so
+/// its failure is the whole reason (`HTTP 400: …`), never a `handshake
+/// failed: …`. `None` for anything else.
+fn sse_hint(config: &ServerConfig, why: &str) -> Option<String> {
+    let TransportConfig::Remote(remote) = &config.transport else {
+        return None;
+    };
+    if remote.kind != RemoteKind::Sse {
+        return None;
+    }
+    let refused = why
+        .strip_prefix("HTTP ")
+        .and_then(|rest| rest.split_once(": "))
+        .and_then(|(status, _)| status.parse::<u16>().ok())
+        .filter(|s| (400..500).contains(s) && ![401, 403, 407].contains(s));
+    let what = if let Some(status) = refused {
+        format!("the server refused the HTTP+SSE stream (its GET answered HTTP {status})")
+    } else if why.contains(" answered with Json, not text/event-stream") {
+        "the server answered the HTTP+SSE stream's GET with JSON".to_owned()
+    } else if why.contains("ended before the endpoint event") {
+        "no `endpoint` event came on the HTTP+SSE stream".to_owned()
+    } else {
+        return None;
+    };
+    let fix = match &config.source {
+        None => "drop --sse".to_owned(),
+        Some(file) => format!("set \"type\": \"http\" in its entry in {}", file.display()),
+    };
+    Some(format!(
+        "{what}: it may speak Streamable HTTP; {fix} (Streamable HTTP is the default, and falls \
+         back to HTTP+SSE by itself for a server that speaks only that)"
+    ))
+}
+
 /// `true` when `config` has at least one server that will be started.
 pub(crate) fn any_enabled(config: &McpConfig) -> bool {
     config.servers.values().any(|s| !s.disabled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_manager::config::RemoteServer;
+
+    fn entry(kind: RemoteKind, source: Option<&str>) -> ServerConfig {
+        let mut config = ServerConfig::new(
+            "s",
+            TransportConfig::Remote(RemoteServer::new("http://127.0.0.1:9/mcp", kind)),
+        );
+        config.source = source.map(Into::into);
+        config
+    }
+
+    #[test]
+    fn an_sse_stream_refused_as_streamable_http_refuses_it_says_so() {
+        let sse = entry(RemoteKind::Sse, None);
+        for why in [
+            "HTTP 400: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: No valid session ID provided\"}}",
+            "HTTP 405: Method Not Allowed",
+            "HTTP 404: not found",
+            "protocol error: legacy HTTP+SSE: GET http://127.0.0.1:9/mcp answered with Json, not text/event-stream",
+            "connection closed: legacy SSE stream ended before the endpoint event",
+        ] {
+            let hint = sse_hint(&sse, why).unwrap_or_else(|| panic!("no hint for {why:?}"));
+            assert!(hint.contains("Streamable HTTP; drop --sse"), "{hint}");
+        }
+        let file = entry(RemoteKind::Sse, Some("servers.json"));
+        let hint = sse_hint(&file, "HTTP 405: no").unwrap();
+        assert!(
+            hint.contains(r#"set "type": "http" in its entry in servers.json"#),
+            "{hint}"
+        );
+        // Not a sign of Streamable HTTP: a login, a server error, a
+        // failure after the stream opened, another transport.
+        for why in [
+            "HTTP 401: unauthorized",
+            "HTTP 403: forbidden",
+            "HTTP 500: oops",
+            "handshake failed: transport error: HTTP 400: bad",
+            "startup timed out after 2000 ms (no answer to the handshake)",
+            "startup timed out after 2000 ms (connecting)",
+            "connection refused",
+        ] {
+            assert_eq!(sse_hint(&sse, why), None, "{why}");
+        }
+        let streamable = entry(RemoteKind::StreamableHttp, None);
+        assert_eq!(sse_hint(&streamable, "HTTP 405: no"), None);
+    }
 }
