@@ -97,7 +97,10 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
     )
     .unwrap_or_default();
     let options = ManagerOptions::from_client(client)
+        // A one-shot process lists afresh; a library writes nothing unless
+        // asked, and the command line asks for the era memory only.
         .with_cache_dir(None)
+        .with_era_dir(mcp_manager::cache::default_era_dir())
         .with_startup_timeouts(settings.timeout, settings.timeout)
         .with_backoff(no_reconnect)
         .with_unavailable(UnavailablePolicy::FailFast)

@@ -59,9 +59,11 @@ fn form_answers_the_elicitation() {
     let tmux = Tmux {
         socket: format!("mcp-cli-test-{}", std::process::id()),
     };
-    // stdin and stderr on the pane's terminal, stdout to a file.
+    // stdin and stderr on the pane's terminal, stdout to a file; the era
+    // memory in the test's own directory, not the user's cache.
     let command = format!(
-        "'{}' call ask_name > '{}'; echo EXIT=$?; sleep 30",
+        "XDG_CACHE_HOME='{}' '{}' call ask_name > '{}'; echo EXIT=$?; sleep 30",
+        dir.join(".cache").display(),
         env!("CARGO_BIN_EXE_mcp"),
         out.display()
     );

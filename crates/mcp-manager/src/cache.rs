@@ -29,14 +29,17 @@ pub const MAX_CACHE_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// The format version in the file.
 const FORMAT: u32 = 1;
 
-/// The default cache directory: `$XDG_CACHE_HOME/mcp-client-stack/tools`,
-/// else `$HOME/.cache/mcp-client-stack/tools`; `None` when neither is set.
+/// The usual cache directory, for [`crate::ManagerOptions::with_cache_dir`]
+/// (a manager caches nothing unless given one):
+/// `$XDG_CACHE_HOME/mcp-client-stack/tools`, else
+/// `$HOME/.cache/mcp-client-stack/tools`; `None` when neither is set.
 pub fn default_cache_dir() -> Option<PathBuf> {
     Some(cache_base()?.join("tools"))
 }
 
-/// The default directory of the era memory ([`crate::era`]):
-/// `$XDG_CACHE_HOME/mcp-client-stack/eras`, else
+/// The usual directory of the era memory ([`crate::era`]), for
+/// [`crate::ManagerOptions::with_era_dir`] (a manager keeps none on disk
+/// unless given one): `$XDG_CACHE_HOME/mcp-client-stack/eras`, else
 /// `$HOME/.cache/mcp-client-stack/eras`; `None` when neither is set.
 pub fn default_era_dir() -> Option<PathBuf> {
     Some(cache_base()?.join("eras"))

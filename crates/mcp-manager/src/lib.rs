@@ -30,7 +30,6 @@
 //!     eprintln!("skipped: {e}"); // e.g. `mcpServers.foo.url: bad URL: …`
 //! }
 //! let options = ManagerOptions::new("agent", "1.0.0");
-//! # let options = options.with_cache_dir(None).with_era_dir(None);
 //! let manager = Manager::start(config, options).await;
 //! let mut events = manager.events();
 //! assert!(manager.wait_started(Duration::from_secs(60)).await);
@@ -64,7 +63,11 @@
 //!   [`Manager::load_skill`]).
 //! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
-//! - [`cache`]: the on-disk tool-list cache (no secrets on disk).
+//! - [`cache`]: the on-disk tool-list cache (no secrets on disk), and
+//!   [`era`], the memory of which era each server speaks: both off unless
+//!   asked for ([`ManagerOptions::with_cache_dir`],
+//!   [`ManagerOptions::with_era_dir`]); a manager writes nothing to disk by
+//!   default.
 //! - [`Backoff`]: the jittered exponential reconnection policy (the one
 //!   [`mcp_transport::Backoff`], re-exported).
 //! - Feature `schema-validation` (on by default): tool arguments and

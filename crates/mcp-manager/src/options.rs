@@ -1,5 +1,6 @@
-//! [`ManagerOptions`]: startup timeouts, the cache directory, reconnection
-//! backoff, the call policy while a server is not connected, shutdown bound.
+//! [`ManagerOptions`]: startup timeouts, the on-disk memory (tool cache and
+//! era memory, both off unless asked for), reconnection backoff, the call
+//! policy while a server is not connected, shutdown bound.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -67,6 +68,12 @@ impl Default for UnavailablePolicy {
 
 /// How a [`crate::Manager`] runs its servers.
 ///
+/// A manager writes nothing to disk unless asked: the tool-list cache
+/// ([`with_cache_dir`](Self::with_cache_dir)) and the era memory
+/// ([`with_era_dir`](Self::with_era_dir)) are off by default;
+/// [`crate::cache::default_cache_dir`] and [`crate::cache::default_era_dir`]
+/// give the usual places (under `$XDG_CACHE_HOME`, else `~/.cache`).
+///
 /// ```
 /// use std::time::Duration;
 /// use mcp_manager::{Backoff, ManagerOptions, UnavailablePolicy};
@@ -91,8 +98,9 @@ pub struct ManagerOptions {
     /// Startup timeout of remote servers without `startupTimeout` (default
     /// [`DEFAULT_HTTP_STARTUP_TIMEOUT`], 30 000 ms).
     pub http_startup_timeout: Duration,
-    /// Where tool lists are cached; `None` disables the cache. Default
-    /// [`crate::cache::default_cache_dir`].
+    /// Where tool lists are cached ([`crate::cache`]); `None` (the
+    /// default) caches nothing. [`crate::cache::default_cache_dir`] is the
+    /// usual place.
     pub cache_dir: Option<PathBuf>,
     /// Reconnection after a runtime disconnect (default [`Backoff::default`]:
     /// 500 ms base, 30 000 ms cap, 8 attempts, jitter 0.5).
@@ -118,9 +126,10 @@ pub struct ManagerOptions {
     /// Which lists are fetched when a server connects (default
     /// [`StartListings::ALL`]).
     pub start_listings: StartListings,
-    /// Where the era memory lives ([`crate::era`]; default
-    /// [`crate::cache::default_era_dir`]); `None` probes every server at
-    /// every start.
+    /// Where the era memory lives ([`crate::era`]); `None` (the default)
+    /// keeps none on disk: every manager probes every server at its first
+    /// start (what it learns while it runs, it still uses for
+    /// reconnections). [`crate::cache::default_era_dir`] is the usual place.
     pub era_dir: Option<PathBuf>,
     /// The OAuth flow of each remote server (default `None`: none); see
     /// [`with_oauth`](Self::with_oauth).
@@ -225,7 +234,7 @@ impl ManagerOptions {
             client,
             stdio_startup_timeout: DEFAULT_STDIO_STARTUP_TIMEOUT,
             http_startup_timeout: DEFAULT_HTTP_STARTUP_TIMEOUT,
-            cache_dir: crate::cache::default_cache_dir(),
+            cache_dir: None,
             backoff: Backoff::default(),
             unavailable: UnavailablePolicy::default(),
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
@@ -235,7 +244,7 @@ impl ManagerOptions {
             handler_per_server: None,
             transport_layer: None,
             start_listings: StartListings::ALL,
-            era_dir: crate::cache::default_era_dir(),
+            era_dir: None,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -289,7 +298,14 @@ impl ManagerOptions {
         self
     }
 
-    /// Keeps the era memory in `dir` (`None`: no memory, every start probes).
+    /// Keeps the era memory in `dir` (`None`, the default: none on disk).
+    ///
+    /// ```
+    /// use mcp_manager::ManagerOptions;
+    /// use mcp_manager::cache::default_era_dir;
+    /// let opts = ManagerOptions::new("my-agent", "1.0.0").with_era_dir(default_era_dir());
+    /// # let _ = opts;
+    /// ```
     pub fn with_era_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.era_dir = dir;
         self
@@ -320,7 +336,7 @@ impl ManagerOptions {
         self
     }
 
-    /// Sets the cache directory (`None`: no cache).
+    /// Caches tool lists in `dir` (`None`, the default: no cache).
     pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.cache_dir = dir;
         self

@@ -27,8 +27,12 @@ pub(super) async fn ctrl_c_cli(server: &Path, full: bool, twice: bool) -> Result
         return Err(format!("no mcp binary at {}", mcp.display()));
     }
     let stdio = format!("{} stdio --tools 1 --list-chaos-tools", server.display());
+    // The era memory `mcp` keeps goes to a directory of this run, not the
+    // user's cache.
+    let cache = std::env::temp_dir().join(format!("mcp-harden-cli-cache-{}", std::process::id()));
     let mut child = tokio::process::Command::new(&mcp)
         .args(["--stdio", &stdio, "call", "flood", "count=1000000000000"])
+        .env("XDG_CACHE_HOME", &cache)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -47,6 +51,7 @@ pub(super) async fn ctrl_c_cli(server: &Path, full: bool, twice: bool) -> Result
         signal(pid, rustix::process::Signal::INT)?;
     }
     let exited = tokio::time::timeout(Duration::from_secs(30), child.wait()).await;
+    let _ = std::fs::remove_dir_all(&cache);
     let took = interrupted.elapsed();
     let group_gone = match server_pid {
         Some(p) => settle(|| probe::alive_in_group(p) == 0).await,
