@@ -26,12 +26,14 @@ pub(crate) fn check(ws: &Workspace) -> Vec<String> {
     eprintln!("==> the crates' names on crates.io (cargo info)");
     for p in ws.published() {
         match look_up(&p.name) {
-            Ok(None) => {}
-            Ok(Some(found)) => {
-                if let Some(problem) = taken(&p.name, &found, &ours) {
-                    problems.push(problem);
-                }
-            }
+            Ok(None) => eprintln!("xtask: {}: free on crates.io", p.name),
+            Ok(Some(found)) => match taken(&p.name, &found, &ours) {
+                Some(problem) => problems.push(problem),
+                None => eprintln!(
+                    "xtask: {}: ours on crates.io (version {})",
+                    p.name, found.version
+                ),
+            },
             Err(e) => problems.push(format!(
                 "{}: could not ask crates.io whether the name is free ({e}); `cargo info {}` \
                  where crates.io is reachable",
