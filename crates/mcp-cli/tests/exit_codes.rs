@@ -25,10 +25,16 @@ fn bad_arguments_exit_2() {
     // Not key=value.
     let run = support::mcp(&["call", "echo", "oops"]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    // The server refuses a non-number (protocol error -32602).
+    // A non-number is refused before the call is sent: it does not match
+    // the tool's inputSchema, and the message says where.
     let run = support::mcp(&["call", "add", "a=x", "b=1"]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stderr.contains("must be a number"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(r#"do not match its inputSchema: /a: value is not of type "number""#),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

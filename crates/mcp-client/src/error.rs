@@ -132,26 +132,31 @@ pub enum ClientError {
         found: &'static str,
     },
 
-    /// The `tools/call` arguments do not match the tool's `inputSchema`;
-    /// nothing was sent.
-    #[error("arguments of tool {tool:?} do not match its inputSchema: {}", errors.join("; "))]
+    /// The `tools/call` arguments do not match the tool's `inputSchema`
+    /// (checked by default with the `schema-validation` feature, see
+    /// [`crate::CallOptions::validate_arguments`]); nothing was sent. Each
+    /// violation names where it is, so a caller (or a model) can fix the
+    /// arguments and call again.
+    #[error("arguments of tool {tool:?} do not match its inputSchema: {}", shown_violations(.violations))]
     #[non_exhaustive]
     InvalidArguments {
         /// The tool name.
         tool: String,
-        /// One message per violation, with its JSON pointer.
-        errors: Vec<String>,
+        /// Each violation (at most [`MAX_REPORTED_VIOLATIONS`]), in the
+        /// order found.
+        violations: Vec<SchemaViolation>,
     },
 
     /// The `structuredContent` of a `tools/call` result does not match the
-    /// tool's `outputSchema` (or is missing though the tool declares one).
-    #[error("structuredContent of tool {tool:?} does not match its outputSchema: {}", errors.join("; "))]
+    /// tool's `outputSchema` (or is missing though the tool declares one:
+    /// one violation at the root).
+    #[error("structuredContent of tool {tool:?} does not match its outputSchema: {}", shown_violations(.violations))]
     #[non_exhaustive]
     InvalidStructuredContent {
         /// The tool name.
         tool: String,
-        /// One message per violation.
-        errors: Vec<String>,
+        /// Each violation (at most [`MAX_REPORTED_VIOLATIONS`]).
+        violations: Vec<SchemaViolation>,
     },
 
     /// The result of `method` did not decode as its result type.
@@ -248,6 +253,71 @@ pub enum ClientError {
         /// What happened.
         message: String,
     },
+}
+
+/// The most violations an [`ClientError::InvalidArguments`] or
+/// [`ClientError::InvalidStructuredContent`] reports: 10.
+pub const MAX_REPORTED_VIOLATIONS: usize = 10;
+
+/// One way a JSON value fails a tool's JSON Schema: where, and what is
+/// wrong. The message never holds the value itself (it says `value`: tool
+/// arguments may be secrets); it may quote the schema (an `enum`'s members,
+/// a property's name).
+///
+/// ```
+/// use mcp_client::error::SchemaViolation;
+/// let v = SchemaViolation::new("/zip", r#"value is not of type "string""#);
+/// assert_eq!(v.to_string(), r#"/zip: value is not of type "string""#);
+/// assert_eq!(SchemaViolation::new("", "x").to_string(), "(root): x");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaViolation {
+    /// Where, as a JSON Pointer (RFC 6901) into the value checked: `""`
+    /// for the value itself (the arguments object, `structuredContent`),
+    /// `"/zip"` for its member `zip`, `"/items/0"` for an array's first
+    /// element.
+    pub path: String,
+    /// What is wrong, e.g. `value is not of type "number"` or `"b" is a
+    /// required property`.
+    pub message: String,
+}
+
+impl SchemaViolation {
+    /// A violation at `path` (a JSON Pointer) saying `message`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        SchemaViolation {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for SchemaViolation {
+    /// `<path>: <message>`, `(root)` for the empty path; both made safe to
+    /// print as a server's text is (the schema comes from the server).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            &self.path
+        };
+        write!(
+            f,
+            "{}: {}",
+            shown_server_text(path),
+            shown_server_text(&self.message)
+        )
+    }
+}
+
+/// The violations joined by `; `.
+fn shown_violations(violations: &[SchemaViolation]) -> String {
+    violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The most characters of a server's error message that
@@ -434,6 +504,16 @@ impl ClientError {
     /// `true` for a missing server capability detected locally.
     pub fn is_capability_not_supported(&self) -> bool {
         matches!(self, ClientError::CapabilityNotSupported { .. })
+    }
+
+    /// The violations, for [`ClientError::InvalidArguments`] and
+    /// [`ClientError::InvalidStructuredContent`].
+    pub fn schema_violations(&self) -> Option<&[SchemaViolation]> {
+        match self {
+            ClientError::InvalidArguments { violations, .. }
+            | ClientError::InvalidStructuredContent { violations, .. } => Some(violations),
+            _ => None,
+        }
     }
 
     /// `true` for [`ClientError::SkillVerification`]: a skill's file did not

@@ -79,9 +79,11 @@
 //! # Feature flags
 //! - `schema-validation` (default): tool arguments and `structuredContent`
 //!   are checked against the tool's `inputSchema` / `outputSchema` with the
-//!   `jsonschema` crate ([`CallOptions`]). Without it no schema is enforced
-//!   and `jsonschema` is not built; a result without the `structuredContent`
-//!   its tool declares is still refused.
+//!   `jsonschema` crate, both by default: arguments before the call is sent
+//!   (when the tool is in the current listing), the result when it arrives
+//!   ([`CallOptions`], [`ClientOptions::validate_arguments`]). Without it no
+//!   schema is enforced and `jsonschema` is not built; a result without the
+//!   `structuredContent` its tool declares is still refused.
 //! - `test-util`: the `testing` module, an in-memory transport on the real
 //!   dispatcher and a scriptable server peer.
 //!

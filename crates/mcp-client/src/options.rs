@@ -207,6 +207,11 @@ pub struct ClientOptions {
     /// client gives up with [`crate::ClientError::Protocol`] (default
     /// [`DEFAULT_MAX_INPUT_ROUNDS`]). Each round has its own timeout.
     pub max_input_rounds: usize,
+    /// Check `tools/call` arguments against the tool's `inputSchema` before
+    /// sending, for every call whose [`CallOptions::validate_arguments`] is
+    /// on too (default `true`; only with the `schema-validation` feature).
+    /// `false` turns the check off for the whole client.
+    pub validate_arguments: bool,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -222,6 +227,7 @@ impl fmt::Debug for ClientOptions {
             .field("max_pages", &self.max_pages)
             .field("auto_refresh_tools", &self.auto_refresh_tools)
             .field("max_input_rounds", &self.max_input_rounds)
+            .field("validate_arguments", &self.validate_arguments)
             .finish_non_exhaustive()
     }
 }
@@ -246,6 +252,7 @@ impl ClientOptions {
             max_pages: DEFAULT_MAX_PAGES,
             auto_refresh_tools: false,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            validate_arguments: true,
         }
     }
 
@@ -364,6 +371,13 @@ impl ClientOptions {
         self
     }
 
+    /// Sets [`ClientOptions::validate_arguments`]: `false` sends every
+    /// call's arguments unchecked.
+    pub fn with_validate_arguments(mut self, on: bool) -> Self {
+        self.validate_arguments = on;
+        self
+    }
+
     /// Sets [`ClientOptions::max_input_rounds`].
     pub fn with_max_input_rounds(mut self, rounds: usize) -> Self {
         self.max_input_rounds = rounds;
@@ -414,8 +428,8 @@ impl ClientOptions {
 
 /// Options of one `tools/call` ([`crate::Client::call_tool`]): the
 /// [`RequestOptions`] every request method takes, and what only a tool call
-/// has, the schema checks. Schemas are enforced only with the
-/// `schema-validation` feature (on by default).
+/// has, the schema checks, both on by default. Schemas are enforced only
+/// with the `schema-validation` feature (on by default).
 ///
 /// [`crate::Client::call_tool`] takes anything that converts into it, so a
 /// plain [`RequestOptions`] does when the checks keep their defaults.
@@ -428,9 +442,9 @@ impl ClientOptions {
 ///         .with_timeout(Duration::from_secs(60))
 ///         .with_progress(|p| eprintln!("{}", p.progress)),
 /// )
-/// .with_validate_arguments(true);
+/// .with_validate_arguments(false);
 /// assert!(opts.request.progress.is_some());
-/// assert!(opts.validate_arguments && opts.validate_output);
+/// assert!(!opts.validate_arguments && opts.validate_output);
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -438,8 +452,15 @@ pub struct CallOptions {
     /// Timeout, cancellation, progress, as for every request. The default
     /// keeps the client's [`ClientOptions::request_timeout`].
     pub request: RequestOptions,
-    /// Validate `arguments` against the tool's `inputSchema` before sending
-    /// (fetching `tools/list` when the tool is not cached). Default `false`.
+    /// Check `arguments` against the tool's `inputSchema` before sending
+    /// (default `true`; also needs [`ClientOptions::validate_arguments`]).
+    /// Arguments that do not match are refused with
+    /// [`crate::ClientError::InvalidArguments`], naming each violation's
+    /// path, and nothing is sent. The schema is the one of the current
+    /// tool listing ([`crate::Client::list_all_tools`]; `tools/list` is not
+    /// sent for it): when no current listing has the tool, or its schema
+    /// does not compile (logged at warn, once per listing), the arguments
+    /// are sent unchecked (logged at debug).
     pub validate_arguments: bool,
     /// Validate `structuredContent` against the tool's `outputSchema` when
     /// that schema is known from an earlier `tools/list`. Default `true`.
@@ -453,11 +474,11 @@ impl Default for CallOptions {
 }
 
 impl From<RequestOptions> for CallOptions {
-    /// `request` with the default checks (output validated, arguments not).
+    /// `request` with the default checks (arguments and output validated).
     fn from(request: RequestOptions) -> Self {
         CallOptions {
             request,
-            validate_arguments: false,
+            validate_arguments: true,
             validate_output: true,
         }
     }

@@ -121,12 +121,20 @@ impl Client {
     ///
     /// `options` is a [`CallOptions`], or a [`RequestOptions`] (timeout,
     /// cancellation, progress) as every other method takes.
-    /// With [`CallOptions::validate_arguments`], `arguments` are checked
-    /// against the tool's `inputSchema` first (fetching `tools/list` if the
-    /// tool is not cached). With [`CallOptions::validate_output`] (default),
-    /// a result's `structuredContent` is checked against the tool's
-    /// `outputSchema` when that is known from an earlier `tools/list`
-    /// (skipped for `isError`).
+    ///
+    /// With the `schema-validation` feature (default), `arguments` are
+    /// checked against the tool's `inputSchema` before anything is sent
+    /// ([`CallOptions::validate_arguments`] and
+    /// [`crate::ClientOptions::validate_arguments`], both on by default):
+    /// arguments that do not match fail with
+    /// [`ClientError::InvalidArguments`], which names the path of each
+    /// violation. The schema is the tool's in the current listing
+    /// ([`Client::list_all_tools`]; none is fetched for the check): a tool
+    /// no current listing has, or whose schema does not compile, is called
+    /// with its arguments unchecked. With [`CallOptions::validate_output`]
+    /// (default), a result's `structuredContent` is checked against the
+    /// tool's `outputSchema` when that is known from an earlier
+    /// `tools/list` (skipped for `isError`).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -166,7 +174,13 @@ impl Client {
         options: impl Into<CallOptions>,
     ) -> Result<CallToolResult, ClientError> {
         let options = options.into();
-        if !options.validate_arguments && self.inner.sends_raw(&self.session()) {
+        let input = if options.validate_arguments {
+            self.input_validator(name)
+        } else {
+            None
+        };
+        let raw = self.inner.sends_raw(&self.session());
+        if raw && input.is_none() {
             // The arguments are written straight into the request, once per
             // attempt: no copy of them is made or held while the tool runs.
             let value = self
@@ -179,29 +193,47 @@ impl Client {
                 .await?;
             return self.decode_call(name, value, options.validate_output);
         }
-        let arguments = tool_arguments(name, arguments)?;
-        if options.validate_arguments {
-            if self.inner.tools().compiled(name).is_none() {
-                self.list_all_tools(RequestOptions::default()).await?;
-            }
-            let validators = self.inner.tools().compiled(name);
-            match validators {
-                Some(validators) => {
-                    if let Some(input) = &validators.input {
-                        validation::check_arguments(name, input, arguments.as_ref())?;
-                    }
-                }
-                None => {
-                    tracing::debug!(tool = %name, "tool not listed by the server; arguments not validated")
-                }
-            }
+        let mut arguments = tool_arguments(name, arguments)?;
+        if let Some(input) = &input {
+            arguments = validation::check_arguments(name, input, arguments)?;
         }
         let params = call_tool_params(CallToolRequestParams::new(name, arguments))?;
-        let value = self
-            .inner
-            .send(CallTool::METHOD, Some(params), options.request)
-            .await?;
+        let value = if raw {
+            // Checked, so held as a value; still written by our writer.
+            self.inner
+                .send_serialized(CallTool::METHOD, ValueParams(&params), options.request)
+                .await?
+        } else {
+            self.inner
+                .send(CallTool::METHOD, Some(params), options.request)
+                .await?
+        };
         self.decode_call(name, value, options.validate_output)
+    }
+
+    /// The compiled `inputSchema` to check `name`'s arguments against:
+    /// `None` when the client does not check arguments
+    /// ([`crate::ClientOptions::validate_arguments`]), when no current
+    /// listing has the tool (no listing yet, or a `tools/list_changed`
+    /// since: the schema may have changed), or when its schema does not
+    /// compile (warned once when compiled) or cannot be (no
+    /// `schema-validation` feature).
+    fn input_validator(&self, name: &str) -> validation::Compiled {
+        if !self.inner.options.validate_arguments {
+            return None;
+        }
+        let mut tools = self.inner.tools();
+        if tools.listed().is_none() {
+            tracing::debug!(tool = %name, "no current tools/list: arguments not checked against the inputSchema");
+            return None;
+        }
+        match tools.compiled(name) {
+            Some(validators) => validators.input,
+            None => {
+                tracing::debug!(tool = %name, "tool not in the current tools/list: arguments not checked against an inputSchema");
+                None
+            }
+        }
     }
 
     /// A `tools/call` result, parsed and (with `validate_output`, unless
@@ -232,10 +264,12 @@ impl Client {
     /// server answers at once with a task; poll [`Client::get_task`], then
     /// fetch the outcome with [`Client::tool_task_result`]. `task` is the
     /// request's `task` member (the requested time-to-live); `arguments` as
-    /// in [`Client::call_tool`].
+    /// in [`Client::call_tool`], checked as there unless
+    /// [`crate::ClientOptions::validate_arguments`] is off.
     ///
     /// Errors: [`ClientError::CapabilityNotSupported`] (`tasks.requests.tools.call`)
-    /// when strict; [`ClientError::ArgumentsNotAnObject`]; else as [`Client::request`].
+    /// when strict; [`ClientError::ArgumentsNotAnObject`];
+    /// [`ClientError::InvalidArguments`]; else as [`Client::request`].
     pub async fn call_tool_as_task(
         &self,
         name: &str,
@@ -258,7 +292,11 @@ impl Client {
                 });
             }
         }
-        let mut params = CallToolRequestParams::new(name, tool_arguments(name, arguments)?);
+        let mut arguments = tool_arguments(name, arguments)?;
+        if let Some(input) = self.input_validator(name) {
+            arguments = validation::check_arguments(name, &input, arguments)?;
+        }
+        let mut params = CallToolRequestParams::new(name, arguments);
         params.task = Some(task);
         let params = call_tool_params(params)?;
         let value = self
@@ -290,6 +328,16 @@ impl<A: Serialize> SerializeParams for CallParams<'_, A> {
         let arguments = tool_arguments(self.name, &self.arguments)?;
         let params = call_tool_params(CallToolRequestParams::new(self.name, arguments))?;
         Ok(RawParams::from_value(&params))
+    }
+}
+
+/// The params of a `tools/call` already built as a value (its arguments
+/// were checked), written by our writer at each attempt.
+struct ValueParams<'a>(&'a Value);
+
+impl SerializeParams for ValueParams<'_> {
+    fn to_raw(&self) -> Result<RawParams, ClientError> {
+        Ok(RawParams::from_value(self.0))
     }
 }
 

@@ -7,22 +7,22 @@
 //! and not enforced, and a result missing the `structuredContent` its tool
 //! declares is still refused, as that check needs no schema.
 //!
-//! Validators are compiled once per tool and cached by the client
-//! ([`crate::tool_cache`]). A schema
-//! that does not compile (e.g. it needs a remote `$ref`, which is never
-//! fetched) is logged and not enforced.
+//! Validators are compiled once per tool and listing, and cached by the
+//! client ([`crate::tool_cache`]). A schema that does not compile (e.g. it
+//! needs a remote `$ref`, which is never fetched) is never a reason to
+//! refuse a call: it is logged at warn when it is compiled (once per tool
+//! and listing) and not enforced.
+//!
+//! A violation's message never shows the value that failed (it says
+//! `value`): tool arguments may be secrets, and a result may echo them.
 
 use std::sync::Arc;
 
 use mcp_types::tools::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::error::ClientError;
+use crate::error::{ClientError, SchemaViolation};
 use crate::tool_cache::Validators;
-
-/// At most this many violations are reported per validation.
-#[cfg(feature = "schema-validation")]
-pub(crate) const MAX_REPORTED_ERRORS: usize = 10;
 
 #[cfg(feature = "schema-validation")]
 use jsonschema::Validator;
@@ -45,7 +45,7 @@ pub(crate) fn compile(_schema: &Value, tool: &str, which: &str) -> Compiled {
 
 /// Without `schema-validation` there is no validator to ask.
 #[cfg(not(feature = "schema-validation"))]
-pub(crate) fn violations(validator: &Validator, _instance: &Value) -> Vec<String> {
+pub(crate) fn violations(validator: &Validator, _instance: &Value) -> Vec<SchemaViolation> {
     match *validator {}
 }
 
@@ -77,42 +77,45 @@ fn draft_of(schema: &Value) -> jsonschema::Draft {
     }
 }
 
-/// The violations of `instance`, each as `"<pointer>: <message>"`, at most
-/// [`MAX_REPORTED_ERRORS`].
+/// The violations of `instance`, each with its JSON Pointer and a message
+/// that does not show the value, at most
+/// [`crate::error::MAX_REPORTED_VIOLATIONS`].
 #[cfg(feature = "schema-validation")]
-pub(crate) fn violations(validator: &Validator, instance: &Value) -> Vec<String> {
+pub(crate) fn violations(validator: &Validator, instance: &Value) -> Vec<SchemaViolation> {
+    // The usual answer, without collecting anything.
+    if validator.is_valid(instance) {
+        return Vec::new();
+    }
     validator
         .iter_errors(instance)
-        .take(MAX_REPORTED_ERRORS)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            if path.is_empty() {
-                e.to_string()
-            } else {
-                format!("{path}: {e}")
-            }
-        })
+        .take(crate::error::MAX_REPORTED_VIOLATIONS)
+        .map(|e| SchemaViolation::new(e.instance_path().to_string(), e.masked().to_string()))
         .collect()
 }
 
 /// Checks `tools/call` arguments against the tool's compiled
-/// `inputSchema` (no arguments are checked as `{}`).
+/// `inputSchema` (no arguments are checked as `{}`), and gives them back:
+/// the map is moved into the value checked and out again, not copied.
 ///
 /// Errors: [`ClientError::InvalidArguments`] with each violation.
 pub(crate) fn check_arguments(
     tool: &str,
     input: &Validator,
-    arguments: Option<&Map<String, Value>>,
-) -> Result<(), ClientError> {
-    let instance = Value::Object(arguments.cloned().unwrap_or_default());
-    let errors = violations(input, &instance);
-    if errors.is_empty() {
-        return Ok(());
+    arguments: Option<Map<String, Value>>,
+) -> Result<Option<Map<String, Value>>, ClientError> {
+    let given = arguments.is_some();
+    let instance = Value::Object(arguments.unwrap_or_default());
+    let violations = violations(input, &instance);
+    if !violations.is_empty() {
+        return Err(ClientError::InvalidArguments {
+            tool: tool.to_owned(),
+            violations,
+        });
     }
-    Err(ClientError::InvalidArguments {
-        tool: tool.to_owned(),
-        errors,
-    })
+    match instance {
+        Value::Object(map) if given => Ok(Some(map)),
+        _ => Ok(None),
+    }
 }
 
 /// Checks a `tools/call` result's `structuredContent` against the tool's
@@ -128,19 +131,20 @@ pub(crate) fn check_output(
     if result.is_error == Some(true) || !validators.has_output {
         return Ok(());
     }
-    let errors = match (&result.structured_content, &validators.output) {
-        (None, _) => {
-            vec!["structuredContent is missing but the tool declares an outputSchema".to_owned()]
-        }
+    let violations = match (&result.structured_content, &validators.output) {
+        (None, _) => vec![SchemaViolation::new(
+            "",
+            "structuredContent is missing but the tool declares an outputSchema",
+        )],
         (Some(sc), Some(v)) => violations(v, sc),
         (Some(_), None) => Vec::new(),
     };
-    if errors.is_empty() {
+    if violations.is_empty() {
         return Ok(());
     }
     Err(ClientError::InvalidStructuredContent {
         tool: tool.to_owned(),
-        errors,
+        violations,
     })
 }
 
@@ -157,7 +161,11 @@ mod tests {
         assert!(violations(&v, &json!({"a": 1})).is_empty());
         let errs = violations(&v, &json!({"a": "x"}));
         assert_eq!(errs.len(), 1);
-        assert!(errs[0].contains("/a"), "{errs:?}");
+        assert_eq!(errs[0].path, "/a", "{errs:?}");
+        assert!(
+            !errs[0].message.contains("\"x\""),
+            "the value is not shown: {errs:?}"
+        );
         assert_eq!(violations(&v, &json!({})).len(), 1);
     }
 

@@ -1,5 +1,10 @@
 //! `tools/call`: isError is a successful call; argument and
 //! structuredContent validation against the tool's schemas.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
 
 mod support;
 
@@ -45,30 +50,183 @@ async fn is_error_is_ok_with_is_error() {
     assert_eq!(result.content[0].as_text(), Some("it broke"));
 }
 
+/// Lists the tools of [`tools_page`] (the listing argument checks use).
+async fn list(client: &mcp_client::Client, peer: &mut mcp_client::testing::MemoryPeer) {
+    let listed = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_all_tools(Default::default()).await }
+    });
+    let list = peer.expect_request("tools/list").await;
+    peer.respond(&list.id, tools_page()).await;
+    listed.await.unwrap().unwrap();
+}
+
+/// Calls `add` with `arguments` and `options`; when the call goes out,
+/// answers it and returns the arguments the server got.
+async fn call_add(
+    client: &mcp_client::Client,
+    peer: &mut mcp_client::testing::MemoryPeer,
+    arguments: serde_json::Value,
+    options: CallOptions,
+) -> Result<serde_json::Value, ClientError> {
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("add", arguments, options).await }
+    });
+    let sent = match tokio::time::timeout(std::time::Duration::from_millis(300), peer.next()).await
+    {
+        Ok(Some(mcp_types::JsonRpcMessage::Request(req))) => {
+            assert_eq!(req.method, "tools/call");
+            peer.respond(
+                &req.id,
+                json!({"content": [], "structuredContent": {"sum": 3}}),
+            )
+            .await;
+            req.params.unwrap()["arguments"].clone()
+        }
+        Ok(other) => panic!("unexpected {other:?}"),
+        Err(_) => serde_json::Value::Null,
+    };
+    call.await.unwrap().map(|_| sent)
+}
+
+/// With the tools listed, arguments that do not match the tool's
+/// inputSchema are refused by default, before anything is sent, with the
+/// path of each violation and without the values; arguments that match
+/// are sent.
 #[tokio::test]
 async fn invalid_arguments_fail_before_sending() {
     let (client, mut peer) = connect_full().await;
-    let call = tokio::spawn({
-        let client = client.clone();
-        async move {
-            let opts = CallOptions::default().with_validate_arguments(true);
-            client
-                .call_tool("add", json!({"a": "one"}).as_object().cloned(), opts)
-                .await
-        }
-    });
-    // The tool is not cached yet: the client lists tools first.
-    let list = peer.expect_request("tools/list").await;
-    peer.respond(&list.id, tools_page()).await;
-    let err = call.await.unwrap().unwrap_err();
-    match err {
-        ClientError::InvalidArguments { tool, errors, .. } => {
+    list(&client, &mut peer).await;
+    let err = call_add(
+        &client,
+        &mut peer,
+        json!({"a": "secret-one"}),
+        CallOptions::default(),
+    )
+    .await
+    .unwrap_err();
+    match &err {
+        ClientError::InvalidArguments {
+            tool, violations, ..
+        } => {
             assert_eq!(tool, "add");
-            assert_eq!(errors.len(), 2, "{errors:?}"); // a is not a number, b missing
+            // `a` is not a number; `b`, required, is missing (at the root).
+            let paths: Vec<&str> = violations.iter().map(|v| v.path.as_str()).collect();
+            assert_eq!(paths.len(), 2, "{violations:?}");
+            assert!(
+                paths.contains(&"/a") && paths.contains(&""),
+                "{violations:?}"
+            );
+            assert!(
+                violations.iter().any(|v| v.message.contains("\"b\"")),
+                "{violations:?}"
+            );
         }
         other => panic!("{other:?}"),
     }
+    let text = err.to_string();
+    assert!(text.contains("/a: ") && text.contains("(root): "), "{text}");
+    assert!(
+        !text.contains("secret-one"),
+        "the value is not shown: {text}"
+    );
+    assert_eq!(err.schema_violations().map(<[_]>::len), Some(2));
     assert!(peer.try_next().is_none(), "tools/call was not sent");
+
+    let sent = call_add(
+        &client,
+        &mut peer,
+        json!({"a": 1, "b": 2}),
+        CallOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(sent, json!({"a": 1, "b": 2}), "valid arguments are sent");
+}
+
+/// The check can be turned off per call and per client; a tool no current
+/// listing has (none yet, not listed, or a `list_changed` since) and a
+/// schema that does not compile never refuse a call: the arguments are
+/// sent unchecked.
+#[tokio::test]
+async fn unchecked_arguments_are_sent() {
+    let bad = || json!({"a": "one"});
+    let (client, mut peer) = connect_full().await;
+    // No listing yet: nothing to check against, and none is fetched.
+    assert_eq!(
+        call_add(&client, &mut peer, bad(), CallOptions::default())
+            .await
+            .unwrap(),
+        bad()
+    );
+    list(&client, &mut peer).await;
+    let off = CallOptions::default().with_validate_arguments(false);
+    assert_eq!(
+        call_add(&client, &mut peer, bad(), off).await.unwrap(),
+        bad(),
+        "per call"
+    );
+    // A list_changed: the schema may have changed, so it is not used.
+    peer.notify("notifications/tools/list_changed", None).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while client.cached_tools().is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "list_changed not seen"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        call_add(&client, &mut peer, bad(), CallOptions::default())
+            .await
+            .unwrap(),
+        bad(),
+        "stale listing"
+    );
+
+    let (client, mut peer) = connect_with(
+        legacy_options().with_validate_arguments(false),
+        "2025-11-25",
+        full_caps(),
+    )
+    .await;
+    list(&client, &mut peer).await;
+    assert_eq!(
+        call_add(&client, &mut peer, bad(), CallOptions::default())
+            .await
+            .unwrap(),
+        bad(),
+        "per client"
+    );
+
+    // A schema that does not compile (a `pattern` that is no regular
+    // expression) is not a reason to refuse.
+    let (client, mut peer) = connect_full().await;
+    let listed = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_all_tools(Default::default()).await }
+    });
+    let list = peer.expect_request("tools/list").await;
+    peer.respond(
+        &list.id,
+        json!({"tools": [{"name": "add", "inputSchema":
+            {"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}}}]}),
+    )
+    .await;
+    listed.await.unwrap().unwrap();
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move {
+            client
+                .call_tool("add", json!({"a": 1}), CallOptions::default())
+                .await
+        }
+    });
+    let req = peer.expect_request("tools/call").await;
+    assert_eq!(req.params.unwrap()["arguments"], json!({"a": 1}));
+    peer.respond(&req.id, json!({"content": []})).await;
+    call.await.unwrap().unwrap();
 }
 
 #[tokio::test]
@@ -87,9 +245,8 @@ async fn structured_content_is_validated_against_the_output_schema() {
         let call = tokio::spawn({
             let client = client.clone();
             async move {
-                let opts = CallOptions::default().with_validate_arguments(true);
                 client
-                    .call_tool("add", json!({"a": 1, "b": 2}).as_object().cloned(), opts)
+                    .call_tool("add", json!({"a": 1, "b": 2}), CallOptions::default())
                     .await
             }
         });
@@ -117,7 +274,11 @@ async fn structured_content_is_validated_against_the_output_schema() {
     ] {
         let call = tokio::spawn({
             let client = client.clone();
-            async move { client.call_tool("add", (), CallOptions::default()).await }
+            async move {
+                client
+                    .call_tool("add", json!({"a": 1, "b": 2}), CallOptions::default())
+                    .await
+            }
         });
         let req = peer.expect_request("tools/call").await;
         peer.respond(&req.id, result).await;
@@ -131,7 +292,7 @@ async fn structured_content_is_validated_against_the_output_schema() {
             client
                 .call_tool(
                     "add",
-                    (),
+                    json!({"a": 1, "b": 2}),
                     CallOptions::default().with_validate_output(false),
                 )
                 .await

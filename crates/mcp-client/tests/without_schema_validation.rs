@@ -21,23 +21,28 @@ fn tools_page() -> serde_json::Value {
     ]})
 }
 
-/// Arguments the input schema refuses are sent anyway, even when the caller
-/// asks for argument validation: there is no validator to ask.
+/// Arguments the input schema refuses are sent anyway, though the tool is
+/// listed and argument checks are on (the default): there is no validator
+/// to ask.
 #[tokio::test]
 async fn arguments_are_not_validated() {
     let (client, mut peer) = connect_full().await;
-    let call = tokio::spawn({
+    let listed = tokio::spawn({
         let client = client.clone();
-        async move {
-            let opts = CallOptions::default().with_validate_arguments(true);
-            client
-                .call_tool("add", json!({"a": "one"}).as_object().cloned(), opts)
-                .await
-        }
+        async move { client.list_all_tools(Default::default()).await }
     });
-    // The tool is not cached yet: the client still lists tools first.
     let list = peer.expect_request("tools/list").await;
     peer.respond(&list.id, tools_page()).await;
+    assert_eq!(listed.await.unwrap().unwrap().len(), 1);
+    let opts = CallOptions::default();
+    assert!(
+        opts.validate_arguments,
+        "on by default, with nothing to check"
+    );
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("add", json!({"a": "one"}), opts).await }
+    });
     let req = peer.expect_request("tools/call").await;
     assert_eq!(
         req.params.as_ref().unwrap(),
@@ -72,11 +77,7 @@ async fn structured_content_is_not_validated_but_must_be_present() {
         let client = client.clone();
         async move {
             client
-                .call_tool(
-                    "add",
-                    json!({"a": 1, "b": 2}).as_object().cloned(),
-                    CallOptions::default(),
-                )
+                .call_tool("add", json!({"a": 1, "b": 2}), CallOptions::default())
                 .await
         }
     });
