@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use mcp_client::{
     Client, ClientHandler, ClientOptions, ElicitationModes, RequestContext, RequestOptions,
+    VersionPreference,
 };
 use mcp_tests::peers::{self, EverythingHttp, PyOptions, PyTransport};
 use mcp_transport_http::{HttpConfig, HttpTransport};
@@ -397,6 +398,59 @@ async fn python_stdio_full_modern_surface() {
     .expect("connect in time")
     .expect("connect");
     exercise_modern(&client, &handler, true).await;
+    client.close().await.unwrap();
+}
+
+/// The Python SDK's dual-era server over stdio, whose `elicit_name` tool
+/// sends `elicitation/create` as a request (`ctx.elicit`): under 2026-07-28
+/// it cannot, and the call fails with the typed error that says to connect
+/// in a handshake revision, the handler never asked; connected so, the
+/// request reaches the handler and the tool greets the name.
+#[tokio::test]
+async fn python_stdio_server_request_needs_a_handshake_revision() {
+    let Some((command, arguments)) = peers::python_stdio_command() else {
+        return;
+    };
+    let connect = |preference: VersionPreference, handler: Arc<NameGiver>| {
+        let (command, arguments) = (command.clone(), arguments.clone());
+        async move {
+            let transport = StdioTransport::spawn(StdioConfig::new(command).with_args(arguments))
+                .await
+                .expect("spawn");
+            let options = modern_options(handler).with_version_preference(preference);
+            tokio::time::timeout(Duration::from_secs(30), Client::connect(transport, options))
+                .await
+                .expect("connect in time")
+                .expect("connect")
+        }
+    };
+    let handler = Arc::new(NameGiver::default());
+    let client = connect(VersionPreference::Auto, handler.clone()).await;
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    let e = client
+        .call_tool("elicit_name", json!({}), RequestOptions::default())
+        .await
+        .expect_err("the server cannot send its request");
+    assert!(e.needs_handshake_revision(), "{e:?}");
+    assert!(
+        e.to_string().contains("elicitation/create")
+            && e.to_string().contains("handshake revision"),
+        "{e}"
+    );
+    assert!(handler.asked.lock().unwrap().is_empty(), "never asked");
+    client.close().await.unwrap();
+
+    let client = connect(VersionPreference::Legacy, handler.clone()).await;
+    assert!(client.protocol_version().uses_handshake());
+    let result = client
+        .call_tool("elicit_name", json!({}), RequestOptions::default())
+        .await
+        .expect("tools/call");
+    assert_eq!(first_text(&result), "hello Rusty");
+    assert_eq!(
+        *handler.asked.lock().unwrap(),
+        vec!["Your name?".to_owned()]
+    );
     client.close().await.unwrap();
 }
 
