@@ -503,3 +503,36 @@ impl CallOptions {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each combination of modes declares what it names, as the spec
+    /// writes it (2025-11-25 `client/elicitation` § Capabilities); neither
+    /// declares no elicitation at all (`{}` would mean form mode).
+    #[test]
+    fn elicitation_modes_declare_what_they_name() {
+        let declared = |modes: ElicitationModes| {
+            ClientOptions::new("t", "1")
+                .with_elicitation(modes)
+                .capabilities()
+                .elicitation
+                .map(|e| serde_json::to_value(e).unwrap_or_default())
+        };
+        assert_eq!(
+            declared(ElicitationModes::form()),
+            Some(serde_json::json!({"form": {}}))
+        );
+        assert_eq!(
+            declared(ElicitationModes::url()),
+            Some(serde_json::json!({"url": {}}))
+        );
+        assert_eq!(
+            declared(ElicitationModes::form_and_url()),
+            Some(serde_json::json!({"form": {}, "url": {}}))
+        );
+        assert_eq!(declared(ElicitationModes::default()), None);
+        assert_eq!(declared(ElicitationModes::form().with_form(false)), None);
+    }
+}
