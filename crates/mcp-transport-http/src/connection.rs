@@ -1,27 +1,26 @@
 //! [`Connection`]: one MCP connection to one server over HTTP, the state
-//! its request path, GET listener and legacy reader share: the pooled
-//! client, the URL and configuration, the session, the negotiated revision
-//! and the transport mode.
+//! its POSTs, GET listener and legacy reader share: the request path
+//! ([`Exchange`]), the URL and configuration, the session, the negotiated
+//! revision and the transport mode.
 //!
-//! "Connection" is the MCP connection, not a TCP one: the client it holds
-//! pools those. Its methods live with their concern: building a request in
-//! `request.rs`, the exchange (redirects, retries) in `exchange.rs`, the
-//! auth hook in `auth.rs`, error mapping in `errors.rs`, the Streamable
-//! HTTP, legacy and GET-listener paths in their own files.
+//! "Connection" is the MCP connection, not a TCP one: the exchange's client
+//! pools those.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
-use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+use bytes::Bytes;
+use http::{HeaderMap, Method, Uri};
 use mcp_transport::TransportError;
 use mcp_types::ProtocolVersion;
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 
 use crate::config::HttpConfig;
-use crate::connector::{HttpClient, build_client, proxy_rules};
-use crate::cookies::CookieJar;
+use crate::exchange::{Exchange, HttpRequest, Reply, RequestKind, SessionHeaders};
+use crate::lock::lock;
 use crate::mode::ModeState;
-use crate::redact::{SentSecrets, is_sensitive_name, redact_url};
+use crate::redact::redact_url;
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
 
 /// One MCP connection to one server over HTTP: what every request, the GET
@@ -30,26 +29,12 @@ pub(crate) struct Connection {
     /// This connection, for the tasks it starts (the GET listener, the
     /// legacy reader) to hold.
     pub(crate) me: Weak<Connection>,
-    /// The pooled client every request goes through.
-    pub(crate) client: HttpClient,
-    /// The proxy rules, read once when the connection was made: the
-    /// clients connect through them and requests take their
-    /// `Proxy-Authorization` from them.
-    pub(crate) proxies: Option<Arc<crate::connector::ProxyRules>>,
+    /// The request path every request of the connection goes through.
+    pub(crate) exchange: Exchange,
     /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
     pub(crate) url: Uri,
     /// The configuration it was made from.
     pub(crate) config: HttpConfig,
-    /// The configured headers, validated; secrets marked sensitive.
-    pub(crate) static_headers: HeaderMap,
-    /// The headers the auth hook returned, sent on every later request to
-    /// the server's origin (see `auth.rs`).
-    pub(crate) auth_headers: Mutex<HeaderMap>,
-    /// Every secret value the connection sent (sensitive configured
-    /// headers, the auth hook's credentials), hidden from whatever a
-    /// server echoes back before it is shown (`errors.rs`).
-    /// Shared with the dispatcher's redactor ([`SecretsRedactor`]).
-    pub(crate) sent_secrets: Arc<Mutex<SentSecrets>>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<ProtocolVersion>>,
     mode: Mutex<ModeState>,
@@ -62,23 +47,12 @@ pub(crate) struct Connection {
     pub(crate) legacy_reader: Mutex<Option<AbortHandle>>,
     /// A GET listener was started for the current session.
     pub(crate) listener_started: AtomicBool,
-    /// A client that keeps no idle connection: every request it sends goes
-    /// out on a new one (the re-send of a request whose reused connection
-    /// failed). Built on first use.
-    fresh: OnceLock<HttpClient>,
-    /// The server was seen closing an idle connection as a request went out
-    /// on it: from then on a request that is not safe to send twice goes out
-    /// on a fresh connection.
-    pub(crate) closes_idle: AtomicBool,
     /// A reply's JSON body came with another (or no) `Content-Type` and was
     /// read as JSON: warned once per connection.
     pub(crate) warned_media: AtomicBool,
     /// A JSON reply opened with a byte order mark: warned once per
     /// connection.
     pub(crate) warned_bom: AtomicBool,
-    /// The cookies the server's origin set (a load balancer's sticky
-    /// session), sent back on every request to that origin.
-    pub(crate) cookies: CookieJar,
 }
 
 impl std::fmt::Debug for Connection {
@@ -88,12 +62,6 @@ impl std::fmt::Debug for Connection {
             .field("label", &self.config.label)
             .finish()
     }
-}
-
-/// Locks `m`. A lock poisoned by a panic on another task is used as it is:
-/// the connection must not panic in turn.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Connection {
@@ -116,36 +84,11 @@ impl Connection {
                 )));
             }
         }
-        let mut static_headers = HeaderMap::new();
-        let mut sent_secrets = SentSecrets::default();
-        for (name, value) in &config.headers {
-            let name = HeaderName::try_from(name.as_str())
-                .map_err(|_| TransportError::protocol(format!("invalid header name {name:?}")))?;
-            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| {
-                // Never echo the value: it may be a secret.
-                TransportError::protocol(format!("invalid value for header {name}"))
-            })?;
-            if is_sensitive_name(&name) {
-                value.set_sensitive(true);
-                sent_secrets.remember_fixed(&value);
-            }
-            static_headers.append(name, value);
-        }
-        let proxies = proxy_rules(&config.proxy);
-        let client = build_client(
-            proxies.clone(),
-            config.timeouts.connect,
-            config.max_idle_connections,
-        );
-        let cookies = CookieJar::new(&url);
+        let exchange = Exchange::new(&config, &url)?;
         Ok(Arc::new_cyclic(|me| Connection {
             me: me.clone(),
-            client,
-            proxies,
+            exchange,
             url,
-            static_headers,
-            auth_headers: Mutex::new(HeaderMap::new()),
-            sent_secrets: Arc::new(Mutex::new(sent_secrets)),
             session: Mutex::new(None),
             version: Mutex::new(None),
             mode: Mutex::new(initial),
@@ -153,33 +96,36 @@ impl Connection {
             listener: Mutex::new(None),
             legacy_reader: Mutex::new(None),
             listener_started: AtomicBool::new(false),
-            fresh: OnceLock::new(),
-            closes_idle: AtomicBool::new(false),
             warned_media: AtomicBool::new(false),
             warned_bom: AtomicBool::new(false),
-            cookies,
             config,
         }))
     }
 
-    /// The client for requests that must go out on a new connection.
-    pub(crate) fn fresh_client(&self) -> &HttpClient {
-        self.fresh
-            .get_or_init(|| build_client(self.proxies.clone(), self.config.timeouts.connect, 0))
+    /// Sends one request of the connection through its exchange, in the
+    /// connection's session (see [`Exchange::send`]).
+    ///
+    /// Errors: as [`Exchange::send`].
+    pub(crate) async fn exchange(
+        &self,
+        method: Method,
+        url: Uri,
+        body: Bytes,
+        kind: RequestKind,
+        deadline: Option<Instant>,
+    ) -> Result<Reply, TransportError> {
+        let request = HttpRequest {
+            method,
+            url,
+            body,
+            kind,
+        };
+        self.exchange.send(&request, self, deadline).await
     }
 
-    /// `text` with every secret value the connection sent hidden: what a
-    /// server sends back (an error body, a challenge) may echo one.
+    /// `text` with every secret value the connection sent hidden.
     pub(crate) fn scrub(&self, text: &str) -> String {
-        lock(&self.sent_secrets).scrub(text).into_owned()
-    }
-
-    /// Remembers the values of `headers`, about to be sent, as secrets.
-    pub(crate) fn remember_secrets(&self, headers: &HeaderMap) {
-        let mut secrets = lock(&self.sent_secrets);
-        for value in headers.values() {
-            secrets.remember(value);
-        }
+        self.exchange.scrub(text)
     }
 
     /// The label, for logs.
@@ -264,5 +210,15 @@ impl Connection {
             }
             None => self.set_session(None),
         }
+    }
+}
+
+impl SessionHeaders for Connection {
+    fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.version()
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.session()
     }
 }

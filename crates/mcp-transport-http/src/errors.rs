@@ -3,11 +3,9 @@
 //! or `Http` with the body and the header the refusal is about), a reply
 //! stream that ended without its response, and a timeout.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::WWW_AUTHENTICATE;
-use http::{HeaderMap, Uri};
 use mcp_transport::{CloseReason, TimeoutPhase, TransportError};
 use mcp_types::{JsonRpcMessage, JsonRpcResponse, RequestId};
 use tokio::time::Instant;
@@ -16,45 +14,10 @@ use crate::body::read_limited;
 use crate::config::{ERROR_BODY_LIMIT, ERROR_BODY_WAIT};
 use crate::connection::Connection;
 use crate::exchange::Reply;
-use crate::redact::redact_url;
+use crate::media::header_text;
 use crate::wire_rules::MCP_AUTH_SERVER;
 
 impl Connection {
-    pub(crate) fn network_error(
-        &self,
-        url: &Uri,
-        e: hyper_util::client::legacy::Error,
-    ) -> TransportError {
-        let mut chain = e.to_string();
-        let mut timed_out = false;
-        let mut source = std::error::Error::source(&e);
-        while let Some(s) = source {
-            chain.push_str(": ");
-            chain.push_str(&s.to_string());
-            if let Some(io) = s.downcast_ref::<std::io::Error>()
-                && io.kind() == std::io::ErrorKind::TimedOut
-            {
-                timed_out = true;
-            }
-            source = s.source();
-        }
-        if e.is_connect() && (timed_out || chain.contains("timed out")) {
-            return TransportError::timeout(self.config.timeouts.connect, TimeoutPhase::Connect);
-        }
-        let kind = if e.is_connect() {
-            std::io::ErrorKind::ConnectionRefused
-        } else {
-            std::io::ErrorKind::Other
-        };
-        TransportError::Io(Arc::new(std::io::Error::new(
-            kind,
-            format!(
-                "HTTP request to {} failed: {chain}",
-                redact_url(&url.to_string())
-            ),
-        )))
-    }
-
     /// The error for a non-2xx reply: `SessionExpired` (404, or a 400 saying
     /// the session is unknown, to a request that carried `Mcp-Session-Id`;
     /// the id is dropped), the JSON-RPC error for `request` when the body is
@@ -120,13 +83,6 @@ impl Connection {
             hint,
         )
     }
-}
-
-/// The value of header `name` as text.
-pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }
 
 /// The request header a refusal is about, with the value sent (catalogue

@@ -3,7 +3,7 @@
 //! given and answers. Only the shapes live here, and no state: the
 //! transport's side of the hook (asking the provider before each hop,
 //! answering a refusal, keeping the headers it returned, hiding the values
-//! it attached from what a server echoes) is `auth.rs`.
+//! it attached from what a server echoes) is `exchange/credentials.rs`.
 //!
 //! - Before each request to the server's origin (every POST, GET stream and
 //!   DELETE, each retry, each same-origin redirect hop),

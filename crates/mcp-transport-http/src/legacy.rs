@@ -14,14 +14,15 @@ use mcp_transport::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::connection::{Connection, lock};
+use crate::connection::Connection;
 use crate::decode::ReplyBody;
 use crate::errors::timeout;
 use crate::event_stream::{EventStream, Next, carries_message};
+use crate::exchange::RequestKind;
+use crate::lock::lock;
 use crate::media::{Media, classify};
 use crate::mode::LegacyLink;
 use crate::redact::redact_url;
-use crate::request::RequestKind;
 use crate::url::{resolve, same_origin};
 
 impl Connection {

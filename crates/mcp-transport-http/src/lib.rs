@@ -136,12 +136,10 @@
 //! 2026-07-28 the dropped stream is the cancellation. See
 //! [`Transport`](mcp_transport::Transport).
 
-mod auth;
 mod body;
 mod config;
 mod connection;
 mod connector;
-mod cookies;
 mod decode;
 mod errors;
 mod event_stream;
@@ -151,13 +149,12 @@ pub mod header_value;
 mod hook;
 mod legacy;
 mod listener;
+mod lock;
 mod media;
 mod mode;
 mod no_proxy;
 mod oneshot;
 mod redact;
-mod request;
-mod retry_after;
 pub mod sse;
 mod streamable;
 mod transport;

@@ -24,11 +24,12 @@ use http::Method;
 use mcp_transport::Dispatcher;
 use tokio::sync::oneshot;
 
-use crate::connection::{Connection, lock};
+use crate::connection::Connection;
 use crate::event_stream::{EventStream, Next, carries_message};
+use crate::exchange::RequestKind;
+use crate::lock::lock;
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
-use crate::request::RequestKind;
 
 impl Connection {
     /// Starts the GET listener once (later calls do nothing; never in legacy mode).

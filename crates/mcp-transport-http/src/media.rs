@@ -1,6 +1,7 @@
 //! Media-type classification of a response's `Content-Type` (RFC 9110
 //! § 8.3.1: type and subtype compare case-insensitively; parameters such as
-//! `charset` do not change the type).
+//! `charset` do not change the type), and the other headers of a reply read
+//! as text.
 
 use http::HeaderMap;
 
@@ -89,6 +90,14 @@ pub(crate) fn content_codings(headers: &HeaderMap) -> Vec<String> {
 pub(crate) fn content_encoding(headers: &HeaderMap) -> Option<String> {
     let codings = content_codings(headers);
     (!codings.is_empty()).then(|| codings.join(", "))
+}
+
+/// The value of header `name` of `headers` as text (bytes outside UTF-8
+/// replaced), when present.
+pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }
 
 #[cfg(test)]

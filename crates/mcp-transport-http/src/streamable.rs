@@ -18,9 +18,9 @@ use crate::connection::Connection;
 use crate::decode::ReplyBody;
 use crate::errors::{no_response, timeout};
 use crate::event_stream::{EventStream, Next, carries_message};
+use crate::exchange::RequestKind;
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
-use crate::request::RequestKind;
 
 #[async_trait]
 impl Outbound for Connection {

@@ -14,10 +14,11 @@ use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
-use crate::connection::{Connection, lock};
+use crate::connection::Connection;
+use crate::exchange::RequestKind;
+use crate::lock::lock;
 use crate::mode::ModeState;
 use crate::redact::SecretsRedactor;
-use crate::request::RequestKind;
 
 /// Which transport a connection ended up speaking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +78,7 @@ impl HttpTransport {
         let label = config.label.clone();
         let connection = Connection::new(config, initial)?;
         let dispatcher = Dispatcher::new(connection.clone(), label);
-        dispatcher.set_redactor(Arc::new(SecretsRedactor(connection.sent_secrets.clone())));
+        dispatcher.set_redactor(Arc::new(SecretsRedactor(connection.exchange.secrets())));
         if mode == HttpMode::Legacy {
             let link = connection.open_legacy(&dispatcher).await?;
             connection.set_mode(ModeState::Legacy(link));
@@ -201,7 +202,7 @@ impl Transport for HttpTransport {
             self.connection.take_session();
         }
         // After the DELETE, which a sticky session's cookie must route too.
-        self.connection.cookies.clear();
+        self.connection.exchange.forget_cookies();
         self.dispatcher
             .close(CloseReason::new("closed by the client"));
         Ok(())

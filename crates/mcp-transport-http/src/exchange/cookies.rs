@@ -15,15 +15,16 @@
 //!
 //! Cookie values are credentials: never logged (only counts and the
 //! reason a cookie was refused), and the `Cookie` header is marked
-//! sensitive.
+//! sensitive. [`CookieJar::attach`] is the one place a request gets its
+//! cookies.
 
 use std::sync::Mutex;
 
 use cookie_store::{CookieStore, RawCookie};
-use http::header::SET_COOKIE;
+use http::header::{COOKIE, SET_COOKIE};
 use http::{HeaderMap, HeaderValue, Uri};
 
-use crate::connection::lock;
+use crate::lock::lock;
 use crate::url::same_origin;
 
 /// The cookies of one connection, for the origin of `origin`.
@@ -105,35 +106,40 @@ impl CookieJar {
         Some(value)
     }
 
+    /// Puts the jar's `Cookie` for `target` on `headers`: after a
+    /// configured `Cookie` header, when there is one, as one header (RFC
+    /// 6265 § 5.4: a single `Cookie` header). On a hop that a redirect sent
+    /// to another origin (not `with_credentials`) a configured `Cookie` is
+    /// taken off first: it is a credential of the server's origin.
+    pub(crate) fn attach(&self, headers: &mut HeaderMap, target: &Uri, with_credentials: bool) {
+        if !with_credentials {
+            headers.remove(COOKIE);
+        }
+        let Some(stored) = self.header_for(target) else {
+            return;
+        };
+        let joined = match headers.get(COOKIE) {
+            Some(configured) => {
+                let mut joined = configured.as_bytes().to_vec();
+                joined.extend_from_slice(b"; ");
+                joined.extend_from_slice(stored.as_bytes());
+                match HeaderValue::from_bytes(&joined) {
+                    Ok(mut v) => {
+                        v.set_sensitive(true);
+                        v
+                    }
+                    Err(_) => stored,
+                }
+            }
+            None => stored,
+        };
+        headers.insert(COOKIE, joined);
+    }
+
     /// Forgets every cookie (the transport closed).
     pub(crate) fn clear(&self) {
         lock(&self.store).clear();
     }
-}
-
-/// `headers` with the jar's `Cookie` for `target` added: after a
-/// configured `Cookie` header, when there is one, as one header (RFC 6265
-/// § 5.4: a single `Cookie` header).
-pub(crate) fn add_cookies(jar: &CookieJar, headers: &mut HeaderMap, target: &Uri) {
-    let Some(stored) = jar.header_for(target) else {
-        return;
-    };
-    let joined = match headers.get(http::header::COOKIE) {
-        Some(configured) => {
-            let mut joined = configured.as_bytes().to_vec();
-            joined.extend_from_slice(b"; ");
-            joined.extend_from_slice(stored.as_bytes());
-            match HeaderValue::from_bytes(&joined) {
-                Ok(mut v) => {
-                    v.set_sensitive(true);
-                    v
-                }
-                Err(_) => stored,
-            }
-        }
-        None => stored,
-    };
-    headers.insert(http::header::COOKIE, joined);
 }
 
 #[cfg(test)]
@@ -346,15 +352,48 @@ mod tests {
         let origin = uri("http://h.example/mcp");
         let jar = CookieJar::new(&origin);
         let mut headers = HeaderMap::new();
-        add_cookies(&jar, &mut headers, &origin);
-        assert!(headers.get(http::header::COOKIE).is_none(), "empty jar");
+        jar.attach(&mut headers, &origin, true);
+        assert!(headers.get(COOKIE).is_none(), "empty jar");
         jar.store(&origin, &reply(&["lb=sticky-value"]), "test");
-        headers.insert(http::header::COOKIE, HeaderValue::from_static("mine=1"));
-        add_cookies(&jar, &mut headers, &origin);
-        let all: Vec<_> = headers.get_all(http::header::COOKIE).iter().collect();
+        headers.insert(COOKIE, HeaderValue::from_static("mine=1"));
+        jar.attach(&mut headers, &origin, true);
+        let all: Vec<_> = headers.get_all(COOKIE).iter().collect();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0], "mine=1; lb=sticky-value");
         assert!(all[0].is_sensitive());
         assert!(!format!("{jar:?}").contains("sticky"), "{jar:?}");
+    }
+
+    /// The `Cookie` a hop carries, by where it goes and whether the hops
+    /// before it stayed on the server's origin.
+    #[test]
+    fn the_cookie_of_a_hop() {
+        let origin = uri("http://h.example/mcp");
+        let jar = CookieJar::new(&origin);
+        jar.store(&origin, &reply(&["lb=1"]), "test");
+        // (target, every hop so far on the origin, configured Cookie, sent)
+        let cases: &[(&str, bool, Option<&str>, Option<&str>)] = &[
+            ("http://h.example/mcp", true, None, Some("lb=1")),
+            (
+                "http://h.example/mcp",
+                true,
+                Some("mine=1"),
+                Some("mine=1; lb=1"),
+            ),
+            ("http://other.example/mcp", false, Some("mine=1"), None),
+            ("http://other.example/mcp", false, None, None),
+            // Back on the origin after another one: the jar's cookies are
+            // the origin's own, the configured one stays off.
+            ("http://h.example/mcp", false, Some("mine=1"), Some("lb=1")),
+        ];
+        for (target, with_credentials, configured, want) in cases {
+            let mut headers = HeaderMap::new();
+            if let Some(c) = configured {
+                headers.insert(COOKIE, HeaderValue::from_str(c).unwrap());
+            }
+            jar.attach(&mut headers, &uri(target), *with_credentials);
+            let got = headers.get(COOKIE).map(|v| v.to_str().unwrap());
+            assert_eq!(got, *want, "{target} {with_credentials} {configured:?}");
+        }
     }
 }
