@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Deserialize;
 
+use crate::discovery::Walk;
 use crate::error::AuthError;
 use crate::fetch::{check_url, is_json, post};
 use crate::oauth::{OAuth, lock, store_error};
@@ -69,14 +70,14 @@ impl OAuth {
     ) -> Result<LoginStatus, AuthError> {
         let inner = &self.inner;
         let _flow = inner.flow.lock().await;
-        let (resource_metadata, challenge_scope) = inner.probe().await?;
-        let discovered = crate::discovery::discover(
-            &inner.fetcher,
-            &inner.server,
-            resource_metadata.as_deref(),
-            inner.config.auth_server_metadata_url.as_deref(),
-        )
-        .await?;
+        let probed = inner.probe().await?;
+        let discovered = Walk::new(&inner.fetcher)
+            .discover(
+                &inner.server,
+                probed.resource_metadata.as_deref(),
+                inner.config.auth_server_metadata_url.as_deref(),
+            )
+            .await?;
         let metadata = &discovered.metadata;
         let endpoint = metadata
             .device_authorization_endpoint
@@ -100,7 +101,7 @@ impl OAuth {
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
-        let first = scope::initial(challenge_scope.as_deref(), discovered.prm_scopes.as_deref());
+        let first = scope::initial(probed.scope.as_deref(), discovered.prm_scopes.as_deref());
         let wanted = scope::union(&scope::union(&first, &remembered), &inner.config.scopes);
         let requested = scope::with_offline_access(
             wanted.clone(),

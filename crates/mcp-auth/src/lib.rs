@@ -122,7 +122,7 @@
 //! Outside requests: [`OAuth::login`], [`OAuth::status`],
 //! [`OAuth::login_device`] (RFC 8628 device authorization),
 //! [`OAuth::access_token`], [`OAuth::logout`] (RFC 7009 revocation),
-//! [`logins`] and [`inspect`] (discovery for people).
+//! [`logins`] and [`inspect()`] (discovery for people).
 //!
 //! # Features
 //!

@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::authorize::{AuthorizationRequest, authorization_url, validate_response};
 use crate::config::OAuthConfig;
-use crate::discovery::{Discovered, discover, discover_as};
+use crate::discovery::{Discovered, Walk};
 use crate::error::AuthError;
 use crate::metadata::resource_matches;
 use crate::pkce::{Pkce, random_token};
@@ -189,19 +189,16 @@ impl Inner {
         challenge_scope: Option<&str>,
         step_up: bool,
     ) -> Result<(), AuthError> {
-        let discovered = discover(
-            &self.fetcher,
-            &self.server,
-            resource_metadata,
-            self.config.auth_server_metadata_url.as_deref(),
-        )
-        .await?;
+        let mut walk = Walk::new(&self.fetcher);
+        let discovered = walk
+            .discover(
+                &self.server,
+                resource_metadata,
+                self.config.auth_server_metadata_url.as_deref(),
+            )
+            .await?;
         let metadata = &discovered.metadata;
-        if !metadata.supports_s256() {
-            return Err(AuthError::PkceUnsupported {
-                issuer: metadata.issuer.clone(),
-            });
-        }
+        walk.require_pkce(metadata)?;
         let key = StoreKey::tokens(
             discovered.resource.clone(),
             metadata.issuer.clone(),
@@ -383,7 +380,7 @@ impl Inner {
         {
             return Ok(d);
         }
-        let metadata = discover_as(&self.fetcher, issuer).await?;
+        let metadata = Walk::new(&self.fetcher).issuer_metadata(issuer).await?;
         let discovered = Discovered {
             resource: resource.clone(),
             prm_scopes: None,

@@ -7,10 +7,9 @@
 
 use std::time::SystemTime;
 
-use http::header;
 use serde::Serialize;
 
-use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::discovery::{Probed, Walk};
 use crate::error::AuthError;
 use crate::fetch::post;
 use crate::oauth::{Inner, OAuth, expiring, store_error};
@@ -125,9 +124,13 @@ impl OAuth {
     pub async fn login(&self) -> Result<LoginStatus, AuthError> {
         let inner = &self.inner;
         let _flow = inner.flow.lock().await;
-        let (resource_metadata, scope) = inner.probe().await?;
+        let probed = inner.probe().await?;
         inner
-            .authorize(resource_metadata.as_deref(), scope.as_deref(), false)
+            .authorize(
+                probed.resource_metadata.as_deref(),
+                probed.scope.as_deref(),
+                false,
+            )
             .await?;
         self.status().await?.ok_or_else(|| AuthError::Store {
             problem: "the tokens just stored are not found".into(),
@@ -210,48 +213,13 @@ fn usable(tokens: TokenRecord) -> Result<Secret, AuthError> {
 
 impl Inner {
     /// What the server asks for when called without a token: the
-    /// `resource_metadata` and `scope` of its 401 (or 403) challenge, from
-    /// an unauthenticated `initialize`. A server that answers otherwise
-    /// gives neither (discovery then uses the well-known URLs).
+    /// discovery walk's first step.
     ///
     /// Errors: `Fetch` when the server cannot be reached.
-    pub(crate) async fn probe(&self) -> Result<(Option<String>, Option<String>), AuthError> {
-        let body = serde_json::json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": self.config.client_name, "version": "0"}}
-        })
-        .to_string();
-        let accept = http::HeaderValue::from_static("application/json, text/event-stream");
-        let response = post(
-            &self.fetcher,
-            "the MCP server",
-            self.server.as_str(),
-            "application/json",
-            vec![(header::ACCEPT, accept)],
-            body,
-        )
-        .await?;
-        let status = response.status().as_u16();
-        if status != 401 && status != 403 {
-            tracing::debug!(
-                status,
-                "the server did not refuse an unauthenticated request"
-            );
-            return Ok((None, None));
-        }
-        let values: Vec<&str> = response
-            .headers()
-            .get_all(header::WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        let challenges = parse_challenges(values);
-        let oauth = oauth_challenge(&challenges);
-        Ok((
-            oauth.and_then(|c| c.resource_metadata()).map(str::to_owned),
-            oauth.and_then(|c| c.scope()).map(str::to_owned),
-        ))
+    pub(crate) async fn probe(&self) -> Result<Probed, AuthError> {
+        Walk::new(&self.fetcher)
+            .probe(&self.server, &self.config.client_name)
+            .await
     }
 
     /// Revokes the refresh token, then the access token (RFC 7009 § 2.1)
