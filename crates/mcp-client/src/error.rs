@@ -25,6 +25,8 @@ use std::sync::Arc;
 use mcp_transport::TransportError;
 use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
 
+use crate::server_requests::SERVER_REQUESTS;
+
 /// An error from [`crate::Client`].
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -363,8 +365,6 @@ pub(crate) fn shown_server_text(text: &str) -> String {
 /// e.g. the Python SDK's "Cannot send 'elicitation/create': this transport
 /// context has no back-channel for server-initiated requests.").
 fn unsendable_server_request(error: &JsonRpcError) -> Option<&'static str> {
-    const SERVER_REQUESTS: [&str; 3] =
-        ["elicitation/create", "sampling/createMessage", "roots/list"];
     if error.code != ErrorCode::INVALID_REQUEST {
         return None;
     }

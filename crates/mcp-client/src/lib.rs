@@ -129,6 +129,7 @@ mod negotiated;
 pub mod options;
 mod receive_loop;
 pub mod request_metadata;
+mod server_requests;
 pub mod skills;
 pub mod subscription;
 mod tasks;

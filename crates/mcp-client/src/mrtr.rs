@@ -12,23 +12,21 @@
 //! (no input requests) is retried after a short backoff. The loop stops
 //! after [`crate::ClientOptions::max_input_rounds`] rounds.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_transport::{RequestOptions, TransportError};
 use mcp_types::{RawResult, RequestId};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::connection::Connection;
 use crate::error::ClientError;
-use crate::handler::RequestContext;
-use crate::receive_loop::answer_of;
+use crate::server_requests::{self, SERVER_REQUESTS, ServerParams, ServerRequest};
 
 /// The methods whose result may be `input_required` (spec § Supported Requests).
 pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
-
-/// The input request methods a server may embed.
-const INPUT_REQUEST_METHODS: [&str; 3] =
-    ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 /// The longest pause before retrying a state-only round: 2 000 ms.
 const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
@@ -85,10 +83,7 @@ pub(crate) async fn complete(
             ));
         }
         round += 1;
-        let value = result
-            .to_value()
-            .map_err(|e| ClientError::decode(method, e))?;
-        let (requests, state) = parse(method, &value)?;
+        let (requests, state) = parse(method, &result)?;
         let responses = fulfil(inner, method, requests, options).await?;
         if responses.is_empty() {
             // State only (e.g. load shedding): retry after a growing pause.
@@ -109,17 +104,44 @@ pub(crate) async fn complete(
     Ok(result)
 }
 
-/// The input requests (key → request object) and the `requestState`.
-fn parse(method: &str, value: &Value) -> Result<(Map<String, Value>, Option<String>), ClientError> {
-    let requests = match value.get("inputRequests") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => return Err(protocol(method, "inputRequests is not an object")),
+/// The members of an `input_required` result this loop reads, each kept as
+/// the text it arrived as (a slice of the result) until it is checked.
+#[derive(Deserialize)]
+struct InputRound {
+    #[serde(rename = "inputRequests", default)]
+    input_requests: Option<Box<RawValue>>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<Box<RawValue>>,
+}
+
+/// One input request: its `method` and its `params`, as text.
+#[derive(Deserialize)]
+struct Embedded {
+    #[serde(default)]
+    method: Option<Box<RawValue>>,
+    #[serde(default)]
+    params: Option<Box<RawValue>>,
+}
+
+/// Input requests by key, in key order, each the text it arrived as.
+type InputRequests = BTreeMap<String, Box<RawValue>>;
+
+/// The input requests (key → request, in key order) and the `requestState`
+/// of an `input_required` result, read from its bytes: each request's
+/// params stay text until the router decodes them into their type.
+fn parse(method: &str, result: &RawResult) -> Result<(InputRequests, Option<String>), ClientError> {
+    let round: InputRound = result.parse().map_err(|e| ClientError::decode(method, e))?;
+    let requests = match round.input_requests {
+        None => BTreeMap::new(),
+        Some(requests) => serde_json::from_str(requests.get())
+            .map_err(|_| protocol(method, "inputRequests is not an object"))?,
     };
-    let state = match value.get("requestState") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(protocol(method, "requestState is not a string")),
+    let state = match round.request_state {
+        None => None,
+        Some(state) => Some(
+            serde_json::from_str(state.get())
+                .map_err(|_| protocol(method, "requestState is not a string"))?,
+        ),
     };
     if requests.is_empty() && state.is_none() {
         return Err(protocol(
@@ -134,7 +156,7 @@ fn parse(method: &str, value: &Value) -> Result<(Map<String, Value>, Option<Stri
 async fn fulfil(
     inner: &Connection,
     method: &str,
-    requests: Map<String, Value>,
+    requests: InputRequests,
     options: &RequestOptions,
 ) -> Result<Map<String, Value>, ClientError> {
     let caps = inner
@@ -144,34 +166,33 @@ async fn fulfil(
     let cancel = options.cancel.clone().unwrap_or_default();
     let mut responses = Map::new();
     for (key, request) in requests {
-        let input_method = request
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        if !INPUT_REQUEST_METHODS.contains(&input_method.as_str()) {
+        // A request that is not an object, or whose method is not a
+        // string, has no method this client knows.
+        let embedded = serde_json::from_str::<Embedded>(request.get()).ok();
+        let input_method = embedded
+            .as_ref()
+            .and_then(|e| e.method.as_ref())
+            .and_then(|m| serde_json::from_str::<String>(m.get()).ok())
+            .unwrap_or_default();
+        if !SERVER_REQUESTS.contains(&input_method.as_str()) {
             return Err(protocol(
                 method,
                 format!("input request {key:?} has unknown method {input_method:?}"),
             ));
         }
-        let params = request.get("params").cloned();
-        let ctx = RequestContext {
-            id: RequestId::String(key.clone()),
-            method: input_method.clone(),
-            cancel: cancel.clone(),
-            meta: params
-                .as_ref()
-                .and_then(|p| p.get("_meta"))
-                .and_then(Value::as_object)
-                .cloned(),
+        let params = match embedded.as_ref().and_then(|e| e.params.as_deref()) {
+            Some(params) => ServerParams::Raw(params),
+            None => ServerParams::Absent,
         };
-        let answer = answer_of(
+        let answer = server_requests::answer(
             inner.options.handler.as_ref(),
             &caps,
-            &input_method,
-            &params,
-            ctx,
+            ServerRequest {
+                id: RequestId::String(key.clone()),
+                method: &input_method,
+                params,
+                cancel: cancel.clone(),
+            },
         )
         .await;
         if cancel.is_cancelled() {
@@ -245,29 +266,36 @@ mod tests {
         assert_eq!(p, Some(json!({"name": "t"})));
     }
 
+    fn parsed(result: Value) -> Result<(InputRequests, Option<String>), ClientError> {
+        parse("tools/call", &RawResult::from_value(&result))
+    }
+
     #[test]
     fn malformed_input_required_results() {
-        assert!(parse("tools/call", &json!({"resultType": "input_required"})).is_err());
+        assert!(parsed(json!({"resultType": "input_required"})).is_err());
+        assert!(parsed(json!({"resultType": "input_required", "inputRequests": []})).is_err());
+        assert!(parsed(json!({"resultType": "input_required", "requestState": 1})).is_err());
+        // `null` members count as absent.
         assert!(
-            parse(
-                "tools/call",
-                &json!({"resultType": "input_required", "inputRequests": []})
+            parsed(
+                json!({"resultType": "input_required", "inputRequests": null, "requestState": null})
             )
             .is_err()
         );
-        assert!(
-            parse(
-                "tools/call",
-                &json!({"resultType": "input_required", "requestState": 1})
-            )
-            .is_err()
-        );
-        let (r, s) = parse(
-            "tools/call",
-            &json!({"resultType": "input_required", "requestState": "x"}),
+        let (r, s) = parsed(
+            json!({"resultType": "input_required", "inputRequests": null, "requestState": "x"}),
         )
         .unwrap();
         assert!(r.is_empty());
         assert_eq!(s.as_deref(), Some("x"));
+        // Each request stays the text it arrived as, in key order.
+        let (r, s) = parsed(json!({
+            "resultType": "input_required",
+            "inputRequests": {"b": {"method": "roots/list"}, "a": [1]}
+        }))
+        .unwrap();
+        assert_eq!(s, None);
+        let texts: Vec<_> = r.iter().map(|(k, v)| (k.as_str(), v.get())).collect();
+        assert_eq!(texts, [("a", "[1]"), ("b", r#"{"method":"roots/list"}"#)]);
     }
 }

@@ -12,17 +12,21 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
 use mcp_transport::{CancellationToken, IncomingRequest, TransportEvent, TransportEvents};
-use mcp_types::elicitation::ElicitRequestParams;
+use mcp_types::elicitation::ElicitationComplete;
 use mcp_types::lifecycle::ClientCapabilities;
-use mcp_types::sampling::{CreateMessageRequestParams, SamplingContentBlock};
-use mcp_types::{ErrorCode, JsonRpcError, JsonRpcNotification, RequestId};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use mcp_types::logging::LoggingMessage;
+use mcp_types::notifications::{
+    Cancelled, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
+};
+use mcp_types::resources::ResourceUpdated;
+use mcp_types::tasks::TaskStatusNotification;
+use mcp_types::{ErrorCode, JsonRpcError, JsonRpcNotification, Notification, RequestId};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::connection::Connection;
-use crate::handler::{ClientHandler, RequestContext};
 use crate::list_changes::ListKind;
+use crate::server_requests::{self, ServerParams, ServerRequest};
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 
@@ -112,142 +116,23 @@ fn declared(inner: &Connection) -> ClientCapabilities {
     }
 }
 
-fn invalid_params(message: impl Into<String>) -> JsonRpcError {
-    JsonRpcError::new(ErrorCode::INVALID_PARAMS, message)
-}
-
-fn params_of<T: DeserializeOwned>(params: &Option<Value>) -> Result<T, JsonRpcError> {
-    let v = params
-        .clone()
-        .unwrap_or_else(|| Value::Object(Default::default()));
-    serde_json::from_value(v).map_err(|e| invalid_params(format!("Invalid params: {e}")))
-}
-
-fn to_value<T: Serialize>(result: Result<T, JsonRpcError>) -> Result<Value, JsonRpcError> {
-    result.and_then(|r| {
-        serde_json::to_value(r).map_err(|e| {
-            JsonRpcError::new(
-                ErrorCode::INTERNAL_ERROR,
-                format!("cannot encode the result: {e}"),
-            )
-        })
-    })
-}
-
-/// Computes the answer to one server request (spec `client/*`; ping at any time).
-pub(crate) async fn answer_of(
-    handler: &dyn ClientHandler,
-    caps: &ClientCapabilities,
-    method: &str,
-    params: &Option<Value>,
-    ctx: RequestContext,
-) -> Result<Value, JsonRpcError> {
-    match method {
-        "ping" => Ok(Value::Object(Default::default())),
-        "roots/list" if caps.roots.is_some() => to_value(handler.list_roots(ctx).await),
-        "sampling/createMessage" if caps.sampling.is_some() => {
-            let p: CreateMessageRequestParams = params_of(params)?;
-            let tools_declared = caps.sampling.as_ref().is_some_and(|s| s.tools.is_some());
-            if (p.tools.is_some() || p.tool_choice.is_some()) && !tools_declared {
-                return Err(invalid_params(
-                    "tools in sampling were not declared (sampling.tools)",
-                ));
-            }
-            check_tool_pairing(&p)?;
-            to_value(handler.create_message(p, ctx).await)
-        }
-        "elicitation/create" if caps.elicitation.is_some() => {
-            let p: ElicitRequestParams = params_of(params)?;
-            let e = caps.elicitation.clone().unwrap_or_default();
-            let allowed = match &p {
-                ElicitRequestParams::Form(_) => e.supports_form(),
-                ElicitRequestParams::Url(_) => e.supports_url(),
-                ElicitRequestParams::Unknown(_) => false,
-            };
-            if !allowed {
-                let mode = params
-                    .as_ref()
-                    .and_then(|v| v.get("mode"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("form");
-                return Err(invalid_params(format!(
-                    "elicitation mode {mode:?} was not declared by the client"
-                )));
-            }
-            to_value(handler.elicit(p, ctx).await)
-        }
-        other => Err(JsonRpcError::method_not_found(other)),
-    }
-}
-
-/// Sampling tool-use rules (2025-11-25 `client/sampling`): a user message
-/// with `tool_result` holds only tool results, and each assistant
-/// `tool_use` is answered by a `tool_result` in the next (user) message.
-fn check_tool_pairing(p: &CreateMessageRequestParams) -> Result<(), JsonRpcError> {
-    use mcp_types::base::Role;
-    for (i, m) in p.messages.iter().enumerate() {
-        let blocks: Vec<_> = m.content.blocks().collect();
-        let results = blocks
-            .iter()
-            .filter(|b| matches!(b, SamplingContentBlock::ToolResult(_)))
-            .count();
-        if results > 0 && results != blocks.len() {
-            return Err(invalid_params(
-                "a message with tool_result content must contain only tool results",
-            ));
-        }
-        let uses: Vec<&str> = blocks
-            .iter()
-            .filter_map(|b| match b {
-                SamplingContentBlock::ToolUse(u) => Some(u.id.as_str()),
-                _ => None,
-            })
-            .collect();
-        if m.role == Role::Assistant && !uses.is_empty() {
-            let answered: Vec<&str> = p
-                .messages
-                .get(i + 1)
-                .filter(|n| n.role == Role::User)
-                .map(|n| {
-                    n.content
-                        .blocks()
-                        .filter_map(|b| match b {
-                            SamplingContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            if let Some(missing) = uses.iter().find(|u| !answered.contains(u)) {
-                return Err(invalid_params(format!(
-                    "Tool result missing in request for tool_use {missing:?}"
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-async fn answer(inner: &Connection, request: IncomingRequest, cancel: CancellationToken) {
+async fn answer(inner: &Connection, mut request: IncomingRequest, cancel: CancellationToken) {
     let cancelled_by_server = cancel.clone();
-    let ctx = RequestContext {
-        id: request.id.clone(),
-        method: request.method.clone(),
-        cancel,
-        meta: request
-            .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object)
-            .cloned(),
-    };
     let caps = declared(inner);
-    let outcome = answer_of(
+    // Moved out of the message: decoded into the method's params type as it is.
+    let params = match request.params.take() {
+        Some(params) => ServerParams::Value(params),
+        None => ServerParams::Absent,
+    };
+    let outcome = server_requests::answer(
         inner.options.handler.as_ref(),
         &caps,
-        &request.method,
-        &request.params,
-        ctx,
+        ServerRequest {
+            id: request.id.clone(),
+            method: &request.method,
+            params,
+            cancel,
+        },
     )
     .await;
     if let Err(e) = &outcome {
@@ -266,12 +151,14 @@ async fn answer(inner: &Connection, request: IncomingRequest, cancel: Cancellati
     }
 }
 
-fn decode_or_log<T: DeserializeOwned>(n: &JsonRpcNotification) -> Option<T> {
-    let v = n
-        .params
-        .clone()
-        .unwrap_or_else(|| Value::Object(Default::default()));
-    match serde_json::from_value(v) {
+/// The params of notification `N`, decoded in place (absent params read
+/// as `{}`); `None`, logged, when they do not decode.
+fn decode_or_log<N: Notification>(n: &JsonRpcNotification) -> Option<N::Params> {
+    let decoded = match &n.params {
+        Some(params) => N::Params::deserialize(params),
+        None => N::Params::deserialize(&Value::Object(Default::default())),
+    };
+    match decoded {
         Ok(p) => Some(p),
         Err(e) => {
             tracing::warn!(method = %n.method, error = %e, "notification params do not decode");
@@ -289,40 +176,38 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
     }
     let h = inner.options.handler.as_ref();
     match n.method.as_str() {
-        "notifications/message" => {
-            if let Some(p) = decode_or_log(&n) {
+        LoggingMessage::METHOD => {
+            if let Some(p) = decode_or_log::<LoggingMessage>(&n) {
                 return h.on_logging_message(p).await;
             }
         }
-        "notifications/progress" => {
-            if let Some(p) = decode_or_log(&n) {
+        Progress::METHOD => {
+            if let Some(p) = decode_or_log::<Progress>(&n) {
                 return h.on_progress(p).await;
             }
         }
-        "notifications/resources/updated" => {
-            if let Some(p) = decode_or_log(&n) {
+        ResourceUpdated::METHOD => {
+            if let Some(p) = decode_or_log::<ResourceUpdated>(&n) {
                 return h.on_resource_updated(p).await;
             }
         }
         // The generation is raised before the handler hears of it: a
         // listing the handler (or anyone after it) starts is fresh.
-        "notifications/tools/list_changed" => {
+        ToolListChanged::METHOD => {
             inner.list_changed(ListKind::Tools);
             inner.schedule_tool_refresh();
             return h.on_tools_list_changed().await;
         }
-        "notifications/prompts/list_changed" => {
+        PromptListChanged::METHOD => {
             inner.list_changed(ListKind::Prompts);
             return h.on_prompts_list_changed().await;
         }
-        "notifications/resources/list_changed" => {
+        ResourceListChanged::METHOD => {
             inner.list_changed(ListKind::Resources);
             return h.on_resources_list_changed().await;
         }
-        "notifications/cancelled" => {
-            if let Some(p) =
-                decode_or_log::<mcp_types::notifications::CancelledNotificationParams>(&n)
-            {
+        Cancelled::METHOD => {
+            if let Some(p) = decode_or_log::<Cancelled>(&n) {
                 if let Some(id) = &p.request_id {
                     match lock(in_flight).get(id) {
                         Some(token) => token.cancel(),
@@ -334,13 +219,13 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
                 return h.on_cancelled(p).await;
             }
         }
-        "notifications/elicitation/complete" => {
-            if let Some(p) = decode_or_log(&n) {
+        ElicitationComplete::METHOD => {
+            if let Some(p) = decode_or_log::<ElicitationComplete>(&n) {
                 return h.on_elicitation_complete(p).await;
             }
         }
-        "notifications/tasks/status" => {
-            if let Some(p) = decode_or_log(&n) {
+        TaskStatusNotification::METHOD => {
+            if let Some(p) = decode_or_log::<TaskStatusNotification>(&n) {
                 return h.on_task_status(p).await;
             }
         }
@@ -352,6 +237,7 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handler::{ClientHandler, RequestContext};
     use crate::testing::memory_pair;
     use crate::{Client, ClientOptions, VersionPreference};
     use async_trait::async_trait;

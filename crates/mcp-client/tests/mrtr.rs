@@ -11,9 +11,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use mcp_client::testing::{MemoryPeer, memory_pair};
-use mcp_client::{CallOptions, Client, ClientError, ClientHandler, ClientOptions, RequestContext};
+use mcp_client::{
+    CallOptions, Client, ClientError, ClientHandler, ClientOptions, ElicitationModes,
+    RequestContext,
+};
+use mcp_types::elicitation::{ElicitRequestParams, ElicitResult};
 use mcp_types::roots::ListRootsResult;
-use mcp_types::{JsonRpcError, JsonRpcRequest, RequestId};
+use mcp_types::{ErrorCode, JsonRpcError, JsonRpcRequest, RequestId};
 use serde_json::{Value, json};
 
 #[derive(Debug)]
@@ -125,6 +129,83 @@ async fn state_only_rounds_retry_without_input_and_without_stale_state() {
         .await
         .unwrap();
     server.await.unwrap();
+}
+
+/// Answers an elicitation with the message it was given, after checking
+/// the request's `_meta` reached the context.
+#[derive(Debug)]
+struct Echoes;
+
+#[async_trait]
+impl ClientHandler for Echoes {
+    async fn elicit(
+        &self,
+        params: ElicitRequestParams,
+        ctx: RequestContext,
+    ) -> Result<ElicitResult, JsonRpcError> {
+        assert_eq!(ctx.method, "elicitation/create");
+        assert_eq!(ctx.meta, json!({"trace": 7}).as_object().cloned());
+        let ElicitRequestParams::Form(form) = params else {
+            panic!("a form elicitation, decoded: {params:?}");
+        };
+        Ok(
+            serde_json::from_value(json!({"action": "accept", "content": {"said": form.message}}))
+                .unwrap(),
+        )
+    }
+}
+
+/// An input request's params are decoded into the method's params type
+/// (its `_meta` into the context); params that do not decode are Invalid
+/// params, and the handler is not asked.
+#[tokio::test]
+async fn input_request_params_are_decoded_into_their_type() {
+    let (client, mut peer) = modern(
+        ClientOptions::new("t", "1")
+            .with_elicitation(ElicitationModes::form())
+            .with_sampling(false)
+            .with_handler(Arc::new(Echoes)),
+    )
+    .await;
+    let server = tokio::spawn(async move {
+        let first = peer.expect_request("tools/call").await;
+        let form = json!({"method": "elicitation/create", "params": {
+            "message": "hello \u{e9}", "requestedSchema": {"type": "object", "properties": {}},
+            "_meta": {"trace": 7}}});
+        peer.respond(&first.id, input_required(json!({"k": form}), None))
+            .await;
+        let second = peer.expect_request("tools/call").await;
+        assert_eq!(
+            params(&second)["inputResponses"]["k"],
+            json!({"action": "accept", "content": {"said": "hello \u{e9}"}})
+        );
+        // A sampling request without its messages.
+        let bad = json!({"method": "sampling/createMessage", "params": {"maxTokens": 5}});
+        peer.respond(&second.id, input_required(json!({"s": bad}), None))
+            .await;
+        peer
+    });
+    let err = client
+        .call_tool("t", (), CallOptions::default())
+        .await
+        .unwrap_err();
+    server.await.unwrap();
+    match err {
+        ClientError::InputRequest {
+            key,
+            input_method,
+            error,
+            ..
+        } => {
+            assert_eq!(
+                (key.as_str(), input_method.as_str()),
+                ("s", "sampling/createMessage")
+            );
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{error:?}");
+            assert!(error.message.contains("messages"), "{error:?}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
 }
 
 #[tokio::test]

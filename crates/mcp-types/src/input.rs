@@ -14,10 +14,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::Request;
 use crate::base::{EmptyParams, Meta, ResultType};
-use crate::elicitation::{ElicitRequestParams, ElicitResult};
-use crate::roots::ListRootsResult;
-use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use crate::elicitation::{Elicit, ElicitRequestParams, ElicitResult};
+use crate::roots::{ListRoots, ListRootsResult};
+use crate::sampling::{CreateMessage, CreateMessageRequestParams, CreateMessageResult};
 
 /// One input request (schema `InputRequest`), discriminated by `method`.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,9 +37,9 @@ impl InputRequest {
     /// The method name.
     pub fn method(&self) -> &str {
         match self {
-            InputRequest::CreateMessage(_) => "sampling/createMessage",
-            InputRequest::ListRoots(_) => "roots/list",
-            InputRequest::Elicit(_) => "elicitation/create",
+            InputRequest::CreateMessage(_) => CreateMessage::METHOD,
+            InputRequest::ListRoots(_) => ListRoots::METHOD,
+            InputRequest::Elicit(_) => Elicit::METHOD,
             InputRequest::Unknown(v) => v.get("method").and_then(Value::as_str).unwrap_or(""),
         }
     }
@@ -88,13 +89,13 @@ impl<'de> Deserialize<'de> for InputRequest {
             p.ok_or_else(|| D::Error::custom(format!("{method}: missing \"params\"")))
         };
         match method {
-            "sampling/createMessage" => serde_json::from_value(need(params)?)
+            CreateMessage::METHOD => serde_json::from_value(need(params)?)
                 .map(|p| InputRequest::CreateMessage(Box::new(p)))
                 .map_err(D::Error::custom),
-            "elicitation/create" => serde_json::from_value(need(params)?)
+            Elicit::METHOD => serde_json::from_value(need(params)?)
                 .map(InputRequest::Elicit)
                 .map_err(D::Error::custom),
-            "roots/list" => params
+            ListRoots::METHOD => params
                 .map(serde_json::from_value)
                 .transpose()
                 .map(InputRequest::ListRoots)
