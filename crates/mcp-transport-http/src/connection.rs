@@ -1,136 +1,67 @@
-//! [`Connection`]: one MCP connection to one server over HTTP, the state
-//! its POSTs, GET listener and legacy reader share: the request path
-//! ([`Exchange`]), the URL and configuration, the session, the negotiated
-//! revision and the transport mode.
+//! [`Connection`]: the state of one MCP connection over HTTP, the session
+//! side of it: the `Mcp-Session-Id`, the negotiated revision, which
+//! transport it speaks (Streamable HTTP, legacy HTTP+SSE, or not decided
+//! yet), and the background tasks that belong to the session (the GET
+//! listener, the legacy reader).
 //!
-//! "Connection" is the MCP connection, not a TCP one: the exchange's client
-//! pools those.
+//! "Connection" is the MCP connection, not a TCP one. It sends nothing
+//! itself: the request path is the [`Exchange`](crate::exchange::Exchange),
+//! which reads the session's headers through [`SessionHeaders`] at each hop.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
 
-use bytes::Bytes;
-use http::{HeaderMap, Method, Uri};
-use mcp_transport::TransportError;
+use http::HeaderMap;
 use mcp_types::ProtocolVersion;
 use tokio::task::AbortHandle;
-use tokio::time::Instant;
 
-use crate::config::HttpConfig;
-use crate::exchange::{Exchange, HttpRequest, Reply, RequestKind, SessionHeaders};
+use crate::exchange::SessionHeaders;
 use crate::lock::lock;
 use crate::mode::ModeState;
-use crate::redact::redact_url;
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
 
-/// One MCP connection to one server over HTTP: what every request, the GET
-/// listener and the legacy reader of that connection share.
+/// The session state of one MCP connection over HTTP.
 pub(crate) struct Connection {
-    /// This connection, for the tasks it starts (the GET listener, the
-    /// legacy reader) to hold.
-    pub(crate) me: Weak<Connection>,
-    /// The request path every request of the connection goes through.
-    pub(crate) exchange: Exchange,
-    /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
-    pub(crate) url: Uri,
-    /// The configuration it was made from.
-    pub(crate) config: HttpConfig,
+    /// The connection's name in logs.
+    label: String,
     session: Mutex<Option<String>>,
     version: Mutex<Option<ProtocolVersion>>,
     mode: Mutex<ModeState>,
     /// Held while auto mode falls back to legacy, so that concurrent first
     /// requests open one SSE stream, not several.
-    pub(crate) fallback_lock: tokio::sync::Mutex<()>,
+    fallback: tokio::sync::Mutex<()>,
     /// The GET listener's task, when one runs.
-    pub(crate) listener: Mutex<Option<AbortHandle>>,
-    /// The legacy SSE reader's task, when one runs.
-    pub(crate) legacy_reader: Mutex<Option<AbortHandle>>,
+    listener: Mutex<Option<AbortHandle>>,
     /// A GET listener was started for the current session.
-    pub(crate) listener_started: AtomicBool,
-    /// A reply's JSON body came with another (or no) `Content-Type` and was
-    /// read as JSON: warned once per connection.
-    pub(crate) warned_media: AtomicBool,
-    /// A JSON reply opened with a byte order mark: warned once per
-    /// connection.
-    pub(crate) warned_bom: AtomicBool,
+    listener_started: AtomicBool,
+    /// The legacy SSE reader's task, when one runs.
+    legacy_reader: Mutex<Option<AbortHandle>>,
 }
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
-            .field("url", &redact_url(&self.url.to_string()))
-            .field("label", &self.config.label)
+            .field("label", &self.label)
+            .field("mode", &self.mode())
+            .field("version", &self.version())
             .finish()
     }
 }
 
 impl Connection {
-    /// Validates `config` and builds the state.
-    ///
-    /// Errors: `Protocol` for an invalid URL or header.
-    pub(crate) fn new(
-        config: HttpConfig,
-        initial: ModeState,
-    ) -> Result<Arc<Connection>, TransportError> {
-        let url: Uri = config.url.parse().map_err(|e| {
-            TransportError::protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
-        })?;
-        match url.scheme_str() {
-            Some("http") | Some("https") if url.authority().is_some() => {}
-            _ => {
-                return Err(TransportError::protocol(format!(
-                    "URL {} is not an absolute http(s) URL",
-                    redact_url(&config.url)
-                )));
-            }
-        }
-        let exchange = Exchange::new(&config, &url)?;
-        Ok(Arc::new_cyclic(|me| Connection {
-            me: me.clone(),
-            exchange,
-            url,
+    /// A connection with no session yet, in mode `initial`; `label` names it
+    /// in logs.
+    pub(crate) fn new(label: &str, initial: ModeState) -> Connection {
+        Connection {
+            label: label.to_owned(),
             session: Mutex::new(None),
             version: Mutex::new(None),
             mode: Mutex::new(initial),
-            fallback_lock: tokio::sync::Mutex::new(()),
+            fallback: tokio::sync::Mutex::new(()),
             listener: Mutex::new(None),
-            legacy_reader: Mutex::new(None),
             listener_started: AtomicBool::new(false),
-            warned_media: AtomicBool::new(false),
-            warned_bom: AtomicBool::new(false),
-            config,
-        }))
-    }
-
-    /// Sends one request of the connection through its exchange, in the
-    /// connection's session (see [`Exchange::send`]).
-    ///
-    /// Errors: as [`Exchange::send`].
-    pub(crate) async fn exchange(
-        &self,
-        method: Method,
-        url: Uri,
-        body: Bytes,
-        kind: RequestKind,
-        deadline: Option<Instant>,
-    ) -> Result<Reply, TransportError> {
-        let request = HttpRequest {
-            method,
-            url,
-            body,
-            kind,
-        };
-        self.exchange.send(&request, self, deadline).await
-    }
-
-    /// `text` with every secret value the connection sent hidden.
-    pub(crate) fn scrub(&self, text: &str) -> String {
-        self.exchange.scrub(text)
-    }
-
-    /// The label, for logs.
-    pub(crate) fn label(&self) -> &str {
-        &self.config.label
+            legacy_reader: Mutex::new(None),
+        }
     }
 
     /// The wire rules of the negotiated revision.
@@ -163,31 +94,12 @@ impl Connection {
         lock(&self.session).take()
     }
 
-    /// Ends the GET listener, if any, and lets the next
-    /// `notifications/initialized` (or `start_listening`) open a new one.
-    pub(crate) fn reset_listener(&self) {
-        if let Some(task) = lock(&self.listener).take() {
-            task.abort();
-        }
-        self.listener_started.store(false, Ordering::Release);
-    }
-
     /// Drops the session id if it is still `sent`.
     pub(crate) fn drop_session(&self, sent: &str) {
         let mut s = lock(&self.session);
         if s.as_deref() == Some(sent) {
             *s = None;
         }
-    }
-
-    /// The current mode.
-    pub(crate) fn mode(&self) -> ModeState {
-        lock(&self.mode).clone()
-    }
-
-    /// Sets the mode.
-    pub(crate) fn set_mode(&self, m: ModeState) {
-        *lock(&self.mode) = m;
     }
 
     /// The `Mcp-Session-Id` a response assigned, when valid (visible ASCII).
@@ -205,10 +117,62 @@ impl Connection {
                 }
             }
             Some(_) => {
-                tracing::warn!(connection = %self.label(), "ignoring an Mcp-Session-Id with characters outside visible ASCII");
+                tracing::warn!(connection = %self.label, "ignoring an Mcp-Session-Id with characters outside visible ASCII");
                 self.set_session(None);
             }
             None => self.set_session(None),
+        }
+    }
+
+    /// The current mode.
+    pub(crate) fn mode(&self) -> ModeState {
+        lock(&self.mode).clone()
+    }
+
+    /// Sets the mode.
+    pub(crate) fn set_mode(&self, m: ModeState) {
+        *lock(&self.mode) = m;
+    }
+
+    /// Waits for, and holds, the right to switch to legacy HTTP+SSE.
+    pub(crate) async fn lock_fallback(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.fallback.lock().await
+    }
+
+    /// `true` when this call may start the session's GET listener: none was
+    /// started for the current session (later calls get `false`).
+    pub(crate) fn claim_listener(&self) -> bool {
+        !self.listener_started.swap(true, Ordering::AcqRel)
+    }
+
+    /// Keeps the task of the GET listener that [`claim_listener`]
+    /// allowed.
+    ///
+    /// [`claim_listener`]: Self::claim_listener
+    pub(crate) fn set_listener(&self, task: AbortHandle) {
+        *lock(&self.listener) = Some(task);
+    }
+
+    /// Ends the GET listener, if any, and lets the next
+    /// `notifications/initialized` (or `start_listening`) open a new one.
+    pub(crate) fn reset_listener(&self) {
+        if let Some(task) = lock(&self.listener).take() {
+            task.abort();
+        }
+        self.listener_started.store(false, Ordering::Release);
+    }
+
+    /// Keeps the task that reads the legacy SSE stream.
+    pub(crate) fn set_legacy_reader(&self, task: AbortHandle) {
+        *lock(&self.legacy_reader) = Some(task);
+    }
+
+    /// Stops the background tasks (the GET listener, the legacy reader).
+    pub(crate) fn stop_tasks(&self) {
+        for slot in [&self.listener, &self.legacy_reader] {
+            if let Some(task) = lock(slot).take() {
+                task.abort();
+            }
         }
     }
 }

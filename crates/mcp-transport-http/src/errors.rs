@@ -1,7 +1,8 @@
-//! How what went wrong becomes a [`TransportError`]: a network failure,
-//! a non-2xx reply (`SessionExpired`, the JSON-RPC error the body carries,
-//! or `Http` with the body and the header the refusal is about), a reply
-//! stream that ended without its response, and a timeout.
+//! How what went wrong becomes a [`TransportError`]: a non-2xx reply
+//! (`SessionExpired`, the JSON-RPC error the body carries, or `Http` with
+//! the body and the header the refusal is about), a reply stream that ended
+//! without its response, and a timeout. (A network failure is the
+//! exchange's, in `exchange/mod.rs`.)
 
 use std::time::Duration;
 
@@ -12,77 +13,76 @@ use tokio::time::Instant;
 
 use crate::body::read_limited;
 use crate::config::{ERROR_BODY_LIMIT, ERROR_BODY_WAIT};
-use crate::connection::Connection;
 use crate::exchange::Reply;
 use crate::media::header_text;
+use crate::shared::Shared;
 use crate::wire_rules::MCP_AUTH_SERVER;
 
-impl Connection {
-    /// The error for a non-2xx reply: `SessionExpired` (404, or a 400 saying
-    /// the session is unknown, to a request that carried `Mcp-Session-Id`;
-    /// the id is dropped), the JSON-RPC error for `request` when the body is
-    /// one, else `Http` with the body (truncated to 4 KiB) and the auth hints.
-    /// Every secret value the connection sent is hidden in all of them.
-    ///
-    /// The body is read for at most [`ERROR_BODY_WAIT`], and not past
-    /// `deadline` (the send's own, when it has one): a server that never
-    /// ends its error body cannot hold the send; the error then carries what
-    /// arrived.
-    pub(crate) async fn http_error(
-        &self,
-        reply: Reply,
-        request: Option<&RequestId>,
-        deadline: Option<Instant>,
-    ) -> TransportError {
-        let status = reply.response.status().as_u16();
-        let headers = reply.response.headers().clone();
-        let wait_until = Instant::now() + ERROR_BODY_WAIT;
-        let until = deadline.map_or(wait_until, |d| d.min(wait_until));
-        let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
-        // Servers echo what they refused (`denied for Bearer …`): every
-        // secret the connection sent is hidden before the body is looked
-        // at, so neither the error, its hint nor a log line built from it
-        // can show one.
-        let text = self.scrub(&String::from_utf8_lossy(&bytes));
-        // A body still coded (in a coding the client does not decode; the
-        // others arrive decoded) is not shown as text: its bytes would be
-        // noise, or worse, on a terminal.
-        let encoding = crate::media::content_encoding(&headers);
-        let body = match &encoding {
-            Some(encoding) => format!(
-                "({} bytes of a body with Content-Encoding {encoding}, {})",
-                bytes.len(),
-                crate::media::NOT_DECODED
-            ),
-            None => text.clone(),
-        };
-        if let Some(sent) = reply.sent_session.as_deref()
-            && (status == 404 || (status == 400 && says_session_unknown(&body)))
-        {
-            self.drop_session(sent);
-            tracing::debug!(connection = %self.label(), status, "session expired; Mcp-Session-Id dropped");
-            return TransportError::session_expired(status, body.trim());
-        }
-        if let Some(id) = request
-            && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
-                id: Some(rid),
-                outcome: Err(e),
-            })) = JsonRpcMessage::decode(text.as_bytes())
-            && mcp_transport::echo_answers(id, &rid)
-        {
-            return TransportError::JsonRpc(e);
-        }
-        let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
-            .map(|hint| self.scrub(&hint).into_boxed_str());
-        let shown = |name: &str| header_text(&headers, name).map(|text| self.scrub(&text));
-        TransportError::http(
-            status,
-            body,
-            shown(WWW_AUTHENTICATE.as_str()),
-            shown(MCP_AUTH_SERVER),
-            hint,
-        )
+/// The error for a non-2xx reply of `shared`'s connection:
+/// `SessionExpired` (404, or a 400 saying the session is unknown, to a
+/// request that carried `Mcp-Session-Id`; the id is dropped), the JSON-RPC
+/// error for `request` when the body is one, else `Http` with the body
+/// (truncated to 4 KiB) and the auth hints. Every secret value the
+/// connection sent is hidden in all of them.
+///
+/// The body is read for at most [`ERROR_BODY_WAIT`], and not past
+/// `deadline` (the send's own, when it has one): a server that never
+/// ends its error body cannot hold the send; the error then carries what
+/// arrived.
+pub(crate) async fn http_error(
+    shared: &Shared,
+    reply: Reply,
+    request: Option<&RequestId>,
+    deadline: Option<Instant>,
+) -> TransportError {
+    let status = reply.response.status().as_u16();
+    let headers = reply.response.headers().clone();
+    let wait_until = Instant::now() + ERROR_BODY_WAIT;
+    let until = deadline.map_or(wait_until, |d| d.min(wait_until));
+    let (bytes, _) = read_limited(reply.response.into_body(), ERROR_BODY_LIMIT, until).await;
+    // Servers echo what they refused (`denied for Bearer …`): every
+    // secret the connection sent is hidden before the body is looked
+    // at, so neither the error, its hint nor a log line built from it
+    // can show one.
+    let text = shared.exchange.scrub(&String::from_utf8_lossy(&bytes));
+    // A body still coded (in a coding the client does not decode; the
+    // others arrive decoded) is not shown as text: its bytes would be
+    // noise, or worse, on a terminal.
+    let encoding = crate::media::content_encoding(&headers);
+    let body = match &encoding {
+        Some(encoding) => format!(
+            "({} bytes of a body with Content-Encoding {encoding}, {})",
+            bytes.len(),
+            crate::media::NOT_DECODED
+        ),
+        None => text.clone(),
+    };
+    if let Some(sent) = reply.sent_session.as_deref()
+        && (status == 404 || (status == 400 && says_session_unknown(&body)))
+    {
+        shared.connection.drop_session(sent);
+        tracing::debug!(connection = %shared.label(), status, "session expired; Mcp-Session-Id dropped");
+        return TransportError::session_expired(status, body.trim());
     }
+    if let Some(id) = request
+        && let Ok(JsonRpcMessage::Response(JsonRpcResponse {
+            id: Some(rid),
+            outcome: Err(e),
+        })) = JsonRpcMessage::decode(text.as_bytes())
+        && mcp_transport::echo_answers(id, &rid)
+    {
+        return TransportError::JsonRpc(e);
+    }
+    let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
+        .map(|hint| shared.exchange.scrub(&hint).into_boxed_str());
+    let shown = |name: &str| header_text(&headers, name).map(|text| shared.exchange.scrub(&text));
+    TransportError::http(
+        status,
+        body,
+        shown(WWW_AUTHENTICATE.as_str()),
+        shown(MCP_AUTH_SERVER),
+        hint,
+    )
 }
 
 /// The request header a refusal is about, with the value sent (catalogue

@@ -14,133 +14,130 @@ use mcp_transport::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::connection::Connection;
 use crate::decode::ReplyBody;
-use crate::errors::timeout;
+use crate::errors::{http_error, timeout};
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::RequestKind;
-use crate::lock::lock;
 use crate::media::{Media, classify};
 use crate::mode::LegacyLink;
 use crate::redact::redact_url;
+use crate::shared::Shared;
 use crate::url::{resolve, same_origin};
 
-impl Connection {
-    /// Opens the SSE stream and waits (up to the connect timeout) for the
-    /// `endpoint` event. The stream is then read by a background task until
-    /// it ends, which closes the connection.
-    ///
-    /// Errors: `Http` for a non-2xx GET, `Protocol` for a non-SSE reply or a
-    /// bad endpoint, `Timeout{Connect}`, `Closed` when the stream ends first.
-    pub(crate) async fn open_legacy(
-        self: &Arc<Self>,
-        dispatcher: &Arc<Dispatcher>,
-    ) -> Result<Arc<LegacyLink>, TransportError> {
-        let limit = self.config.timeouts.connect;
-        let deadline = Instant::now() + limit;
-        let get = self.exchange(
-            Method::GET,
-            self.url.clone(),
-            Bytes::new(),
-            RequestKind::Get {
-                last_event_id: None,
-            },
-            Some(deadline),
-        );
-        let reply = tokio::time::timeout_at(deadline, get)
-            .await
-            .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
-        if !reply.response.status().is_success() {
-            return Err(self.http_error(reply, None, Some(deadline)).await);
-        }
-        match classify(reply.response.headers()) {
-            Media::EventStream => {}
-            other => {
-                return Err(TransportError::protocol(format!(
-                    "legacy HTTP+SSE: GET {} answered with {other:?}, not text/event-stream",
-                    redact_url(&self.url.to_string())
-                )));
-            }
-        }
-        let (tx, rx) = oneshot::channel();
-        let task = tokio::spawn(read_legacy_stream(
-            self.clone(),
-            dispatcher.clone(),
-            reply.response.into_body(),
-            tx,
-        ));
-        *lock(&self.legacy_reader) = Some(task.abort_handle());
-        match tokio::time::timeout(limit, rx).await {
-            Ok(Ok(Ok(endpoint))) => {
-                tracing::debug!(connection = %self.label(), endpoint = %redact_url(&endpoint.to_string()), "legacy HTTP+SSE endpoint received");
-                Ok(Arc::new(LegacyLink { endpoint }))
-            }
-            Ok(Ok(Err(e))) => {
-                task.abort();
-                Err(e)
-            }
-            Ok(Err(_)) => Err(TransportError::Closed(CloseReason::new(
-                "legacy SSE stream ended before the endpoint event",
-            ))),
-            Err(_) => {
-                task.abort();
-                Err(timeout(limit, TimeoutPhase::Connect))
-            }
+/// Opens the SSE stream and waits (up to the connect timeout) for the
+/// `endpoint` event. The stream is then read by a background task until
+/// it ends, which closes the connection.
+///
+/// Errors: `Http` for a non-2xx GET, `Protocol` for a non-SSE reply or a
+/// bad endpoint, `Timeout{Connect}`, `Closed` when the stream ends first.
+pub(crate) async fn open(
+    shared: &Arc<Shared>,
+    dispatcher: &Arc<Dispatcher>,
+) -> Result<Arc<LegacyLink>, TransportError> {
+    let limit = shared.config.timeouts.connect;
+    let deadline = Instant::now() + limit;
+    let get = shared.send(
+        Method::GET,
+        shared.url.clone(),
+        Bytes::new(),
+        RequestKind::Get {
+            last_event_id: None,
+        },
+        Some(deadline),
+    );
+    let reply = tokio::time::timeout_at(deadline, get)
+        .await
+        .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
+    if !reply.response.status().is_success() {
+        return Err(http_error(shared, reply, None, Some(deadline)).await);
+    }
+    match classify(reply.response.headers()) {
+        Media::EventStream => {}
+        other => {
+            return Err(TransportError::protocol(format!(
+                "legacy HTTP+SSE: GET {} answered with {other:?}, not text/event-stream",
+                redact_url(&shared.url.to_string())
+            )));
         }
     }
-
-    /// POSTs one message to the legacy endpoint; any 2xx means accepted (the
-    /// response, for a request, arrives on the SSE stream).
-    pub(crate) async fn send_legacy(
-        &self,
-        link: &LegacyLink,
-        message: Outgoing,
-    ) -> Result<(), TransportError> {
-        let kind = RequestKind::Post {
-            method: message.method.clone(),
-            with_session: false,
-            metadata: Vec::new(),
-        };
-        let (reply, deadline) = if message.kind == OutgoingKind::Request {
-            let post = self.exchange(
-                Method::POST,
-                link.endpoint.clone(),
-                message.body.clone(),
-                kind,
-                message.deadline,
-            );
-            (post.await?, None)
-        } else {
-            let limit = self.config.timeouts.notify;
-            let deadline = Instant::now() + limit;
-            let post = self.exchange(
-                Method::POST,
-                link.endpoint.clone(),
-                message.body.clone(),
-                kind,
-                Some(deadline),
-            );
-            let reply = tokio::time::timeout_at(deadline, post)
-                .await
-                .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
-            (reply, Some(deadline))
-        };
-        if !reply.response.status().is_success() {
-            return Err(self.http_error(reply, message.id.as_ref(), deadline).await);
+    let (tx, rx) = oneshot::channel();
+    let task = tokio::spawn(read_legacy_stream(
+        shared.clone(),
+        dispatcher.clone(),
+        reply.response.into_body(),
+        tx,
+    ));
+    shared.connection.set_legacy_reader(task.abort_handle());
+    match tokio::time::timeout(limit, rx).await {
+        Ok(Ok(Ok(endpoint))) => {
+            tracing::debug!(connection = %shared.label(), endpoint = %redact_url(&endpoint.to_string()), "legacy HTTP+SSE endpoint received");
+            Ok(Arc::new(LegacyLink { endpoint }))
         }
-        Ok(())
+        Ok(Ok(Err(e))) => {
+            task.abort();
+            Err(e)
+        }
+        Ok(Err(_)) => Err(TransportError::Closed(CloseReason::new(
+            "legacy SSE stream ended before the endpoint event",
+        ))),
+        Err(_) => {
+            task.abort();
+            Err(timeout(limit, TimeoutPhase::Connect))
+        }
     }
 }
 
+/// POSTs one message to the legacy endpoint; any 2xx means accepted (the
+/// response, for a request, arrives on the SSE stream).
+pub(crate) async fn send(
+    shared: &Shared,
+    link: &LegacyLink,
+    message: Outgoing,
+) -> Result<(), TransportError> {
+    let kind = RequestKind::Post {
+        method: message.method.clone(),
+        with_session: false,
+        metadata: Vec::new(),
+    };
+    let (reply, deadline) = if message.kind == OutgoingKind::Request {
+        let post = shared.send(
+            Method::POST,
+            link.endpoint.clone(),
+            message.body.clone(),
+            kind,
+            message.deadline,
+        );
+        (post.await?, None)
+    } else {
+        let limit = shared.config.timeouts.notify;
+        let deadline = Instant::now() + limit;
+        let post = shared.send(
+            Method::POST,
+            link.endpoint.clone(),
+            message.body.clone(),
+            kind,
+            Some(deadline),
+        );
+        let reply = tokio::time::timeout_at(deadline, post)
+            .await
+            .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
+        (reply, Some(deadline))
+    };
+    if !reply.response.status().is_success() {
+        return Err(http_error(shared, reply, message.id.as_ref(), deadline).await);
+    }
+    Ok(())
+}
+
 async fn read_legacy_stream(
-    connection: Arc<Connection>,
+    shared: Arc<Shared>,
     dispatcher: Arc<Dispatcher>,
     body: ReplyBody,
     endpoint: oneshot::Sender<Result<Uri, TransportError>>,
 ) {
     let mut endpoint = Some(endpoint);
-    let mut stream = EventStream::new(body, connection.config.max_event_bytes, None);
-    let label = connection.label().to_owned();
+    let mut stream = EventStream::new(body, shared.config.max_event_bytes, None);
+    let label = shared.label().to_owned();
     loop {
         match stream.next().await {
             Next::Event(event) if event.event_type == "endpoint" => {
@@ -148,10 +145,10 @@ async fn read_legacy_stream(
                     tracing::debug!(connection = %label, "second endpoint event ignored");
                     continue;
                 };
-                let result = resolve(&connection.url, event.data.as_str())
+                let result = resolve(&shared.url, event.data.as_str())
                     .map_err(|e| TransportError::protocol(format!("legacy endpoint event: {e}")))
                     .and_then(|uri| {
-                        if same_origin(&connection.url, &uri) {
+                        if same_origin(&shared.url, &uri) {
                             Ok(uri)
                         } else {
                             Err(TransportError::protocol(format!(

@@ -155,6 +155,7 @@ mod mode;
 mod no_proxy;
 mod oneshot;
 mod redact;
+mod shared;
 pub mod sse;
 mod streamable;
 mod transport;

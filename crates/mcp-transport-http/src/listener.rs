@@ -17,56 +17,55 @@
 //! reopened with `Last-Event-ID`.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use http::Method;
 use mcp_transport::Dispatcher;
 use tokio::sync::oneshot;
 
-use crate::connection::Connection;
 use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::RequestKind;
-use crate::lock::lock;
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
+use crate::shared::Shared;
 
-impl Connection {
-    /// Starts the GET listener once (later calls do nothing; never in legacy mode).
-    ///
-    /// Returns, when this call started it, a receiver that completes (value
-    /// or closed sender alike) once the first GET was answered: response
-    /// headers, a refusal, or a failure before any reply.
-    pub(crate) fn start_listening(
-        self: &Arc<Self>,
-        dispatcher: &Arc<Dispatcher>,
-    ) -> Option<oneshot::Receiver<()>> {
-        if matches!(self.mode(), ModeState::Legacy(_)) || !dispatcher.is_open() {
-            return None;
-        }
-        if self.listener_started.swap(true, Ordering::AcqRel) {
-            return None;
-        }
-        let (ready, answered) = oneshot::channel();
-        let task = tokio::spawn(run_listener(self.clone(), dispatcher.clone(), ready));
-        *lock(&self.listener) = Some(task.abort_handle());
-        Some(answered)
+/// Starts the GET listener of `shared`'s session once (later calls do
+/// nothing; never in legacy mode).
+///
+/// Returns, when this call started it, a receiver that completes (value
+/// or closed sender alike) once the first GET was answered: response
+/// headers, a refusal, or a failure before any reply.
+pub(crate) fn start(
+    shared: &Arc<Shared>,
+    dispatcher: &Arc<Dispatcher>,
+) -> Option<oneshot::Receiver<()>> {
+    let connection = &shared.connection;
+    if matches!(connection.mode(), ModeState::Legacy(_)) || !dispatcher.is_open() {
+        return None;
     }
+    if !connection.claim_listener() {
+        return None;
+    }
+    let (ready, answered) = oneshot::channel();
+    let task = tokio::spawn(run_listener(shared.clone(), dispatcher.clone(), ready));
+    connection.set_listener(task.abort_handle());
+    Some(answered)
 }
 
 async fn run_listener(
-    connection: Arc<Connection>,
+    shared: Arc<Shared>,
     dispatcher: Arc<Dispatcher>,
     ready: oneshot::Sender<()>,
 ) {
     // Completed after the first exchange, whatever its outcome; dropped
     // (which also wakes the waiter) if the task ends or is aborted first.
     let mut ready = Some(ready);
-    let backoff = connection.config.reconnect;
+    let backoff = shared.config.reconnect;
     let mut attempt = 0u32;
     let mut last_event_id: Option<String> = None;
     let mut retry = None;
-    let label = connection.label().to_owned();
+    let label = shared.label().to_owned();
+    let connection = &shared.connection;
     // The stream belongs to the session it was opened in: once that session
     // is gone (expired, or replaced by re-initialization), a reconnection
     // would go out with no id or another session's, so the listener stops
@@ -83,14 +82,8 @@ async fn run_listener(
         let kind = RequestKind::Get {
             last_event_id: last_event_id.clone(),
         };
-        let answer = connection
-            .exchange(
-                Method::GET,
-                connection.url.clone(),
-                Bytes::new(),
-                kind,
-                None,
-            )
+        let answer = shared
+            .send(Method::GET, shared.url.clone(), Bytes::new(), kind, None)
             .await;
         if let Some(ready) = ready.take() {
             let _ = ready.send(());
@@ -113,7 +106,7 @@ async fn run_listener(
                 } else {
                     let mut stream = EventStream::new(
                         reply.response.into_body(),
-                        connection.config.max_event_bytes,
+                        shared.config.max_event_bytes,
                         None,
                     );
                     loop {

@@ -1,5 +1,6 @@
 //! [`HttpTransport`]: the [`Transport`] over Streamable HTTP, legacy
-//! HTTP+SSE, or either (auto-detection).
+//! HTTP+SSE, or either (auto-detection), and the [`Outbound`] its
+//! dispatcher sends through, which goes the way the connection's mode says.
 
 use std::sync::Arc;
 
@@ -7,18 +8,19 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use http::Method;
 use mcp_transport::{
-    CloseReason, Dispatcher, RequestOptions, Transport, TransportError, TransportEvents,
+    CloseReason, Dispatcher, Outbound, Outgoing, RequestOptions, Transport, TransportError,
+    TransportEvents,
 };
 use mcp_types::jsonrpc::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
-use crate::connection::Connection;
 use crate::exchange::RequestKind;
-use crate::lock::lock;
 use crate::mode::ModeState;
 use crate::redact::SecretsRedactor;
+use crate::shared::Shared;
+use crate::{legacy, listener, streamable};
 
 /// Which transport a connection ended up speaking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,14 +46,15 @@ pub enum ActiveMode {
 /// `initialize`); under 2026-07-28 the dropped stream is the cancellation. Dropping the transport without [`close`](Transport::close) stops
 /// its background readers but cannot send the session `DELETE`.
 pub struct HttpTransport {
-    connection: Arc<Connection>,
+    /// The request path and the session, side by side.
+    shared: Arc<Shared>,
     dispatcher: Arc<Dispatcher>,
 }
 
 impl std::fmt::Debug for HttpTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpTransport")
-            .field("label", &self.connection.label())
+            .field("label", &self.shared.label())
             .field("mode", &self.mode())
             .field("connected", &self.dispatcher.is_open())
             .finish()
@@ -76,17 +79,14 @@ impl HttpTransport {
             _ => ModeState::Streamable,
         };
         let label = config.label.clone();
-        let connection = Connection::new(config, initial)?;
-        let dispatcher = Dispatcher::new(connection.clone(), label);
-        dispatcher.set_redactor(Arc::new(SecretsRedactor(connection.exchange.secrets())));
+        let shared = Shared::new(config, initial)?;
+        let dispatcher = Dispatcher::new(shared.clone(), label);
+        dispatcher.set_redactor(Arc::new(SecretsRedactor(shared.exchange.secrets())));
         if mode == HttpMode::Legacy {
-            let link = connection.open_legacy(&dispatcher).await?;
-            connection.set_mode(ModeState::Legacy(link));
+            let link = legacy::open(&shared, &dispatcher).await?;
+            shared.connection.set_mode(ModeState::Legacy(link));
         }
-        Ok(HttpTransport {
-            connection,
-            dispatcher,
-        })
+        Ok(HttpTransport { shared, dispatcher })
     }
 
     /// [`connect`](Self::connect) in [`HttpMode::Auto`]: Streamable HTTP,
@@ -105,12 +105,12 @@ impl HttpTransport {
     ///
     /// Returns at once; the GET is sent on a background task.
     pub fn start_listening(&self) {
-        let _ = self.connection.start_listening(&self.dispatcher);
+        let _ = listener::start(&self.shared, &self.dispatcher);
     }
 
     /// Which transport is in use.
     pub fn mode(&self) -> ActiveMode {
-        match self.connection.mode() {
+        match self.shared.connection.mode() {
             ModeState::Probing => ActiveMode::Undecided,
             ModeState::Streamable => ActiveMode::Streamable,
             ModeState::Legacy(_) => ActiveMode::Legacy,
@@ -120,28 +120,20 @@ impl HttpTransport {
     /// Uses `session` as the `Mcp-Session-Id` (e.g. a one-shot call inside
     /// a session the caller already has).
     pub fn set_session_id(&self, session: Option<String>) {
-        self.connection.set_session(session);
-    }
-
-    fn stop_tasks(&self) {
-        for slot in [&self.connection.listener, &self.connection.legacy_reader] {
-            if let Some(task) = lock(slot).take() {
-                task.abort();
-            }
-        }
+        self.shared.connection.set_session(session);
     }
 
     /// Closes locally: stops background readers and fails pending requests,
     /// without the session `DELETE`.
     pub(crate) fn close_local(&self, reason: &str) {
-        self.stop_tasks();
+        self.shared.connection.stop_tasks();
         self.dispatcher.close(CloseReason::new(reason));
     }
 }
 
 impl Drop for HttpTransport {
     fn drop(&mut self) {
-        self.stop_tasks();
+        self.shared.connection.stop_tasks();
     }
 }
 
@@ -173,36 +165,37 @@ impl Transport for HttpTransport {
     /// the `Mcp-Session-Id` when there is one (405 and errors are ignored),
     /// then fails pending requests with `Closed`.
     async fn close(&self) -> Result<(), TransportError> {
-        self.stop_tasks();
-        let streamable = !matches!(self.connection.mode(), ModeState::Legacy(_));
+        let shared = &self.shared;
+        shared.connection.stop_tasks();
+        let streamable = !matches!(shared.connection.mode(), ModeState::Legacy(_));
         if self.dispatcher.is_open()
             && streamable
-            && let Some(session) = self.connection.session()
+            && let Some(session) = shared.connection.session()
         {
-            let limit = self.connection.config.timeouts.close;
-            let delete = self.connection.exchange(
+            let limit = shared.config.timeouts.close;
+            let delete = shared.send(
                 Method::DELETE,
-                self.connection.url.clone(),
+                shared.url.clone(),
                 Bytes::new(),
                 RequestKind::Delete,
                 Some(tokio::time::Instant::now() + limit),
             );
             match tokio::time::timeout(limit, delete).await {
                 Ok(Ok(reply)) => {
-                    tracing::debug!(connection = %self.connection.label(), status = reply.response.status().as_u16(), "session DELETE answered")
+                    tracing::debug!(connection = %shared.label(), status = reply.response.status().as_u16(), "session DELETE answered")
                 }
                 Ok(Err(e)) => {
-                    tracing::debug!(connection = %self.connection.label(), error = %e, "session DELETE failed")
+                    tracing::debug!(connection = %shared.label(), error = %e, "session DELETE failed")
                 }
                 Err(_) => {
-                    tracing::debug!(connection = %self.connection.label(), "session DELETE timed out")
+                    tracing::debug!(connection = %shared.label(), "session DELETE timed out")
                 }
             }
             let _ = session;
-            self.connection.take_session();
+            shared.connection.take_session();
         }
         // After the DELETE, which a sticky session's cookie must route too.
-        self.connection.exchange.forget_cookies();
+        shared.exchange.forget_cookies();
         self.dispatcher
             .close(CloseReason::new("closed by the client"));
         Ok(())
@@ -217,12 +210,12 @@ impl Transport for HttpTransport {
     }
 
     fn set_protocol_version(&self, version: ProtocolVersion) {
-        self.connection.set_version(version);
+        self.shared.connection.set_version(version);
         self.dispatcher.set_protocol_version(version);
     }
 
     fn session_id(&self) -> Option<String> {
-        self.connection.session()
+        self.shared.connection.session()
     }
 
     fn set_wire_tap(&self, tap: Arc<dyn mcp_transport::WireTap>) -> bool {
@@ -239,7 +232,31 @@ impl Transport for HttpTransport {
 
     /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).
     fn sends_metadata_headers(&self) -> bool {
-        self.connection.rules().method_header
-            && !matches!(self.connection.mode(), ModeState::Legacy(_))
+        self.shared.connection.rules().method_header
+            && !matches!(self.shared.connection.mode(), ModeState::Legacy(_))
+    }
+}
+
+/// The dispatcher's way out: each message goes the way the connection's
+/// mode says.
+#[async_trait]
+impl Outbound for Shared {
+    async fn send(
+        &self,
+        message: Outgoing,
+        dispatcher: &Arc<Dispatcher>,
+    ) -> Result<(), TransportError> {
+        match self.connection.mode() {
+            ModeState::Legacy(link) => legacy::send(self, &link, message).await,
+            ModeState::Streamable => streamable::send(self, message, dispatcher, false).await,
+            ModeState::Probing => {
+                // Only a refused `initialize` means "a server from before
+                // Streamable HTTP" (spec 2025-03-26 `basic/transports` §
+                // Backwards Compatibility). A refused `server/discover` probe
+                // (2026-07-28) is the client layer's business: it falls back
+                // to `initialize`, which then decides the transport.
+                streamable::send(self, message, dispatcher, true).await
+            }
+        }
     }
 }
