@@ -11,17 +11,14 @@ use std::time::{Duration, SystemTime};
 use serde::Deserialize;
 
 use crate::discovery::Walk;
-use crate::error::AuthError;
+use crate::error::{AuthError, store_error};
 use crate::fetch::{check_url, is_json, post};
-use crate::oauth::{OAuth, lock, store_error};
 use crate::scope;
 use crate::secret::{Secret, scrub};
 use crate::session::LoginStatus;
+use crate::state::{OAuth, lock};
 use crate::store::{Record, StoreKey};
-use crate::token::{authenticated, form, request_token};
-
-/// The grant type of RFC 8628 § 3.4.
-pub(crate) const DEVICE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+use crate::token::{DEVICE_GRANT, authenticated, form, request_token};
 
 /// The longest wait between two polls, whatever the server asks: 60 s.
 const MAX_INTERVAL: Duration = Duration::from_secs(60);

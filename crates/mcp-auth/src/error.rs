@@ -8,6 +8,8 @@ use std::sync::Arc;
 use mcp_transport::AuthErrorKind;
 use mcp_transport_http::FetchError;
 
+use crate::store::StoreError;
+
 /// An error of the OAuth flow. `Display` describes this level; the cause,
 /// when there is one, is `source()`.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -207,5 +209,13 @@ impl AuthError {
     /// refresh token) is dead and may be forgotten. Nothing else is.
     pub fn is_invalid_grant(&self) -> bool {
         matches!(self, AuthError::TokenRefused { error: Some(e), .. } if e == "invalid_grant")
+    }
+}
+
+/// The flow's error for a failure of the credential store.
+pub(crate) fn store_error(e: StoreError) -> AuthError {
+    AuthError::Store {
+        problem: e.to_string(),
+        source: Some(Arc::new(e)),
     }
 }

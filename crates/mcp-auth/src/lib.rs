@@ -165,6 +165,7 @@ mod registration;
 mod scope;
 mod secret;
 mod session;
+mod state;
 mod store;
 mod token;
 mod user_agent;
@@ -207,9 +208,9 @@ pub use keychain_store::KeychainStore;
 pub use loopback::{
     CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,
 };
-pub use oauth::OAuth;
 pub use secret::Secret;
 pub use session::{LoginStatus, LogoutReport, Revocation, logins};
+pub use state::OAuth;
 pub use store::{
     ClientRecord, CredentialStore, DEFAULT_ACCOUNT, MemoryStore, Record, Revision, StoreError,
     StoreKey, StoreLock, TokenRecord,

@@ -1,128 +1,33 @@
-//! [`OAuth`]: the authorization flow for one MCP server, and the state it
-//! keeps between requests (which authorization server issued the current
-//! token, the scopes asked for, step-up counts). The transport hook that
-//! drives it is in `provider.rs`.
-
-use std::collections::HashMap;
-use std::fmt;
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
-
-use mcp_transport_http::Fetcher;
-use url::Url;
+//! The authorization flow for one MCP server, on the state of
+//! [`OAuth`](crate::OAuth) (`state.rs`): finding the stored tokens, a
+//! whole authorization (the unauthenticated probe, discovery, client
+//! identity, the user agent, the code exchange), the refresh under the
+//! store's lock, the client identity. The transport hook that drives it is
+//! in `provider.rs`; the host's calls in `session.rs` and `device.rs`.
 
 use crate::authorize::{AuthorizationRequest, authorization_url, validate_response};
-use crate::config::OAuthConfig;
-use crate::discovery::{Discovered, Walk};
-use crate::error::AuthError;
+use crate::discovery::{Discovered, Probed, Walk};
+use crate::error::{AuthError, store_error};
 use crate::metadata::resource_matches;
 use crate::pkce::{Pkce, random_token};
 use crate::registration::{self, Source};
 use crate::scope;
-use crate::store::{
-    ClientRecord, CredentialStore, Record, Revision, StoreError, StoreKey, TokenRecord,
-};
+use crate::state::{Inner, lock};
+use crate::store::{ClientRecord, Record, Revision, StoreError, StoreKey, TokenRecord};
 use crate::token::request_token;
-use crate::user_agent::{AuthorizationPrompt, UserAgent};
-
-/// The OAuth 2.1 client for one MCP server (spec `basic/authorization`).
-/// Cheap to clone; [`provider`](OAuth::provider) plugs it into the HTTP
-/// transport.
-#[derive(Clone)]
-pub struct OAuth {
-    pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) config: OAuthConfig,
-    pub(crate) server: Url,
-    pub(crate) fetcher: Fetcher,
-    pub(crate) store: Arc<dyn CredentialStore>,
-    pub(crate) agent: Arc<dyn UserAgent>,
-    /// Held by whoever refreshes or authorizes: one flow at a time, the
-    /// others wait and then find its token.
-    pub(crate) flow: tokio::sync::Mutex<()>,
-    pub(crate) state: Mutex<State>,
-}
-
-/// What the flow remembers between requests.
-#[derive(Debug, Default)]
-pub(crate) struct State {
-    /// The tokens' key: the resource and the issuer of the last
-    /// authorization (or refresh), or of the tokens found in the store.
-    pub(crate) key: Option<StoreKey>,
-    /// The scopes of the last authorization.
-    pub(crate) scopes: Vec<String>,
-    /// Step-up authorizations per operation.
-    pub(crate) step_ups: HashMap<String, u32>,
-    /// The authorization server of the last authorization, for refreshes.
-    pub(crate) discovered: Option<Discovered>,
-}
-
-impl fmt::Debug for OAuth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OAuth")
-            .field("server", &self.inner.server.as_str())
-            .field("store", &self.inner.store)
-            .field("user_agent", &self.inner.agent)
-            .finish()
-    }
-}
-
-pub(crate) fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl OAuth {
-    /// The flow for `config.server_url`, storing credentials in `store` and
-    /// taking the user through authorization with `agent`.
-    ///
-    /// Errors: `InsecureUrl` when the server URL or the redirect URI is not
-    /// an absolute https URL (or http on a loopback host, spec
-    /// § Communication Security), or the Client ID Metadata Document URL is
-    /// not https with a path (spec § Client ID Metadata Documents).
-    pub fn new(
-        config: OAuthConfig,
-        store: Arc<dyn CredentialStore>,
-        agent: Arc<dyn UserAgent>,
-    ) -> Result<OAuth, AuthError> {
-        let server = crate::fetch::check_url("MCP server URL", &config.server_url)?;
-        crate::fetch::check_url("redirect URI", &config.redirect_uri)?;
-        if let Some(url) = &config.auth_server_metadata_url {
-            crate::fetch::check_url("authorization server metadata URL", url)?;
-        }
-        if let Some(cimd) = &config.client_metadata_url {
-            let ok =
-                url::Url::parse(cimd).is_ok_and(|u| u.scheme() == "https" && u.path().len() > 1);
-            if !ok {
-                return Err(AuthError::InsecureUrl {
-                    what: "client metadata document URL (https, with a path)",
-                    url: cimd.clone(),
-                });
-            }
-        }
-        let fetcher = Fetcher::new(config.fetch.clone());
-        Ok(OAuth {
-            inner: Arc::new(Inner {
-                config,
-                server,
-                fetcher,
-                store,
-                agent,
-                flow: tokio::sync::Mutex::new(()),
-                state: Mutex::new(State::default()),
-            }),
-        })
-    }
-
-    /// The fetcher the flow's requests go through (for a
-    /// [`HeadlessRedirect`](crate::HeadlessRedirect) on the same settings).
-    pub fn fetcher(&self) -> &Fetcher {
-        &self.inner.fetcher
-    }
-}
+use crate::user_agent::AuthorizationPrompt;
 
 impl Inner {
+    /// What the server asks for when called without a token: the
+    /// discovery walk's first step.
+    ///
+    /// Errors: `Fetch` when the server cannot be reached.
+    pub(crate) async fn probe(&self) -> Result<Probed, AuthError> {
+        Walk::new(&self.fetcher)
+            .probe(&self.server, &self.config.client_name)
+            .await
+    }
+
     /// The stored tokens of this server and account, with their key and
     /// revision (the revision is the credential's generation: a refused
     /// request that carried another one was sent with tokens already
@@ -453,27 +358,5 @@ impl Inner {
             }
         }
         Err(store_error(StoreError::Conflict))
-    }
-}
-
-/// `true` when the access token of `tokens` should be refreshed before
-/// use: its expiry is less than `skew` away, or less than half its
-/// lifetime when that is shorter (a token that lives 30 s is not refreshed
-/// at once because the skew is 60 s). A token without an expiry never is.
-pub(crate) fn expiring(tokens: &TokenRecord, skew: std::time::Duration) -> bool {
-    let Some(expires_at) = tokens.expires_at else {
-        return false;
-    };
-    let lifetime = tokens
-        .received_at
-        .and_then(|r| expires_at.duration_since(r).ok());
-    let margin = lifetime.map_or(skew, |l| skew.min(l / 2));
-    expires_at <= SystemTime::now() + margin
-}
-
-pub(crate) fn store_error(e: StoreError) -> AuthError {
-    AuthError::Store {
-        problem: e.to_string(),
-        source: Some(Arc::new(e)),
     }
 }

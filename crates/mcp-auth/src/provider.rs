@@ -15,7 +15,8 @@ use mcp_transport_http::{
 
 use crate::challenge::{oauth_challenge, parse_challenges};
 use crate::error::AuthError;
-use crate::oauth::{Inner, OAuth, expiring, lock};
+use crate::state::{Inner, OAuth, lock};
+use crate::token::expiring;
 
 impl OAuth {
     /// The transport hook for this flow: put it in

@@ -15,6 +15,7 @@ use crate::fetch::{is_json, post};
 use crate::metadata::AuthorizationServerMetadata;
 use crate::secret::Secret;
 use crate::store::ClientRecord;
+use crate::token::DEVICE_GRANT;
 
 /// How a client identity was obtained (for logs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,9 +103,9 @@ pub(crate) async fn register(
         && metadata
             .grant_types_supported
             .as_ref()
-            .is_none_or(|g| g.iter().any(|g| g == crate::device::DEVICE_GRANT));
+            .is_none_or(|g| g.iter().any(|g| g == DEVICE_GRANT));
     if device_grant {
-        grant_types.push(crate::device::DEVICE_GRANT);
+        grant_types.push(DEVICE_GRANT);
     }
     let body = json!({
         "client_name": config.client_name,

@@ -9,13 +9,12 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::discovery::{Probed, Walk};
-use crate::error::AuthError;
+use crate::error::{AuthError, store_error};
 use crate::fetch::post;
-use crate::oauth::{Inner, OAuth, expiring, store_error};
 use crate::secret::{Secret, scrub};
+use crate::state::{Inner, OAuth};
 use crate::store::{ClientRecord, CredentialStore, Record, StoreKey, TokenRecord};
-use crate::token::{authenticated, form};
+use crate::token::{authenticated, expiring, form};
 
 /// What is stored for one login: no secret. Times are absolute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -212,16 +211,6 @@ fn usable(tokens: TokenRecord) -> Result<Secret, AuthError> {
 }
 
 impl Inner {
-    /// What the server asks for when called without a token: the
-    /// discovery walk's first step.
-    ///
-    /// Errors: `Fetch` when the server cannot be reached.
-    pub(crate) async fn probe(&self) -> Result<Probed, AuthError> {
-        Walk::new(&self.fetcher)
-            .probe(&self.server, &self.config.client_name)
-            .await
-    }
-
     /// Revokes the refresh token, then the access token (RFC 7009 § 2.1)
     /// with the stored (or pre-registered) client; never registers one.
     async fn revoke(&self, key: &StoreKey, tokens: &TokenRecord) -> Result<Revocation, AuthError> {

@@ -206,6 +206,24 @@ pub(crate) async fn request_token(
     })
 }
 
+/// The grant type of device authorization (RFC 8628 § 3.4).
+pub(crate) const DEVICE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
+/// `true` when the access token of `tokens` should be refreshed before
+/// use: its expiry is less than `skew` away, or less than half its
+/// lifetime when that is shorter (a token that lives 30 s is not refreshed
+/// at once because the skew is 60 s). A token without an expiry never is.
+pub(crate) fn expiring(tokens: &TokenRecord, skew: Duration) -> bool {
+    let Some(expires_at) = tokens.expires_at else {
+        return false;
+    };
+    let lifetime = tokens
+        .received_at
+        .and_then(|r| expires_at.duration_since(r).ok());
+    let margin = lifetime.map_or(skew, |l| skew.min(l / 2));
+    expires_at <= SystemTime::now() + margin
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
