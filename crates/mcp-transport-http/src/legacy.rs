@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{Method, Uri};
+use http::Uri;
 use mcp_transport::{
     CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
 };
@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use crate::decode::ReplyBody;
 use crate::errors::{http_error, timeout};
 use crate::event_stream::{EventStream, Next, carries_message};
-use crate::exchange::RequestKind;
+use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::LegacyLink;
 use crate::redact::redact_url;
@@ -36,15 +36,13 @@ pub(crate) async fn open(
 ) -> Result<Arc<LegacyLink>, TransportError> {
     let limit = shared.config.timeouts.connect;
     let deadline = Instant::now() + limit;
-    let get = shared.send(
-        Method::GET,
-        shared.url.clone(),
-        Bytes::new(),
-        RequestKind::Get {
-            last_event_id: None,
-        },
-        Some(deadline),
-    );
+    let kind = RequestKind::Get {
+        last_event_id: None,
+    };
+    let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
+    let get = shared
+        .exchange
+        .send(&request, &shared.connection, Some(deadline));
     let reply = tokio::time::timeout_at(deadline, get)
         .await
         .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
@@ -99,25 +97,15 @@ pub(crate) async fn send(
         with_session: false,
         metadata: Vec::new(),
     };
+    let request = HttpRequest::new(link.endpoint.clone(), message.body.clone(), kind);
+    let (exchange, session) = (&shared.exchange, &shared.connection);
     let (reply, deadline) = if message.kind == OutgoingKind::Request {
-        let post = shared.send(
-            Method::POST,
-            link.endpoint.clone(),
-            message.body.clone(),
-            kind,
-            message.deadline,
-        );
-        (post.await?, None)
+        let reply = exchange.send(&request, session, message.deadline).await?;
+        (reply, None)
     } else {
         let limit = shared.config.timeouts.notify;
         let deadline = Instant::now() + limit;
-        let post = shared.send(
-            Method::POST,
-            link.endpoint.clone(),
-            message.body.clone(),
-            kind,
-            Some(deadline),
-        );
+        let post = exchange.send(&request, session, Some(deadline));
         let reply = tokio::time::timeout_at(deadline, post)
             .await
             .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;

@@ -19,12 +19,11 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::Method;
 use mcp_transport::Dispatcher;
 use tokio::sync::oneshot;
 
 use crate::event_stream::{EventStream, Next, carries_message};
-use crate::exchange::RequestKind;
+use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
 use crate::shared::Shared;
@@ -82,8 +81,10 @@ async fn run_listener(
         let kind = RequestKind::Get {
             last_event_id: last_event_id.clone(),
         };
+        let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
         let answer = shared
-            .send(Method::GET, shared.url.clone(), Bytes::new(), kind, None)
+            .exchange
+            .send(&request, &shared.connection, None)
             .await;
         if let Some(ready) = ready.take() {
             let _ = ready.send(());

@@ -8,14 +8,12 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Weak};
 
-use bytes::Bytes;
-use http::{Method, Uri};
+use http::Uri;
 use mcp_transport::TransportError;
-use tokio::time::Instant;
 
 use crate::config::HttpConfig;
 use crate::connection::Connection;
-use crate::exchange::{Exchange, HttpRequest, Reply, RequestKind};
+use crate::exchange::Exchange;
 use crate::mode::ModeState;
 use crate::redact::redact_url;
 
@@ -86,28 +84,5 @@ impl Shared {
     /// The label, for logs.
     pub(crate) fn label(&self) -> &str {
         &self.config.label
-    }
-
-    /// Sends `method` to `url` with `body` through the exchange, in the
-    /// connection's session (see [`Exchange::send`]).
-    ///
-    /// Errors: as [`Exchange::send`].
-    pub(crate) async fn send(
-        &self,
-        method: Method,
-        url: Uri,
-        body: Bytes,
-        kind: RequestKind,
-        deadline: Option<Instant>,
-    ) -> Result<Reply, TransportError> {
-        let request = HttpRequest {
-            method,
-            url,
-            body,
-            kind,
-        };
-        self.exchange
-            .send(&request, &self.connection, deadline)
-            .await
     }
 }

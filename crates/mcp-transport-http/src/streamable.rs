@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
-use http::Method;
 use mcp_transport::{Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
 use mcp_types::RequestId;
 use tokio::time::Instant;
@@ -17,7 +16,7 @@ use crate::body::read_bounded;
 use crate::decode::ReplyBody;
 use crate::errors::{http_error, no_response, timeout};
 use crate::event_stream::{EventStream, Next, carries_message};
-use crate::exchange::RequestKind;
+use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
 use crate::shared::Shared;
@@ -53,26 +52,16 @@ pub(crate) async fn send(
     // this future; a Retry-After wait never outlasts it); a notification
     // or a response by the notify timeout, through to the end of an
     // error body.
+    let request = HttpRequest::new(shared.url.clone(), message.body.clone(), kind);
+    let (exchange, session) = (&shared.exchange, &shared.connection);
     let (reply, deadline) = if message.kind == OutgoingKind::Request {
-        let exchange = shared.send(
-            Method::POST,
-            shared.url.clone(),
-            message.body.clone(),
-            kind,
-            message.deadline,
-        );
-        (exchange.await?, None)
+        let reply = exchange.send(&request, session, message.deadline).await?;
+        (reply, None)
     } else {
         let limit = shared.config.timeouts.notify;
         let deadline = Instant::now() + limit;
-        let exchange = shared.send(
-            Method::POST,
-            shared.url.clone(),
-            message.body.clone(),
-            kind,
-            Some(deadline),
-        );
-        let reply = tokio::time::timeout_at(deadline, exchange)
+        let send = exchange.send(&request, session, Some(deadline));
+        let reply = tokio::time::timeout_at(deadline, send)
             .await
             .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
         (reply, Some(deadline))
@@ -233,8 +222,10 @@ async fn read_reply_stream(
             let kind = RequestKind::Get {
                 last_event_id: Some(resume_from.clone()),
             };
+            let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
             match shared
-                .send(Method::GET, shared.url.clone(), Bytes::new(), kind, None)
+                .exchange
+                .send(&request, &shared.connection, None)
                 .await
             {
                 Err(e) => {

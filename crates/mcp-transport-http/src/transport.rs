@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use http::Method;
 use mcp_transport::{
     CloseReason, Dispatcher, Outbound, Outgoing, RequestOptions, Transport, TransportError,
     TransportEvents,
@@ -16,7 +15,7 @@ use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
 use crate::config::{HttpConfig, HttpMode};
-use crate::exchange::RequestKind;
+use crate::exchange::{HttpRequest, RequestKind};
 use crate::mode::ModeState;
 use crate::redact::SecretsRedactor;
 use crate::shared::Shared;
@@ -173,13 +172,11 @@ impl Transport for HttpTransport {
             && let Some(session) = shared.connection.session()
         {
             let limit = shared.config.timeouts.close;
-            let delete = shared.send(
-                Method::DELETE,
-                shared.url.clone(),
-                Bytes::new(),
-                RequestKind::Delete,
-                Some(tokio::time::Instant::now() + limit),
-            );
+            let request = HttpRequest::new(shared.url.clone(), Bytes::new(), RequestKind::Delete);
+            let deadline = tokio::time::Instant::now() + limit;
+            let delete = shared
+                .exchange
+                .send(&request, &shared.connection, Some(deadline));
             match tokio::time::timeout(limit, delete).await {
                 Ok(Ok(reply)) => {
                     tracing::debug!(connection = %shared.label(), status = reply.response.status().as_u16(), "session DELETE answered")

@@ -55,6 +55,24 @@ pub(crate) struct HttpRequest {
     pub(crate) kind: RequestKind,
 }
 
+impl HttpRequest {
+    /// A request of `kind` to `url` with `body`; its method is the kind's
+    /// (POST, GET or DELETE).
+    pub(crate) fn new(url: Uri, body: Bytes, kind: RequestKind) -> HttpRequest {
+        let method = match kind {
+            RequestKind::Post { .. } => Method::POST,
+            RequestKind::Get { .. } => Method::GET,
+            RequestKind::Delete => Method::DELETE,
+        };
+        HttpRequest {
+            method,
+            url,
+            body,
+            kind,
+        }
+    }
+}
+
 /// What a request carries of its connection's session. Read anew for each
 /// hop (every redirect, auth retry, re-send and `Retry-After` retry), so a
 /// hop sent after a re-initialization carries the new session.
