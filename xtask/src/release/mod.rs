@@ -460,34 +460,65 @@ impl Report {
             }
         }
         println!();
-        println!(
-            "{:<20} {:<8} {:>10} {:>5}  {:<34} {:<20} semver",
-            "crate", "version", "package", "deps", "features checked", "API changed?"
-        );
-        for name in &self.order {
-            let Some(row) = self.rows.get(name) else {
-                continue;
-            };
-            println!(
-                "{:<20} {:<8} {:>10} {:>5}  {:<34} {:<20} {}",
-                name,
-                row.version,
-                size(row.size),
-                row.dependencies.map_or("-".to_string(), |d| d.to_string()),
-                row.features,
-                row.api_changed,
-                row.semver
-            );
+        // Each column as wide as its widest cell, so long feature lists
+        // and crate names keep the table readable.
+        let rows: Vec<[String; 7]> = self
+            .order
+            .iter()
+            .filter_map(|name| self.rows.get(name).map(|row| (name, row)))
+            .map(|(name, row)| {
+                [
+                    name.clone(),
+                    row.version.clone(),
+                    size(row.size),
+                    row.dependencies.map_or("-".to_string(), |d| d.to_string()),
+                    row.features.clone(),
+                    row.api_changed.clone(),
+                    row.semver.clone(),
+                ]
+            })
+            .collect();
+        let head = [
+            "crate",
+            "version",
+            "package",
+            "deps",
+            "features checked",
+            "API changed?",
+            "semver",
+        ]
+        .map(str::to_string);
+        let mut widths = head.clone().map(|h| h.chars().count());
+        for row in &rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        for row in std::iter::once(&head).chain(&rows) {
+            let cells: Vec<String> = row
+                .iter()
+                .zip(widths)
+                .enumerate()
+                .map(|(i, (cell, w))| {
+                    // Sizes and counts right-aligned, words left-aligned.
+                    if i == 2 || i == 3 {
+                        format!("{cell:>w$}")
+                    } else {
+                        format!("{cell:<w$}")
+                    }
+                })
+                .collect();
+            println!("{}", cells.join("  ").trim_end());
         }
         if !self.layers.is_empty() {
             println!();
             println!(
-                "{:<44} {:>5}  release build (cold, own target dir)",
+                "{:<50} {:>5}  release build (cold, own target dir)",
                 "layer", "deps"
             );
             for l in &self.layers {
                 println!(
-                    "{:<44} {:>5}  {}",
+                    "{:<50} {:>5}  {}",
                     l.label,
                     l.dependencies,
                     l.release_build_secs
