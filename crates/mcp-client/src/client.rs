@@ -23,10 +23,12 @@ use serde_json::{Map, Value};
 use crate::codec;
 use crate::connection::Connection;
 use crate::error::ClientError;
-use crate::list_changes::ListKind;
+use crate::list_changes::{self, ListKind};
 use crate::listing::{Listing, Pager};
+use crate::mrtr;
 use crate::negotiate::{self, Negotiated};
 use crate::options::ClientOptions;
+use crate::receive_loop;
 use crate::template::{self, TemplateValue};
 
 /// One connection to one MCP server: negotiation, typed requests, and the
@@ -88,7 +90,7 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Client, ClientError> {
         let inner = Connection::new(transport.clone(), options);
-        inner.start_receive_loop();
+        receive_loop::start(&inner);
         let negotiated = negotiate::negotiate(transport.as_ref(), &inner.options).await?;
         inner.set_session(negotiated);
         Ok(Client { inner })
@@ -208,7 +210,7 @@ impl Client {
         options: RequestOptions,
     ) -> Result<R::Result, ClientError> {
         let params = codec::params(R::METHOD, &params)?;
-        let value = self.inner.send(R::METHOD, params, options).await?;
+        let value = mrtr::send(&self.inner, R::METHOD, params, options).await?;
         codec::decode(
             R::METHOD,
             value,
@@ -228,8 +230,7 @@ impl Client {
         params: Option<Value>,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
-        self.inner
-            .send(method, params, options)
+        mrtr::send(&self.inner, method, params, options)
             .await?
             .to_value()
             .map_err(|e| ClientError::decode(method, e))
@@ -328,11 +329,13 @@ impl Client {
         let Some(kind) = ListKind::listed_by(R::METHOD) else {
             return fetch().await;
         };
-        self.inner
-            .fresh_listing(kind, R::METHOD, fetch, |listing, requested| {
-                (listing, self.inner.list_generation(kind) == requested)
-            })
-            .await
+        list_changes::fresh_listing(
+            || self.inner.list_generation(kind),
+            R::METHOD,
+            fetch,
+            |listing, requested| (listing, self.inner.list_generation(kind) == requested),
+        )
+        .await
     }
 
     /// One pass of [`Client::listing`]: every page, no second listing.

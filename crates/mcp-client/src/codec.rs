@@ -10,7 +10,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ClientError;
-use crate::mrtr;
 
 /// The params of `method` as JSON: `None` when they serialize to nothing
 /// (`null` or an empty object), so the request goes out without `params`.
@@ -53,7 +52,7 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
 ) -> Result<T, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
     if version.is_stateless() {
-        match mrtr::result_type(&raw).as_deref() {
+        match result_type(&raw).as_deref() {
             None | Some("complete") => {}
             Some(other) => {
                 return Err(ClientError::Protocol {
@@ -67,6 +66,18 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
         .map_err(|e| decode_error(method, e, shown))?;
     log_forgiven(method, &forgiven, shown);
     Ok(value)
+}
+
+/// `true` when the result is an `InputRequiredResult` (its top-level
+/// `resultType` is `"input_required"`; found without parsing the rest).
+pub(crate) fn is_input_required(result: &RawResult) -> bool {
+    result_type(result).as_deref() == Some("input_required")
+}
+
+/// The top-level `resultType` of a result when it is a string (escapes
+/// decoded), found by a member scan without parsing the rest.
+fn result_type(result: &RawResult) -> Option<String> {
+    serde_json::from_slice(result.member("resultType")?).ok()
 }
 
 /// `error` as it may be shown: a [`ClientError::Decode`] quoting a secret

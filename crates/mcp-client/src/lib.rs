@@ -127,6 +127,7 @@ mod mrtr;
 pub mod negotiate;
 mod negotiated;
 pub mod options;
+mod pipeline;
 mod receive_loop;
 pub mod request_metadata;
 mod server_requests;

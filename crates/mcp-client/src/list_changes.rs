@@ -15,7 +15,11 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::connection::Connection;
+use mcp_types::Request;
+use mcp_types::prompts::ListPrompts;
+use mcp_types::resources::{ListResourceTemplates, ListResources};
+use mcp_types::tools::ListTools;
+
 use crate::error::ClientError;
 use crate::listing::Listing;
 
@@ -35,9 +39,9 @@ impl ListKind {
     /// The list a listing `method` reads, if a `list_changed` covers it.
     pub(crate) fn listed_by(method: &str) -> Option<ListKind> {
         match method {
-            "tools/list" => Some(ListKind::Tools),
-            "prompts/list" => Some(ListKind::Prompts),
-            "resources/list" | "resources/templates/list" => Some(ListKind::Resources),
+            ListTools::METHOD => Some(ListKind::Tools),
+            ListPrompts::METHOD => Some(ListKind::Prompts),
+            ListResources::METHOD | ListResourceTemplates::METHOD => Some(ListKind::Resources),
             _ => None,
         }
     }
@@ -59,70 +63,61 @@ impl ListGenerations {
             ListKind::Resources => Some(&self.resources),
         }
     }
+
+    /// Raises the generation of `kind`; `false` for tools, whose generation
+    /// the tool cache keeps.
+    pub(crate) fn raise(&self, kind: ListKind) -> bool {
+        self.of(kind)
+            .map(|generation| generation.fetch_add(1, Ordering::SeqCst))
+            .is_some()
+    }
+
+    /// The generation of `kind`; `None` for tools (see [`Self::raise`]).
+    pub(crate) fn get(&self, kind: ListKind) -> Option<u64> {
+        self.of(kind)
+            .map(|generation| generation.load(Ordering::SeqCst))
+    }
 }
 
-impl Connection {
-    /// A `list_changed` of `kind` arrived: a new generation of that list
-    /// (tools: the cache's compiled validators are forgotten too). Called by
-    /// the receive loop before the handler hears of it.
-    pub(crate) fn list_changed(&self, kind: ListKind) {
-        match self.list_generations.of(kind) {
-            Some(generation) => {
-                generation.fetch_add(1, Ordering::SeqCst);
-            }
-            None => self.invalidate_tools(),
-        }
+/// A whole listing (`method` names it in logs) by `fetch`, fetched once
+/// more when its list's `generation` (see `Connection::list_generation`)
+/// moved while it was in flight: a `list_changed` arrived. `keep` receives
+/// each listing with the generation it was requested at, keeps what it
+/// keeps of it (tools: the cache) and says whether it is current.
+///
+/// Bounded: at most two listings. When the second one is overtaken as
+/// well it is returned (logged at debug); when it fails, the first is
+/// returned (logged at warn). Neither is then kept as current, so the
+/// next caller lists again.
+///
+/// Errors: the first listing's.
+pub(crate) async fn fresh_listing<T, Fut>(
+    generation: impl Fn() -> u64,
+    method: &str,
+    fetch: impl Fn() -> Fut,
+    keep: impl Fn(Listing<T>, u64) -> (Listing<T>, bool),
+) -> Result<Listing<T>, ClientError>
+where
+    Fut: Future<Output = Result<Listing<T>, ClientError>>,
+{
+    let requested = generation();
+    let (first, current) = keep(fetch().await?, requested);
+    if current {
+        return Ok(first);
     }
-
-    /// The current generation of `kind`: read before a listing is sent.
-    pub(crate) fn list_generation(&self, kind: ListKind) -> u64 {
-        match self.list_generations.of(kind) {
-            Some(generation) => generation.load(Ordering::SeqCst),
-            None => self.tools().generation(),
-        }
-    }
-
-    /// A whole listing of `kind` (`method` names it in logs) by `fetch`,
-    /// fetched once more when a `list_changed` of `kind` arrived while it
-    /// was in flight. `keep` receives each listing with the generation it
-    /// was requested at, keeps what it keeps of it (tools: the cache) and
-    /// says whether it is current.
-    ///
-    /// Bounded: at most two listings. When the second one is overtaken as
-    /// well it is returned (logged at debug); when it fails, the first is
-    /// returned (logged at warn). Neither is then kept as current, so the
-    /// next caller lists again.
-    ///
-    /// Errors: the first listing's.
-    pub(crate) async fn fresh_listing<T, Fut>(
-        &self,
-        kind: ListKind,
-        method: &str,
-        fetch: impl Fn() -> Fut,
-        keep: impl Fn(Listing<T>, u64) -> (Listing<T>, bool),
-    ) -> Result<Listing<T>, ClientError>
-    where
-        Fut: Future<Output = Result<Listing<T>, ClientError>>,
-    {
-        let requested = self.list_generation(kind);
-        let (first, current) = keep(fetch().await?, requested);
-        if current {
-            return Ok(first);
-        }
-        tracing::debug!(%method, "a list_changed arrived while the listing was in flight; listing once more");
-        let requested = self.list_generation(kind);
-        match fetch().await {
-            Ok(second) => {
-                let (second, current) = keep(second, requested);
-                if !current {
-                    tracing::debug!(%method, "the second listing was overtaken by list_changed as well; returned as it is, not kept as current");
-                }
-                Ok(second)
+    tracing::debug!(%method, "a list_changed arrived while the listing was in flight; listing once more");
+    let requested = generation();
+    match fetch().await {
+        Ok(second) => {
+            let (second, current) = keep(second, requested);
+            if !current {
+                tracing::debug!(%method, "the second listing was overtaken by list_changed as well; returned as it is, not kept as current");
             }
-            Err(error) => {
-                tracing::warn!(%method, %error, "listing once more after list_changed failed; returning the earlier listing, not kept as current");
-                Ok(first)
-            }
+            Ok(second)
+        }
+        Err(error) => {
+            tracing::warn!(%method, %error, "listing once more after list_changed failed; returning the earlier listing, not kept as current");
+            Ok(first)
         }
     }
 }

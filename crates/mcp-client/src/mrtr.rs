@@ -11,43 +11,58 @@
 //! echoed verbatim (omitted when the server gave none). A state-only round
 //! (no input requests) is retried after a short backoff. The loop stops
 //! after [`crate::ClientOptions::max_input_rounds`] rounds.
+//!
+//! The loop is a layer around the pipeline (`pipeline.rs`): [`send`] sends
+//! the request through it, and each retry is one more request through it,
+//! with its own recoveries.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_transport::{RequestOptions, TransportError};
-use mcp_types::{RawResult, RequestId};
+use mcp_types::prompts::GetPrompt;
+use mcp_types::resources::ReadResource;
+use mcp_types::tools::CallTool;
+use mcp_types::{RawResult, Request, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::codec;
 use crate::connection::Connection;
 use crate::error::ClientError;
 use crate::server_requests::{self, SERVER_REQUESTS, ServerParams, ServerRequest};
 
 /// The methods whose result may be `input_required` (spec § Supported Requests).
-pub(crate) const INPUT_METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+const INPUT_METHODS: [&str; 3] = [CallTool::METHOD, GetPrompt::METHOD, ReadResource::METHOD];
 
 /// The longest pause before retrying a state-only round: 2 000 ms.
 const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
-
-/// `true` when the result is an `InputRequiredResult` (its top-level
-/// `resultType` is `"input_required"`; found without parsing the rest).
-pub(crate) fn is_input_required(result: &RawResult) -> bool {
-    result_type(result).as_deref() == Some("input_required")
-}
-
-/// The top-level `resultType` of a result when it is a string (escapes
-/// decoded), found by a member scan without parsing the rest.
-pub(crate) fn result_type(result: &RawResult) -> Option<String> {
-    serde_json::from_slice(result.member("resultType")?).ok()
-}
 
 fn protocol(method: &str, message: impl Into<String>) -> ClientError {
     ClientError::Protocol {
         method: method.to_owned(),
         message: message.into(),
     }
+}
+
+/// Sends `method` through the pipeline ([`Connection::send`]) and, in a
+/// session of the stateless revision, completes a result that asks for
+/// input: each round is one more request through the pipeline.
+///
+/// Errors: the pipeline's, and those of [`complete`].
+pub(crate) async fn send(
+    conn: &Connection,
+    method: &str,
+    params: Option<Value>,
+    options: RequestOptions,
+) -> Result<RawResult, ClientError> {
+    let stateless = conn.session().is_some_and(|s| s.is_stateless());
+    let result = conn.send(method, params.as_ref(), options.clone()).await?;
+    if !stateless || !codec::is_input_required(&result) {
+        return Ok(result);
+    }
+    complete(conn, method, params, &options, result).await
 }
 
 /// Completes `method` whose first result `value` asked for input: answers
@@ -59,7 +74,7 @@ fn protocol(method: &str, message: impl Into<String>) -> ClientError {
 /// [`ClientError::InputRequest`] when the handler could not answer one (the
 /// request is abandoned; the server does not wait for it); the retried
 /// request's errors; `Transport(Cancelled)` when `options.cancel` fired.
-pub(crate) async fn complete(
+async fn complete(
     inner: &Connection,
     method: &str,
     params: Option<Value>,
@@ -75,7 +90,7 @@ pub(crate) async fn complete(
     }
     let max_rounds = inner.options.max_input_rounds;
     let mut round = 0usize;
-    while is_input_required(&result) {
+    while codec::is_input_required(&result) {
         if round >= max_rounds {
             return Err(protocol(
                 method,
@@ -97,9 +112,7 @@ pub(crate) async fn complete(
         }
         tracing::debug!(%method, round, answers = responses.len(), "retrying with input responses");
         let retry = with_input(params.clone(), responses, state);
-        result = inner
-            .send_recovering(method, retry.as_ref(), options)
-            .await?;
+        result = inner.send(method, retry.as_ref(), options.clone()).await?;
     }
     Ok(result)
 }
@@ -159,10 +172,7 @@ async fn fulfil(
     requests: InputRequests,
     options: &RequestOptions,
 ) -> Result<Map<String, Value>, ClientError> {
-    let caps = inner
-        .session()
-        .map(|s| s.client_capabilities.clone())
-        .unwrap_or_else(|| inner.options.capabilities());
+    let caps = inner.declared_capabilities();
     let cancel = options.cancel.clone().unwrap_or_default();
     let mut responses = Map::new();
     for (key, request) in requests {

@@ -9,11 +9,11 @@
 //! gets an error response at once and no handler runs.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 
 use mcp_transport::{CancellationToken, IncomingRequest, TransportEvent, TransportEvents};
 use mcp_types::elicitation::ElicitationComplete;
-use mcp_types::lifecycle::ClientCapabilities;
 use mcp_types::logging::LoggingMessage;
 use mcp_types::notifications::{
     Cancelled, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use crate::connection::Connection;
 use crate::list_changes::ListKind;
+use crate::options::DEFAULT_REFRESH_DEBOUNCE;
 use crate::server_requests::{self, ServerParams, ServerRequest};
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
@@ -67,8 +68,20 @@ fn lock(map: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, Cancella
     map.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Starts the receive loop on the transport's events. It holds the
+/// connection weakly, so dropping every client ends it; the connection
+/// aborts it when dropped.
+pub(crate) fn start(conn: &Arc<Connection>) {
+    match conn.transport.take_events() {
+        Some(events) => conn.set_receive_loop(tokio::spawn(run(Arc::downgrade(conn), events))),
+        None => tracing::warn!(
+            "the transport's events were already taken: server requests get default answers"
+        ),
+    }
+}
+
 /// Runs until the events channel ends or the client is dropped.
-pub(crate) async fn run(inner: Weak<Connection>, mut events: TransportEvents) {
+async fn run(inner: Weak<Connection>, mut events: TransportEvents) {
     let in_flight: InFlight = Arc::default();
     while let Some(event) = events.recv().await {
         let Some(inner) = inner.upgrade() else { break };
@@ -107,18 +120,9 @@ pub(crate) async fn run(inner: Weak<Connection>, mut events: TransportEvents) {
     tracing::debug!("receive loop ended");
 }
 
-/// The capabilities declared for the negotiated revision (or, during the
-/// handshake, as configured).
-fn declared(inner: &Connection) -> ClientCapabilities {
-    match inner.session() {
-        Some(s) => s.client_capabilities.clone(),
-        None => inner.options.capabilities(),
-    }
-}
-
 async fn answer(inner: &Connection, mut request: IncomingRequest, cancel: CancellationToken) {
     let cancelled_by_server = cancel.clone();
-    let caps = declared(inner);
+    let caps = inner.declared_capabilities();
     // Moved out of the message: decoded into the method's params type as it is.
     let params = match request.params.take() {
         Some(params) => ServerParams::Value(params),
@@ -149,6 +153,34 @@ async fn answer(inner: &Connection, mut request: IncomingRequest, cancel: Cancel
     if let Err(e) = request.respond(outcome).await {
         tracing::debug!(%method, error = %e, "could not deliver the answer to a server request");
     }
+}
+
+/// Schedules a debounced tool-list refresh after `tools/list_changed`
+/// ([`DEFAULT_REFRESH_DEBOUNCE`]), when configured and the server declared
+/// `tools.listChanged`: the connection's tool listing, which replaces the
+/// tool cache.
+fn schedule_tool_refresh(conn: &Arc<Connection>) {
+    if !conn.options.auto_refresh_tools {
+        return;
+    }
+    let advertised = conn.session().is_some_and(|s| {
+        s.capabilities
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.list_changed == Some(true))
+    });
+    if !advertised || conn.refresh_pending.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let weak = Arc::downgrade(conn);
+    tokio::spawn(async move {
+        tokio::time::sleep(DEFAULT_REFRESH_DEBOUNCE).await;
+        let Some(conn) = weak.upgrade() else { return };
+        conn.refresh_pending.store(false, Ordering::Release);
+        if let Err(e) = conn.refresh_tools().await {
+            tracing::warn!(error = %e, "refreshing the tool list after list_changed failed");
+        }
+    });
 }
 
 /// The params of notification `N`, decoded in place (absent params read
@@ -195,7 +227,7 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
         // listing the handler (or anyone after it) starts is fresh.
         ToolListChanged::METHOD => {
             inner.list_changed(ListKind::Tools);
-            inner.schedule_tool_refresh();
+            schedule_tool_refresh(inner);
             return h.on_tools_list_changed().await;
         }
         PromptListChanged::METHOD => {

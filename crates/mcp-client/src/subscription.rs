@@ -31,6 +31,7 @@ use tokio::task::JoinHandle;
 use crate::client::Client;
 use crate::connection::Connection;
 use crate::error::ClientError;
+use crate::mrtr;
 
 /// How many events a [`Subscription`] buffers for its reader: 256. Past
 /// it, events are dropped and counted; the reader then gets one
@@ -449,7 +450,7 @@ impl Client {
             let inner = self.inner.clone();
             let shared = shared.clone();
             tokio::spawn(async move {
-                let outcome = inner.send(method, Some(params), request).await;
+                let outcome = mrtr::send(&inner, method, Some(params), request).await;
                 let acknowledged = inner
                     .subscriptions
                     .active()

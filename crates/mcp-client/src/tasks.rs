@@ -5,16 +5,19 @@
 
 use mcp_transport::RequestOptions;
 use mcp_types::Request;
-use mcp_types::tasks::{CancelTask, GetTask, ListTasks, ListTasksResult, Task, TaskIdParams};
+use mcp_types::tasks::{
+    CancelTask, GetTask, GetTaskPayload, ListTasks, ListTasksResult, Task, TaskIdParams,
+};
 use mcp_types::tools::{CallTool, CallToolResult};
 
 use crate::client::Client;
 use crate::codec;
 use crate::error::ClientError;
 use crate::listing::Listing;
+use crate::mrtr;
 
 /// The method of [`Client::tool_task_result`].
-const TASKS_RESULT: &str = "tasks/result";
+const TASKS_RESULT: &str = GetTaskPayload::METHOD;
 
 impl Client {
     /// `tasks/get`: the task's current state.
@@ -41,7 +44,7 @@ impl Client {
         options: RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
         let params = codec::params(TASKS_RESULT, &task_params(task_id))?;
-        let value = self.inner.send(TASKS_RESULT, params, options).await?;
+        let value = mrtr::send(&self.inner, TASKS_RESULT, params, options).await?;
         codec::decode_like(
             TASKS_RESULT,
             CallTool::METHOD,

@@ -18,11 +18,12 @@ use serde_json::{Map, Value};
 use crate::capabilities;
 use crate::client::Client;
 use crate::codec;
-use crate::connection::SerializeParams;
 use crate::error::ClientError;
 use crate::list_changes::ListKind;
 use crate::listing::{Incomplete, Listing};
+use crate::mrtr;
 use crate::options::CallOptions;
+use crate::pipeline::SendParams;
 use crate::request_metadata;
 use crate::validation;
 
@@ -84,16 +85,7 @@ impl Client {
         &self,
         options: RequestOptions,
     ) -> Result<Listing<Tool>, ClientError> {
-        let session = self.session();
-        let fetch = || self.fetch_listing::<ListTools>(options.clone());
-        self.inner
-            .fresh_listing(
-                ListKind::Tools,
-                ListTools::METHOD,
-                fetch,
-                |listing, requested| self.inner.cache_tool_listing(&session, listing, requested),
-            )
-            .await
+        self.inner.tools_listing(options).await
     }
 
     /// What the listing behind [`Client::cached_tools`] left out: the
@@ -185,7 +177,7 @@ impl Client {
             // attempt: no copy of them is made or held while the tool runs.
             let value = self
                 .inner
-                .send_serialized(
+                .send(
                     CallTool::METHOD,
                     CallParams { name, arguments },
                     options.request,
@@ -201,12 +193,10 @@ impl Client {
         let value = if raw {
             // Checked, so held as a value; still written by our writer.
             self.inner
-                .send_serialized(CallTool::METHOD, ValueParams(&params), options.request)
+                .send(CallTool::METHOD, ValueParams(&params), options.request)
                 .await?
         } else {
-            self.inner
-                .send(CallTool::METHOD, Some(params), options.request)
-                .await?
+            mrtr::send(&self.inner, CallTool::METHOD, Some(params), options.request).await?
         };
         self.decode_call(name, value, options.validate_output)
     }
@@ -299,10 +289,7 @@ impl Client {
         let mut params = CallToolRequestParams::new(name, arguments);
         params.task = Some(task);
         let params = call_tool_params(params)?;
-        let value = self
-            .inner
-            .send(CallTool::METHOD, Some(params), options)
-            .await?;
+        let value = mrtr::send(&self.inner, CallTool::METHOD, Some(params), options).await?;
         codec::decode(
             CallTool::METHOD,
             value,
@@ -319,15 +306,19 @@ struct CallParams<'a, A> {
     arguments: A,
 }
 
-impl<A: Serialize> SerializeParams for CallParams<'_, A> {
-    fn to_raw(&self) -> Result<RawParams, ClientError> {
+impl<A: Serialize> SendParams for CallParams<'_, A> {
+    fn value(&self) -> Option<&Value> {
+        None
+    }
+
+    fn write(&self) -> Result<Option<RawParams>, ClientError> {
         // Through a `Value` (a copy our writer then writes whole, where
         // serde_json's serializer would look at every byte of a long
         // string), dropped as soon as the request is written: nothing of
         // the arguments is held while the response is awaited.
         let arguments = tool_arguments(self.name, &self.arguments)?;
         let params = call_tool_params(CallToolRequestParams::new(self.name, arguments))?;
-        Ok(RawParams::from_value(&params))
+        Ok(Some(RawParams::from_value(&params)))
     }
 }
 
@@ -335,9 +326,13 @@ impl<A: Serialize> SerializeParams for CallParams<'_, A> {
 /// were checked), written by our writer at each attempt.
 struct ValueParams<'a>(&'a Value);
 
-impl SerializeParams for ValueParams<'_> {
-    fn to_raw(&self) -> Result<RawParams, ClientError> {
-        Ok(RawParams::from_value(self.0))
+impl SendParams for ValueParams<'_> {
+    fn value(&self) -> Option<&Value> {
+        None
+    }
+
+    fn write(&self) -> Result<Option<RawParams>, ClientError> {
+        Ok(Some(RawParams::from_value(self.0)))
     }
 }
 
