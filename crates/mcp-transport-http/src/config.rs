@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::hook::AuthProvider;
+use crate::auth::AuthProvider;
 use crate::redact::redact_url;
 use mcp_transport::Backoff;
 

@@ -136,6 +136,7 @@
 //! 2026-07-28 the dropped stream is the cancellation. See
 //! [`Transport`](mcp_transport::Transport).
 
+mod auth;
 mod body;
 mod config;
 mod connection;
@@ -146,7 +147,6 @@ mod event_stream;
 mod exchange;
 mod fetch;
 pub mod header_value;
-mod hook;
 mod legacy;
 mod listener;
 mod lock;
@@ -162,15 +162,15 @@ mod transport;
 mod url;
 pub mod wire_rules;
 
+pub use auth::{
+    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, MAX_AUTH_RETRIES,
+    OutgoingRequest,
+};
 pub use config::{
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,
     ERROR_BODY_WAIT, HttpConfig, HttpMode, HttpTimeouts, ProxySetting, RetryAfterPolicy,
 };
 pub use fetch::{DEFAULT_FETCH_MAX_BODY, FetchError, FetchOptions, Fetcher};
-pub use hook::{
-    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, MAX_AUTH_RETRIES,
-    OutgoingRequest,
-};
 pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{OneShotOptions, call};
 pub use transport::{ActiveMode, HttpTransport};

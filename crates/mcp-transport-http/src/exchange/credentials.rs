@@ -1,4 +1,4 @@
-//! [`Credentials`]: the transport's side of the auth hook (`hook.rs`), the
+//! [`Credentials`]: the transport's side of the auth hook (`auth.rs`), the
 //! one place a request gets its credentials and a refusal (401/403) is
 //! answered. It owns what that takes: the provider, the headers the
 //! provider asked to keep ([`AuthDecision::RetryWith`]), and every secret
@@ -20,7 +20,7 @@ use http::header::{AUTHORIZATION, SET_COOKIE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, Method, Response, StatusCode, Uri};
 use mcp_transport::TransportError;
 
-use crate::hook::{
+use crate::auth::{
     AuthChallenge, AuthDecision, AuthProvider, Credential, MAX_AUTH_RETRIES, OutgoingRequest,
 };
 use crate::lock::lock;
@@ -285,7 +285,7 @@ mod tests {
     use http::HeaderValue;
     use mcp_transport::AuthErrorKind;
 
-    use crate::hook::AuthFailure;
+    use crate::auth::AuthFailure;
 
     /// A provider that attaches `Bearer tok-secret-<n>` (generation `n`,
     /// counted up by every `Retry`), or refuses to when `refuse`, and

@@ -44,13 +44,13 @@ use hyper::body::Incoming;
 use mcp_transport::{TimeoutPhase, TransportError};
 use tokio::time::Instant;
 
+use crate::auth::OutgoingRequest;
 use crate::config::{HttpConfig, RetryAfterPolicy};
 use crate::connector::{
     HttpClient, ProxyRules, build_client, failed_unanswered_on_reused, proxy_authorization,
     proxy_rules,
 };
 use crate::decode::{self, ReplyBody};
-use crate::hook::OutgoingRequest;
 use crate::redact::{SentSecrets, is_sensitive_name, redact_url};
 use cookies::CookieJar;
 use credentials::{Credentials, Refusal, Refused};
