@@ -44,7 +44,7 @@ pub(crate) struct Connection {
     /// `Client::closed`).
     closed: tokio::sync::watch::Sender<Option<CloseReason>>,
     /// Active `subscriptions/listen` (2026-07-28).
-    pub(crate) subscriptions: crate::subscription::Registry,
+    pub(crate) subscriptions: crate::subscription::registry::Registry,
 }
 
 impl Drop for Connection {
@@ -74,7 +74,7 @@ impl Connection {
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
             closed: tokio::sync::watch::channel(None).0,
-            subscriptions: crate::subscription::Registry::default(),
+            subscriptions: crate::subscription::registry::Registry::default(),
         })
     }
 

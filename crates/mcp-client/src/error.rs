@@ -26,6 +26,7 @@ use mcp_transport::TransportError;
 use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
 
 use crate::server_requests::SERVER_REQUESTS;
+use crate::skills::mismatch::SkillMismatch;
 
 /// An error from [`crate::Client`].
 #[derive(Debug, Clone, thiserror::Error)]
@@ -242,7 +243,7 @@ pub enum ClientError {
         file: String,
         /// What differs (boxed: it is large).
         #[source]
-        mismatch: Box<crate::skills::SkillMismatch>,
+        mismatch: Box<SkillMismatch>,
     },
 
     /// The server broke a protocol rule no other variant names (e.g. a
@@ -523,7 +524,7 @@ impl ClientError {
     }
 
     /// What differs, for [`ClientError::SkillVerification`].
-    pub fn skill_mismatch(&self) -> Option<&crate::skills::SkillMismatch> {
+    pub fn skill_mismatch(&self) -> Option<&SkillMismatch> {
         match self {
             ClientError::SkillVerification { mismatch, .. } => Some(mismatch.as_ref()),
             _ => None,

@@ -18,7 +18,7 @@ use mcp_types::lenient::EntryProblem;
 use mcp_types::tools::Tool;
 
 use crate::listing::{Incomplete, Listing};
-use crate::validation;
+use crate::validation::{self, Validators};
 
 /// The tools this client has seen listed, for schema validation and the
 /// `Mcp-Param-*` headers, and the last complete listing for
@@ -180,16 +180,6 @@ impl ToolCache {
             has_output,
         })
     }
-}
-
-/// The compiled schemas of one listed tool.
-pub(crate) struct Validators {
-    /// Its `inputSchema`, unless it did not compile.
-    pub(crate) input: validation::Compiled,
-    /// Its `outputSchema`, when it has one that compiled.
-    pub(crate) output: validation::Compiled,
-    /// Whether it declares an `outputSchema` at all.
-    pub(crate) has_output: bool,
 }
 
 #[cfg(test)]

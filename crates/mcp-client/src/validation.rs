@@ -22,7 +22,6 @@ use mcp_types::tools::CallToolResult;
 use serde_json::{Map, Value};
 
 use crate::error::{ClientError, SchemaViolation};
-use crate::tool_cache::Validators;
 
 #[cfg(feature = "schema-validation")]
 use jsonschema::Validator;
@@ -35,6 +34,17 @@ pub(crate) enum Validator {}
 
 /// A compiled schema, or `None` when it did not compile.
 pub(crate) type Compiled = Option<Arc<Validator>>;
+
+/// The compiled schemas of one listed tool (compiled once per tool and
+/// listing by [`crate::tool_cache`]).
+pub(crate) struct Validators {
+    /// Its `inputSchema`, unless it did not compile.
+    pub(crate) input: Compiled,
+    /// Its `outputSchema`, when it has one that compiled.
+    pub(crate) output: Compiled,
+    /// Whether it declares an `outputSchema` at all.
+    pub(crate) has_output: bool,
+}
 
 /// Without `schema-validation`: nothing compiles, so nothing is enforced.
 #[cfg(not(feature = "schema-validation"))]

@@ -39,7 +39,8 @@
 //! cache of verified files (each [`LoadedSkill::read_file`] reads again).
 
 mod frontmatter;
-mod mismatch;
+// Named by `ClientError`, which sits below the skills' methods.
+pub(crate) mod mismatch;
 mod verify;
 
 use mcp_transport::RequestOptions;

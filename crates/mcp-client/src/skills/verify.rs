@@ -8,7 +8,7 @@ use mcp_types::resources::ReadResourceResult;
 use mcp_types::skills::{Sha256Digest, SkillResource};
 use sha2::{Digest as _, Sha256};
 
-use super::SkillMismatch;
+use super::mismatch::SkillMismatch;
 
 /// The raw bytes of `uri` in `result`, with their MIME type: the contents
 /// item whose `uri` is `uri`, or the only item when there is one (a server
