@@ -134,7 +134,10 @@ async fn read_legacy_stream(
                     continue;
                 };
                 let result = resolve(&shared.url, event.data.as_str())
-                    .map_err(|e| TransportError::protocol(format!("legacy endpoint event: {e}")))
+                    .map_err(|e| {
+                        let shown = redact_url(event.data.as_str());
+                        TransportError::protocol(format!("legacy endpoint event {shown:?}: {e}"))
+                    })
                     .and_then(|uri| {
                         if same_origin(&shared.url, &uri) {
                             Ok(uri)

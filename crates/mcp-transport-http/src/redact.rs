@@ -166,17 +166,20 @@ fn percent_encode(s: &str) -> String {
 /// `url` as it may be shown: any `user:password@` removed, and the value of
 /// each query parameter replaced by `***` (servers take API keys and tokens
 /// in the query: `?token=…`, `?api_key=…`; the names stay, for debugging).
+/// A relative reference (a redirect's `Location`, a legacy `endpoint`, as
+/// the server sent them) has its query hidden the same way.
 pub(crate) fn redact_url(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_owned();
+    // The authority, when there is one: after `scheme://`, or after the
+    // `//` of a network-path reference.
+    let (prefix, authority, tail) = match url.find("://") {
+        Some(i) if is_scheme(&url[..i]) => split_authority(url, i + 3),
+        _ if url.starts_with("//") => split_authority(url, 2),
+        _ => ("", "", url),
     };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let host = match rest[..authority_end].rfind('@') {
-        Some(at) => &rest[at + 1..authority_end],
-        None => &rest[..authority_end],
+    let host = match authority.rfind('@') {
+        Some(at) => &authority[at + 1..],
+        None => authority,
     };
-    let tail = &rest[authority_end..];
     let (before_fragment, fragment) = match tail.find('#') {
         Some(i) => tail.split_at(i),
         None => (tail, ""),
@@ -185,7 +188,7 @@ pub(crate) fn redact_url(url: &str) -> String {
         Some(i) => (&before_fragment[..i], Some(&before_fragment[i + 1..])),
         None => (before_fragment, None),
     };
-    let mut out = format!("{}://{host}{path}", &url[..scheme_end]);
+    let mut out = format!("{prefix}{host}{path}");
     if let Some(query) = query {
         out.push('?');
         let pairs: Vec<String> = query
@@ -199,6 +202,22 @@ pub(crate) fn redact_url(url: &str) -> String {
     }
     out.push_str(fragment);
     out
+}
+
+/// `url` cut after its first `at` bytes (the scheme and `//`): that
+/// prefix, the authority, and the rest.
+fn split_authority(url: &str, at: usize) -> (&str, &str, &str) {
+    let rest = &url[at..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    (&url[..at], &rest[..end], &rest[end..])
+}
+
+/// `true` for a URI scheme (RFC 3986 § 3.1: a letter, then letters,
+/// digits, `+`, `-` or `.`).
+fn is_scheme(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
 
 #[cfg(test)]
@@ -279,5 +298,21 @@ mod tests {
         );
         assert_eq!(redact_url("https://h/p?"), "https://h/p?");
         assert_eq!(redact_url("https://h?k=v"), "https://h?k=***");
+    }
+
+    /// What a server sends as a `Location` or an `endpoint` may be a
+    /// relative reference: its query values are hidden too.
+    #[test]
+    fn relative_references_are_redacted() {
+        for (shown, want) in [
+            ("/new?token=QSECRET", "/new?token=***"),
+            ("?token=QSECRET&x", "?token=***&x"),
+            ("../m?sessionId=QSECRET#f", "../m?sessionId=***#f"),
+            ("//u:QSECRET@other:1/mcp?k=QSECRET", "//other:1/mcp?k=***"),
+            ("/cb?next=http://h/x", "/cb?next=***"),
+            ("mcp", "mcp"),
+        ] {
+            assert_eq!(redact_url(shown), want, "{shown}");
+        }
     }
 }

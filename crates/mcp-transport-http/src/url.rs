@@ -12,7 +12,9 @@ use iri_string::types::{UriAbsoluteStr, UriReferenceStr};
 /// a URI (a space, `|`, non-ASCII, a `%` not followed by two hex digits)
 /// are percent-encoded first, as browsers do, rather than refused.
 ///
-/// Errors: a description when the result is not a valid absolute URI.
+/// Errors: a description when the result is not a valid absolute URI. It
+/// does not quote `reference`: the caller names it, as it may be shown
+/// (its query may hold a secret).
 pub(crate) fn resolve(base: &Uri, reference: &str) -> Result<Uri, String> {
     let reference = reference.trim();
     if reference.is_empty() {
@@ -22,18 +24,17 @@ pub(crate) fn resolve(base: &Uri, reference: &str) -> Result<Uri, String> {
     let base_text = base.to_string();
     let base_uri = UriAbsoluteStr::new(&base_text)
         .map_err(|e| format!("base URL is not an absolute URI: {e}"))?;
-    let reference_uri =
-        UriReferenceStr::new(&escaped).map_err(|e| format!("invalid URL {reference:?}: {e}"))?;
+    let reference_uri = UriReferenceStr::new(&escaped).map_err(|e| format!("invalid URL: {e}"))?;
     let resolved = reference_uri
         .resolve_against(base_uri)
         .try_to_dedicated_string()
-        .map_err(|e| format!("cannot resolve URL {reference:?}: {e}"))?;
+        .map_err(|e| format!("cannot resolve it: {e}"))?;
     let uri: Uri = resolved
         .as_str()
         .parse()
-        .map_err(|e| format!("invalid URL {reference:?}: {e}"))?;
+        .map_err(|e| format!("invalid URL: {e}"))?;
     if uri.scheme().is_none() || uri.authority().is_none() {
-        return Err(format!("URL {reference:?} is not absolute"));
+        return Err("not an absolute URL".into());
     }
     Ok(uri)
 }
@@ -150,6 +151,17 @@ mod tests {
         assert_eq!(
             r("http://h:1/sse", "http://h:1/a/../messages"),
             "http://h:1/messages"
+        );
+    }
+
+    /// The error of a reference that does not resolve does not quote it:
+    /// its query may hold a secret.
+    #[test]
+    fn errors_do_not_quote_the_reference() {
+        let base: Uri = "http://h/sse".parse().unwrap();
+        assert_eq!(
+            resolve(&base, "http://[::1/m?token=QSECRET").unwrap_err(),
+            "invalid URL: invalid IRI: invalid host"
         );
     }
 

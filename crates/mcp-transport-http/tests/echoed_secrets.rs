@@ -341,3 +341,44 @@ async fn a_secret_echoed_in_a_2xx_reply_is_shown_nowhere() {
         drop(logs);
     }
 }
+
+/// A URL the server sends (a redirect's `Location`, a legacy `endpoint`
+/// event) may carry a secret in its query, and may be relative: an error
+/// that names it shows the query's names, never its values.
+#[tokio::test]
+async fn a_url_the_server_sends_is_shown_without_its_query_values() {
+    // (what the server answers: a Location or an endpoint, how to connect)
+    let cases: [(&str, &str, HttpMode); 4] = [
+        ("location", "/moved?token=QSECRET", HttpMode::Streamable),
+        (
+            "location",
+            "http://[::1/m?token=QSECRET",
+            HttpMode::Streamable,
+        ),
+        ("endpoint", "http://[::1/m?token=QSECRET", HttpMode::Legacy),
+        (
+            "endpoint",
+            "//u:QSECRET@[::1/m?token=QSECRET",
+            HttpMode::Legacy,
+        ),
+    ];
+    for (what, url, mode) in cases {
+        let server = FaultServer::start(move |_| match what {
+            // A POST redirected with 302 is refused; a bad Location too.
+            "location" if url.starts_with('/') => Reply::status(302).header("location", url),
+            "location" => Reply::status(307).header("location", url),
+            _ => Reply::sse(vec![fault_http::Part::bytes(format!(
+                "event: endpoint\ndata: {url}\n\n"
+            ))]),
+        })
+        .await
+        .unwrap();
+        let error = match HttpTransport::connect(config(&server.url("/mcp")), mode).await {
+            Err(e) => e,
+            Ok(t) => initialize(&t).await.expect_err("refused"),
+        };
+        let shown = format!("{error} {error:?}");
+        assert!(!shown.contains("QSECRET"), "{what} {url}: {shown}");
+        assert!(shown.contains("token=***"), "{what} {url}: {shown}");
+    }
+}

@@ -82,7 +82,10 @@ pub(crate) fn redirect(hop: &Hop<'_>) -> Redirect {
     }
     let next = match resolve(hop.from, location) {
         Ok(next) => next,
-        Err(e) => return Redirect::Refuse(format!("bad redirect Location: {e}")),
+        Err(e) => {
+            let shown = redact_url(location);
+            return Redirect::Refuse(format!("bad redirect Location {shown:?}: {e}"));
+        }
     };
     if hop.with_credentials && same_origin(hop.origin, &next) {
         Redirect::Follow(next)
@@ -117,7 +120,12 @@ mod tests {
         let delete_303 = "the server answered DELETE http://h.example/mcp with a 303 redirect to \
                           (no Location); an MCP DELETE is never re-sent as a GET: configure the \
                           new URL (or have the server use 307/308)";
-        let bad = "bad redirect Location: invalid URL \"http://[::1\": invalid IRI: invalid host";
+        let post_301 = "the server answered POST http://h.example/mcp with a 301 redirect to \
+                        /new?token=***; an MCP POST is never re-sent as a GET: configure the \
+                        new URL (or have the server use 307/308)";
+        let bad = "bad redirect Location \"http://[::1\": invalid URL: invalid IRI: invalid host";
+        let bad_secret = "bad redirect Location \"http://[::1/?token=***\": invalid URL: invalid \
+                          IRI: invalid host";
         let (secret, port) = (
             "http://h.example/new?token=secret",
             "http://h.example:8080/mcp",
@@ -146,8 +154,10 @@ mod tests {
             (303, &get, Some("/s"), O, true, 0, follow("http://h.example/s")),
             (302, &post, Some(secret), "http://h.example/mcp?k=v", true, 0, refuse(post_302)),
             (303, &delete, None, O, true, 0, refuse(delete_303)),
+            (301, &post, Some("/new?token=secret"), O, true, 0, refuse(post_301)),
             (307, &post, None, O, true, 0, refuse("HTTP 307 redirect without a Location header")),
             (307, &post, Some("http://[::1"), O, true, 0, refuse(bad)),
+            (307, &post, Some("http://[::1/?token=secret"), O, true, 0, refuse(bad_secret)),
             // At most 5 hops.
             (307, &post, Some("/x"), O, true, 4, follow("http://h.example/x")),
             (307, &post, Some("/x"), O, true, 5, refuse("more than 5 redirects")),
