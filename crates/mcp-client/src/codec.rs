@@ -9,7 +9,7 @@ use mcp_types::{ProtocolVersion, RawResult};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::ClientError;
+use crate::error::{ClientError, Incompatibility, ServerFault};
 
 /// The params of `method` as JSON: `None` when they serialize to nothing
 /// (`null` or an empty object), so the request goes out without `params`.
@@ -27,9 +27,11 @@ pub(crate) fn params<P: Serialize>(method: &str, params: &P) -> Result<Option<Va
 /// Parses the result of `method` once, as `T`. Under 2026-07-28
 /// (`stateless`) `resultType` is checked first, by a member scan: absent
 /// means `"complete"`; `"input_required"` was already completed by the
-/// multi round-trip loop; any other value is invalid here.
+/// multi round-trip loop where the method takes input; any other value is
+/// invalid here.
 ///
-/// Errors: [`ClientError::Protocol`] for another `resultType`,
+/// Errors: [`ClientError::ServerMisbehaved`] for `"input_required"`,
+/// [`ClientError::Incompatible`] for another `resultType`,
 /// [`ClientError::Decode`] when the bytes are not a `T`.
 pub(crate) fn decode<T: serde::de::DeserializeOwned + 'static>(
     method: &str,
@@ -54,10 +56,18 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
     if version.is_stateless() {
         match result_type(&raw).as_deref() {
             None | Some("complete") => {}
-            Some(other) => {
-                return Err(ClientError::Protocol {
+            // Completed by the multi round-trip loop where the method
+            // allows it: here the server asked where it may not.
+            Some("input_required") => {
+                return Err(ClientError::ServerMisbehaved {
                     method: method.to_owned(),
-                    message: format!("result of type {other:?} is not supported"),
+                    fault: ServerFault::InputRequiredNotAllowed,
+                });
+            }
+            Some(other) => {
+                return Err(ClientError::Incompatible {
+                    method: method.to_owned(),
+                    incompatibility: Incompatibility::ResultType(other.to_owned()),
                 });
             }
         }

@@ -8,6 +8,16 @@
 //! the negotiated revision, [`ClientError::ServerRequestNotInRevision`];
 //! [`ClientError::server_error`] gives it for both.
 //!
+//! Whose doing an error is can be told by its variant: the caller's or the
+//! client's own state ([`ClientError::NotInitialized`],
+//! [`ClientError::ArgumentsNotAnObject`], [`ClientError::InvalidArguments`],
+//! …, nothing sent), the server's ([`ClientError::Server`] when it said so,
+//! [`ClientError::ServerMisbehaved`] when it broke a rule), or neither: an
+//! incompatibility ([`ClientError::VersionMismatch`],
+//! [`ClientError::MethodNotInRevision`],
+//! [`ClientError::CapabilityNotSupported`], [`ClientError::Incompatible`]).
+//! [`ClientError::Protocol`] is the catch-all for the rest.
+//!
 //! `Display` describes this level only (what the client was doing); the
 //! cause (the serde error, the transport's error) is the
 //! [`source`](std::error::Error::source) and is never repeated in the text,
@@ -246,8 +256,46 @@ pub enum ClientError {
         mismatch: Box<SkillMismatch>,
     },
 
-    /// The server broke a protocol rule no other variant names (e.g. a
-    /// result whose `resultType` is not `"complete"` where only that is allowed).
+    /// `method` was not sent: no protocol revision is negotiated yet. A
+    /// local misuse (the client's own state), not the server's doing.
+    #[error("{method} was not sent: no protocol revision is negotiated yet")]
+    #[non_exhaustive]
+    NotInitialized {
+        /// The method that was not sent.
+        method: String,
+    },
+
+    /// The server broke a rule of the protocol in its answer to `method`,
+    /// or would not stop asking for input; what it did is the `source`
+    /// ([`ServerFault`], also [`ClientError::server_fault`]). Nothing of
+    /// the answer was used.
+    #[error("the server misbehaved answering {method}")]
+    #[non_exhaustive]
+    ServerMisbehaved {
+        /// The request the server answered.
+        method: String,
+        /// What it did.
+        #[source]
+        fault: ServerFault,
+    },
+
+    /// The server's answer to `method` needs something this client does
+    /// not implement (e.g. a `resultType` of an extension it does not
+    /// speak): an incompatibility, not a fault of either side. What is
+    /// missing is the `source` ([`Incompatibility`], also
+    /// [`ClientError::incompatibility`]).
+    #[error("the server's answer to {method} needs what this client does not implement")]
+    #[non_exhaustive]
+    Incompatible {
+        /// The request the server answered.
+        method: String,
+        /// What this client does not implement.
+        #[source]
+        incompatibility: Incompatibility,
+    },
+
+    /// A protocol error no other variant names (e.g. a negotiation that did
+    /// not converge).
     #[error("protocol error in {method}: {message}")]
     #[non_exhaustive]
     Protocol {
@@ -255,6 +303,67 @@ pub enum ClientError {
         method: String,
         /// What happened.
         message: String,
+    },
+}
+
+/// How a server misbehaved ([`ClientError::ServerMisbehaved`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerFault {
+    /// It answered with `resultType: "input_required"` a request that
+    /// cannot take input responses (only `tools/call`, `prompts/get` and
+    /// `resources/read` can; spec 2026-07-28 `basic/patterns/mrtr`).
+    #[error(
+        "it asked for input (resultType \"input_required\") on a method that cannot take input responses"
+    )]
+    InputRequiredNotAllowed,
+    /// A member of its `input_required` result has the wrong JSON type.
+    #[error("{member} of its input_required result is not {expected}")]
+    MalformedInputRequired {
+        /// `inputRequests` or `requestState`.
+        member: &'static str,
+        /// What it must be: `an object`, `a string`.
+        expected: &'static str,
+    },
+    /// Its `input_required` result has neither `inputRequests` nor
+    /// `requestState`.
+    #[error("its input_required result has neither inputRequests nor requestState")]
+    EmptyInputRequired,
+    /// An input request is not an object with a string `method`.
+    #[error("input request \"{}\" has no method", shown_server_text(.key))]
+    MalformedInputRequest {
+        /// The input request's key.
+        key: String,
+    },
+    /// It still asked for input after `rounds` rounds, the most the client
+    /// takes ([`crate::ClientOptions::max_input_rounds`]).
+    #[error("it still asked for input after {rounds} rounds")]
+    TooManyInputRounds {
+        /// The rounds answered.
+        rounds: usize,
+    },
+    /// It ended a `subscriptions/listen` (with its response) before
+    /// acknowledging it (spec 2026-07-28 `basic/subscriptions`).
+    #[error("it ended the listen before acknowledging it")]
+    ListenEndedUnacknowledged,
+}
+
+/// What this client does not implement ([`ClientError::Incompatible`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Incompatibility {
+    /// A `resultType` other than `"complete"` and `"input_required"` (e.g.
+    /// `"task"` of the tasks extension, which this client does not speak).
+    #[error("result type \"{}\"", shown_server_text(.0))]
+    ResultType(String),
+    /// An input request of a method the client does not answer (it answers
+    /// `elicitation/create`, `sampling/createMessage` and `roots/list`).
+    #[error("input request \"{}\" of method \"{}\"", shown_server_text(.key), shown_server_text(.method))]
+    InputRequestMethod {
+        /// The input request's key.
+        key: String,
+        /// Its method.
+        method: String,
     },
 }
 
@@ -531,6 +640,24 @@ impl ClientError {
         }
     }
 
+    /// How the server misbehaved, for [`ClientError::ServerMisbehaved`].
+    pub fn server_fault(&self) -> Option<&ServerFault> {
+        match self {
+            ClientError::ServerMisbehaved { fault, .. } => Some(fault),
+            _ => None,
+        }
+    }
+
+    /// What this client does not implement, for [`ClientError::Incompatible`].
+    pub fn incompatibility(&self) -> Option<&Incompatibility> {
+        match self {
+            ClientError::Incompatible {
+                incompatibility, ..
+            } => Some(incompatibility),
+            _ => None,
+        }
+    }
+
     /// `true` for [`ClientError::VersionMismatch`].
     pub fn is_version_mismatch(&self) -> bool {
         matches!(self, ClientError::VersionMismatch { .. })
@@ -554,152 +681,4 @@ impl From<TransportError> for ClientError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jsonrpc_errors_become_server_errors() {
-        let e = ClientError::from_transport(
-            "tools/list",
-            TransportError::JsonRpc(JsonRpcError::method_not_found("tools/list")),
-        );
-        assert!(e.is_server_error());
-        assert!(e.is_method_not_found());
-        assert!(!e.is_timeout());
-        let e = ClientError::from_transport(
-            "x",
-            TransportError::timeout(
-                std::time::Duration::from_millis(5),
-                mcp_transport::TimeoutPhase::Request,
-            ),
-        );
-        assert!(e.is_timeout());
-        assert!(e.server_error().is_none());
-    }
-
-    #[test]
-    fn display_names_both_versions() {
-        let e = ClientError::VersionMismatch {
-            ours: vec!["2025-11-25".into()],
-            theirs: "1999-01-01".into(),
-        };
-        let s = e.to_string();
-        assert!(s.contains("2025-11-25") && s.contains("1999-01-01"), "{s}");
-    }
-
-    /// `Display` says what the client was doing and never repeats its
-    /// source's text; the cause is the `source()`. Each variant that holds a
-    /// source, one table row each.
-    #[test]
-    fn display_leaves_the_cause_to_source() {
-        use std::error::Error as _;
-        let serde_error = || Arc::new(serde_json::from_str::<u8>("x").unwrap_err());
-        let cases = [
-            ClientError::Decode {
-                method: "tools/list".into(),
-                source: serde_error(),
-            },
-            ClientError::Encode {
-                method: "tools/call".into(),
-                source: serde_error(),
-            },
-            ClientError::SessionLost {
-                method: "tools/call".into(),
-                source: TransportError::session_expired(404, "the server forgot session abc"),
-            },
-            ClientError::InputRequest {
-                method: "tools/call".into(),
-                key: "k".into(),
-                input_method: "sampling/createMessage".into(),
-                error: Box::new(JsonRpcError::new(
-                    ErrorCode::INTERNAL_ERROR,
-                    "User rejected sampling request",
-                )),
-            },
-        ];
-        for error in &cases {
-            let text = error.to_string();
-            let source = error.source().expect("has a source").to_string();
-            assert!(!source.is_empty(), "{error:?}");
-            assert!(
-                !text.contains(&source),
-                "Display repeats the source: {text:?} contains {source:?}"
-            );
-        }
-        // A pure wrapper shows what it wraps: the timeout is named.
-        let timeout = ClientError::from_transport(
-            "tools/call",
-            TransportError::timeout(
-                std::time::Duration::from_millis(500),
-                mcp_transport::TimeoutPhase::Request,
-            ),
-        );
-        assert!(timeout.to_string().contains("500 ms"), "{timeout}");
-    }
-
-    /// A server's error shows its code and message in `Display`, once
-    /// along the chain (it is no `source`), cut and with every character a
-    /// terminal acts on escaped.
-    #[test]
-    fn a_server_error_displays_its_code_and_message() {
-        use std::error::Error as _;
-        let e = ClientError::from_transport(
-            "resources/read",
-            TransportError::JsonRpc(JsonRpcError::new(
-                ErrorCode::RESOURCE_NOT_FOUND,
-                "Resource demo://nope not found",
-            )),
-        );
-        assert_eq!(
-            e.to_string(),
-            "server answered resources/read with an error: MCP error -32002: Resource demo://nope not found"
-        );
-        assert!(e.source().is_none(), "shown once along the chain");
-        assert_eq!(e.code(), Some(ErrorCode::RESOURCE_NOT_FOUND));
-
-        let hostile = format!(
-            "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\r\nfake: ok \u{202e}txt.exe{}",
-            "x".repeat(500)
-        );
-        let e = ClientError::from_transport(
-            "tools/call",
-            TransportError::JsonRpc(JsonRpcError::new(ErrorCode::INTERNAL_ERROR, hostile)),
-        );
-        let text = e.to_string();
-        assert!(
-            !text.chars().any(|c| c.is_control() || c == '\u{202e}'),
-            "{text:?}"
-        );
-        assert!(
-            text.contains(
-                r"\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J\u{d}\u{a}fake: ok \u{202e}txt.exe"
-            ),
-            "{text}"
-        );
-        assert!(text.ends_with('…'), "{text}");
-        let long = shown_server_text(&"x".repeat(500));
-        assert_eq!(long, format!("{}…", "x".repeat(MAX_SERVER_MESSAGE_CHARS)));
-        assert_eq!(shown_server_text(&"é".repeat(200)), "é".repeat(200));
-    }
-
-    /// The revision a method is missing from is the `ProtocolVersion`
-    /// itself, and displays as the spec writes it.
-    #[test]
-    fn method_not_in_revision_holds_the_revision() {
-        let e = ClientError::MethodNotInRevision {
-            method: "ping".into(),
-            version: ProtocolVersion::V2026_07_28,
-        };
-        assert!(matches!(
-            e,
-            ClientError::MethodNotInRevision {
-                version: ProtocolVersion::V2026_07_28,
-                ..
-            }
-        ));
-        assert_eq!(
-            e.to_string(),
-            "ping does not exist in protocol revision 2026-07-28"
-        );
-    }
-}
+mod tests;

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::codec;
 use crate::connection::Connection;
-use crate::error::ClientError;
+use crate::error::{ClientError, Incompatibility, ServerFault};
 use crate::server_requests::{self, SERVER_REQUESTS, ServerParams, ServerRequest};
 
 /// The methods whose result may be `input_required` (spec § Supported Requests).
@@ -39,10 +39,10 @@ const INPUT_METHODS: [&str; 3] = [CallTool::METHOD, GetPrompt::METHOD, ReadResou
 /// The longest pause before retrying a state-only round: 2 000 ms.
 const MAX_STATE_ONLY_DELAY: Duration = Duration::from_millis(2_000);
 
-fn protocol(method: &str, message: impl Into<String>) -> ClientError {
-    ClientError::Protocol {
+fn misbehaved(method: &str, fault: ServerFault) -> ClientError {
+    ClientError::ServerMisbehaved {
         method: method.to_owned(),
-        message: message.into(),
+        fault,
     }
 }
 
@@ -68,9 +68,11 @@ pub(crate) async fn send(
 /// Completes `method` whose first result `value` asked for input: answers
 /// and retries until a result that is not `input_required` arrives.
 ///
-/// Errors: [`ClientError::Protocol`] for `input_required` on a method that
-/// cannot return it, a malformed `InputRequiredResult`, an input request of
-/// an unknown method, or more than `max_input_rounds` rounds;
+/// Errors: [`ClientError::ServerMisbehaved`] for `input_required` on a
+/// method that cannot return it, a malformed `InputRequiredResult` or input
+/// request, or more than `max_input_rounds` rounds;
+/// [`ClientError::Incompatible`] for an input request of a method this
+/// client does not answer;
 /// [`ClientError::InputRequest`] when the handler could not answer one (the
 /// request is abandoned; the server does not wait for it); the retried
 /// request's errors; `Transport(Cancelled)` when `options.cancel` fired.
@@ -82,19 +84,15 @@ async fn complete(
     mut result: RawResult,
 ) -> Result<RawResult, ClientError> {
     if !INPUT_METHODS.contains(&method) {
-        return Err(protocol(
-            method,
-            "the server asked for input (resultType \"input_required\") on a method that cannot \
-             take input responses",
-        ));
+        return Err(misbehaved(method, ServerFault::InputRequiredNotAllowed));
     }
     let max_rounds = inner.options.max_input_rounds;
     let mut round = 0usize;
     while codec::is_input_required(&result) {
         if round >= max_rounds {
-            return Err(protocol(
+            return Err(misbehaved(
                 method,
-                format!("the server still asks for input after {max_rounds} rounds; giving up"),
+                ServerFault::TooManyInputRounds { rounds: max_rounds },
             ));
         }
         round += 1;
@@ -127,15 +125,6 @@ struct InputRound {
     request_state: Option<Box<RawValue>>,
 }
 
-/// One input request: its `method` and its `params`, as text.
-#[derive(Deserialize)]
-struct Embedded {
-    #[serde(default)]
-    method: Option<Box<RawValue>>,
-    #[serde(default)]
-    params: Option<Box<RawValue>>,
-}
-
 /// Input requests by key, in key order, each the text it arrived as.
 type InputRequests = BTreeMap<String, Box<RawValue>>;
 
@@ -146,21 +135,30 @@ fn parse(method: &str, result: &RawResult) -> Result<(InputRequests, Option<Stri
     let round: InputRound = result.parse().map_err(|e| ClientError::decode(method, e))?;
     let requests = match round.input_requests {
         None => BTreeMap::new(),
-        Some(requests) => serde_json::from_str(requests.get())
-            .map_err(|_| protocol(method, "inputRequests is not an object"))?,
+        Some(requests) => serde_json::from_str(requests.get()).map_err(|_| {
+            misbehaved(
+                method,
+                ServerFault::MalformedInputRequired {
+                    member: "inputRequests",
+                    expected: "an object",
+                },
+            )
+        })?,
     };
     let state = match round.request_state {
         None => None,
-        Some(state) => Some(
-            serde_json::from_str(state.get())
-                .map_err(|_| protocol(method, "requestState is not a string"))?,
-        ),
+        Some(state) => Some(serde_json::from_str(state.get()).map_err(|_| {
+            misbehaved(
+                method,
+                ServerFault::MalformedInputRequired {
+                    member: "requestState",
+                    expected: "a string",
+                },
+            )
+        })?),
     };
     if requests.is_empty() && state.is_none() {
-        return Err(protocol(
-            method,
-            "an input_required result with neither inputRequests nor requestState",
-        ));
+        return Err(misbehaved(method, ServerFault::EmptyInputRequired));
     }
     Ok((requests, state))
 }
@@ -177,20 +175,33 @@ async fn fulfil(
     let mut responses = Map::new();
     for (key, request) in requests {
         // A request that is not an object, or whose method is not a
-        // string, has no method this client knows.
-        let embedded = serde_json::from_str::<Embedded>(request.get()).ok();
-        let input_method = embedded
+        // string, is malformed; a method the router does not answer is one
+        // this client does not implement.
+        // Read as a map, never a struct: serde would take a struct from an
+        // array too.
+        let mut members =
+            serde_json::from_str::<BTreeMap<String, Box<RawValue>>>(request.get()).ok();
+        let Some(input_method) = members
             .as_ref()
-            .and_then(|e| e.method.as_ref())
+            .and_then(|m| m.get("method"))
             .and_then(|m| serde_json::from_str::<String>(m.get()).ok())
-            .unwrap_or_default();
-        if !SERVER_REQUESTS.contains(&input_method.as_str()) {
-            return Err(protocol(
+        else {
+            return Err(misbehaved(
                 method,
-                format!("input request {key:?} has unknown method {input_method:?}"),
+                ServerFault::MalformedInputRequest { key },
             ));
+        };
+        if !SERVER_REQUESTS.contains(&input_method.as_str()) {
+            return Err(ClientError::Incompatible {
+                method: method.to_owned(),
+                incompatibility: Incompatibility::InputRequestMethod {
+                    key,
+                    method: input_method,
+                },
+            });
         }
-        let params = match embedded.as_ref().and_then(|e| e.params.as_deref()) {
+        let params = members.as_mut().and_then(|m| m.remove("params"));
+        let params = match params.as_deref() {
             Some(params) => ServerParams::Raw(params),
             None => ServerParams::Absent,
         };

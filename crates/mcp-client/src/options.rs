@@ -204,7 +204,8 @@ pub struct ClientOptions {
     pub auto_refresh_tools: bool,
     /// Rounds of a 2026-07-28 multi round-trip request (input requests
     /// answered through the handler, then the request retried) before the
-    /// client gives up with [`crate::ClientError::Protocol`] (default
+    /// client gives up with [`crate::ClientError::ServerMisbehaved`]
+    /// ([`crate::error::ServerFault::TooManyInputRounds`]; default
     /// [`DEFAULT_MAX_INPUT_ROUNDS`]). Each round has its own timeout.
     pub max_input_rounds: usize,
     /// Check `tools/call` arguments against the tool's `inputSchema` before

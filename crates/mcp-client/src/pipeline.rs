@@ -88,7 +88,7 @@ impl Connection {
     /// in the revision is [`ClientError::ServerRequestNotInRevision`] (the
     /// handler hears of it first).
     ///
-    /// Errors: [`ClientError::Protocol`] before negotiation,
+    /// Errors: [`ClientError::NotInitialized`] before negotiation,
     /// [`ClientError::MethodNotInRevision`] and
     /// [`ClientError::CapabilityNotSupported`] from the gate, what `params`
     /// refuse to be, [`ClientError::SessionLost`] when the session is lost
@@ -100,9 +100,8 @@ impl Connection {
         params: P,
         options: RequestOptions,
     ) -> Result<RawResult, ClientError> {
-        let session = self.session().ok_or_else(|| ClientError::Protocol {
+        let session = self.session().ok_or_else(|| ClientError::NotInitialized {
             method: method.to_owned(),
-            message: "not initialized".into(),
         })?;
         let version = session.protocol_version;
         let outcome = self
@@ -337,9 +336,8 @@ impl Connection {
         &self,
         options: RequestOptions,
     ) -> Result<Listing<Tool>, ClientError> {
-        let session = self.session().ok_or_else(|| ClientError::Protocol {
+        let session = self.session().ok_or_else(|| ClientError::NotInitialized {
             method: ListTools::METHOD.to_owned(),
-            message: "not initialized".into(),
         })?;
         let version = session.protocol_version;
         let page = |cursor: Option<String>| {

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use mcp_client::error::{Incompatibility, ServerFault};
 use mcp_client::testing::{MemoryPeer, memory_pair};
 use mcp_client::{
     CallOptions, Client, ClientError, ClientHandler, ClientOptions, ElicitationModes,
@@ -53,6 +54,18 @@ fn input_required(requests: Value, state: Option<&str>) -> Value {
         v["requestState"] = json!(s);
     }
     v
+}
+
+/// `e` and each of its sources, joined with `": "`, as a host prints it.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 fn params(req: &JsonRpcRequest) -> &Value {
@@ -208,6 +221,45 @@ async fn input_request_params_are_decoded_into_their_type() {
     }
 }
 
+/// An input request of a method this client does not answer is an
+/// incompatibility; one without a method is the server's fault. Neither
+/// reaches the handler, and the request is abandoned.
+#[tokio::test]
+async fn unknown_and_malformed_input_requests_abandon_the_request() {
+    let (client, mut peer) = modern(ClientOptions::new("t", "1").with_roots(false)).await;
+    let server = tokio::spawn(async move {
+        for request in [json!({"method": "vendor/ask"}), json!(["roots/list"])] {
+            let call = peer.expect_request("tools/call").await;
+            peer.respond(&call.id, input_required(json!({"k": request}), None))
+                .await;
+        }
+        peer
+    });
+    let unknown = client
+        .call_tool("t", (), CallOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unknown.incompatibility(),
+        Some(&Incompatibility::InputRequestMethod {
+            key: "k".into(),
+            method: "vendor/ask".into()
+        }),
+        "{unknown:?}"
+    );
+    let malformed = client
+        .call_tool("t", (), CallOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        malformed.server_fault(),
+        Some(&ServerFault::MalformedInputRequest { key: "k".into() }),
+        "{malformed:?}"
+    );
+    let mut peer = server.await.unwrap();
+    assert!(peer.try_next().is_none(), "nothing retried");
+}
+
 #[tokio::test]
 async fn an_undeclared_input_request_abandons_the_request() {
     // No elicitation capability declared: the handler is never asked.
@@ -263,8 +315,18 @@ async fn rounds_are_capped() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, ClientError::Protocol { message, .. } if message.contains("after 2 rounds")),
+        matches!(
+            &err,
+            ClientError::ServerMisbehaved {
+                fault: ServerFault::TooManyInputRounds { rounds: 2 },
+                ..
+            }
+        ),
         "{err:?}"
+    );
+    assert_eq!(
+        error_chain(&err),
+        "the server misbehaved answering tools/call: it still asked for input after 2 rounds"
     );
     let mut peer = server.await.unwrap();
     assert!(peer.try_next().is_none(), "no fourth request");
@@ -286,7 +348,11 @@ async fn input_required_on_another_method_is_a_protocol_error() {
         .list_tools(None, Default::default())
         .await
         .unwrap_err();
-    assert!(matches!(err, ClientError::Protocol { .. }), "{err:?}");
+    assert_eq!(
+        err.server_fault(),
+        Some(&ServerFault::InputRequiredNotAllowed),
+        "{err:?}"
+    );
     server.await.unwrap();
 }
 
@@ -306,9 +372,14 @@ async fn result_type_is_checked_only_under_the_stateless_revision() {
     peer.respond(&req.id, json!({"resultType": "task", "content": []}))
         .await;
     let err = call.await.unwrap().expect_err("an unsupported resultType");
-    assert!(
-        matches!(&err, ClientError::Protocol { message, .. } if message.contains("\"task\"")),
+    assert_eq!(
+        err.incompatibility(),
+        Some(&Incompatibility::ResultType("task".into())),
         "{err:?}"
+    );
+    assert_eq!(
+        error_chain(&err),
+        "the server's answer to tools/call needs what this client does not implement: result type \"task\""
     );
 
     // An escaped value is read as JSON reads it: "compl\u0065te" is "complete".

@@ -13,6 +13,7 @@ mod support;
 
 use std::time::Duration;
 
+use mcp_client::error::ServerFault;
 use mcp_client::testing::{MemoryPeer, memory_pair};
 use mcp_client::{Client, ClientError, ClientOptions, SubscriptionEvent, VersionPreference};
 use mcp_types::subscriptions::SubscriptionFilter;
@@ -279,6 +280,29 @@ async fn a_refused_listen_is_an_error() {
     );
     let peer = server.await.expect("peer task");
     assert_eq!(peer.pending(), 0);
+}
+
+/// A server that answers the listen before acknowledging it broke the
+/// protocol: the listen fails with that fault, not a timeout.
+#[tokio::test]
+async fn a_listen_answered_before_its_acknowledgement_is_the_servers_fault() {
+    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let server = tokio::spawn(async move {
+        let listen = peer.expect_request("subscriptions/listen").await;
+        peer.respond(&listen.id, json!({"resultType": "complete"}))
+            .await;
+        peer
+    });
+    let err = client
+        .listen(filter(), Default::default())
+        .await
+        .expect_err("not acknowledged");
+    assert_eq!(
+        err.server_fault(),
+        Some(&ServerFault::ListenEndedUnacknowledged),
+        "{err:?}"
+    );
+    server.await.expect("peer task");
 }
 
 #[tokio::test]

@@ -30,7 +30,7 @@ pub use event::{SUBSCRIPTION_BUFFER, SubscriptionEvent};
 
 use crate::client::Client;
 use crate::connection::Connection;
-use crate::error::ClientError;
+use crate::error::{ClientError, ServerFault};
 use crate::mrtr;
 use registry::{AwaitingAck, Shared};
 
@@ -190,10 +190,13 @@ impl Client {
         let ended_early = async {
             match failed_rx.await {
                 Ok(SubscriptionEvent::Failed(e)) => e,
-                Ok(other) => ClientError::Protocol {
-                    method: method.to_owned(),
-                    message: format!("the listen ended before it was acknowledged: {other:?}"),
-                },
+                Ok(other) => {
+                    tracing::debug!(event = ?other, "the listen ended before it was acknowledged");
+                    ClientError::ServerMisbehaved {
+                        method: method.to_owned(),
+                        fault: ServerFault::ListenEndedUnacknowledged,
+                    }
+                }
                 Err(_) => ClientError::Protocol {
                     method: method.to_owned(),
                     message: "the listen ended before it was acknowledged".into(),
