@@ -1,8 +1,7 @@
 //! The `Retry-After` rule of an exchange, as a pure function: a 429 (Too
 //! Many Requests) or 503 (Service Unavailable) with `Retry-After` (RFC 9110
-//! § 10.2.3) is waited out and sent again, as
-//! [`RetryAfterPolicy`](crate::RetryAfterPolicy) and the send's own
-//! deadline bound it.
+//! § 10.2.3) is waited out and sent again, as [`RetryAfterPolicy`] and the
+//! send's own deadline bound it.
 
 use std::time::{Duration, SystemTime};
 
