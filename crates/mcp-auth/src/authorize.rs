@@ -5,9 +5,11 @@
 //! compared, RFC 9207 `iss` compared as the exact string before anything
 //! else of the response is acted on, an `error` reported, the `code` taken.
 
+use std::sync::Arc;
+
 use url::Url;
 
-use crate::error::AuthError;
+use crate::error::{AuthError, MetadataProblem, ResponseProblem};
 use crate::metadata::AuthorizationServerMetadata;
 use crate::secret::Secret;
 use crate::user_agent::CallbackParams;
@@ -31,10 +33,11 @@ pub(crate) fn authorization_url(
     request: &AuthorizationRequest<'_>,
 ) -> Result<String, AuthError> {
     let mut url =
-        Url::parse(&metadata.authorization_endpoint).map_err(|_| AuthError::Metadata {
+        Url::parse(&metadata.authorization_endpoint).map_err(|e| AuthError::Metadata {
             what: "authorization server metadata",
             url: metadata.issuer.clone(),
-            problem: "authorization_endpoint is not a URL".into(),
+            reason: MetadataProblem::AuthorizationEndpointNotAUrl,
+            source: Some(Arc::new(e)),
         })?;
     {
         let mut q = url.query_pairs_mut();
@@ -65,40 +68,33 @@ pub(crate) fn validate_response(
     expected_state: &str,
     metadata: &AuthorizationServerMetadata,
 ) -> Result<Secret, AuthError> {
-    let reject = |problem: &str| AuthError::AuthorizationResponse {
-        problem: problem.to_owned(),
-        error: None,
-    };
+    let reject = AuthError::response;
     match params.get("state") {
         Some(s) if s == expected_state => {}
-        Some(_) => return Err(reject("the state is not the one sent")),
-        None => return Err(reject("the response has no state")),
+        Some(_) => return Err(reject(ResponseProblem::StateMismatch)),
+        None => return Err(reject(ResponseProblem::NoState)),
     }
     match (
         metadata.authorization_response_iss_parameter_supported,
         params.get("iss"),
     ) {
         (_, Some(iss)) if iss != metadata.issuer => {
-            return Err(reject(
-                "the iss parameter is not the authorization server's issuer",
-            ));
+            return Err(reject(ResponseProblem::IssuerMismatch));
         }
         (true, None) => {
-            return Err(reject(
-                "the authorization server advertises the iss parameter but the response has none",
-            ));
+            return Err(reject(ResponseProblem::NoIssuer));
         }
         _ => {}
     }
     if let Some(error) = params.get("error") {
         return Err(AuthError::AuthorizationResponse {
-            problem: "the authorization server refused".into(),
+            reason: ResponseProblem::Refused,
             error: Some(error.to_owned()),
         });
     }
     match params.get("code") {
         Some(code) if !code.is_empty() => Ok(Secret::new(code)),
-        _ => Err(reject("the response has no code")),
+        _ => Err(reject(ResponseProblem::NoCode)),
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use serde::Deserialize;
 
 use crate::discovery::Walk;
-use crate::error::{AuthError, store_error};
+use crate::error::{AuthError, MetadataProblem, ResponseProblem, store_error};
 use crate::fetch::{check_url, is_json, post};
 use crate::scope;
 use crate::secret::{Secret, scrub};
@@ -79,10 +79,12 @@ impl OAuth {
         let endpoint = metadata
             .device_authorization_endpoint
             .clone()
-            .ok_or_else(|| AuthError::Metadata {
-                what: "authorization server metadata",
-                url: metadata.issuer.clone(),
-                problem: "it offers no device_authorization_endpoint (RFC 8628)".into(),
+            .ok_or_else(|| {
+                AuthError::metadata(
+                    "authorization server metadata",
+                    metadata.issuer.clone(),
+                    MetadataProblem::NoDeviceAuthorization,
+                )
             })?;
         check_url("device authorization endpoint", &endpoint)?;
         let key = StoreKey::tokens(
@@ -179,13 +181,13 @@ impl OAuth {
                     if e == "authorization_pending" || e == "slow_down" || e == "expired_token" =>
                 {
                     return Err(AuthError::AuthorizationResponse {
-                        problem: "the device code expired before the user answered".into(),
+                        reason: ResponseProblem::Expired,
                         error: Some("expired_token".into()),
                     });
                 }
                 Err(AuthError::TokenRefused { error: Some(e), .. }) if e == "access_denied" => {
                     return Err(AuthError::AuthorizationResponse {
-                        problem: "the user refused".into(),
+                        reason: ResponseProblem::UserRefused,
                         error: Some(e),
                     });
                 }

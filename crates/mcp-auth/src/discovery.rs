@@ -22,13 +22,15 @@
 //! Nothing is cached: each authorization discovers anew, so a server that
 //! moved to another authorization server is followed.
 
+use std::sync::Arc;
+
 use http::header;
 use mcp_transport_http::Fetcher;
 use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::challenge::{oauth_challenge, parse_challenges};
-use crate::error::AuthError;
+use crate::error::{AuthError, MetadataProblem};
 use crate::fetch::{check_url, get, is_json, post};
 use crate::metadata::{
     AuthorizationServerMetadata, ProtectedResourceMetadata, as_metadata_urls, canonical_server_uri,
@@ -286,11 +288,11 @@ impl<'a> Walk<'a> {
                 "the metadata lists no authorization_servers",
                 false,
             );
-            return Err(AuthError::Metadata {
+            return Err(AuthError::metadata(
                 what,
-                url: prm_url,
-                problem: "it lists no authorization_servers".into(),
-            });
+                prm_url,
+                MetadataProblem::NoAuthorizationServers,
+            ));
         };
         self.checked("authorization server", "authorization server", &issuer)?;
         let metadata = match as_metadata_url {
@@ -326,11 +328,11 @@ impl<'a> Walk<'a> {
                 "the issuer is not an absolute URL",
                 false,
             );
-            return Err(AuthError::Metadata {
+            return Err(AuthError::metadata(
                 what,
-                url: issuer.to_owned(),
-                problem: "the issuer is not an absolute URL".into(),
-            });
+                issuer,
+                MetadataProblem::IssuerNotAUrl,
+            ));
         };
         for url in &urls {
             match self
@@ -368,11 +370,11 @@ impl<'a> Walk<'a> {
             format!("no metadata for {issuer} at any of its well-known URLs"),
             false,
         );
-        Err(AuthError::Metadata {
+        Err(AuthError::metadata(
             what,
-            url: urls.last().cloned().unwrap_or_default(),
-            problem: format!("none at any of its {} well-known URLs", urls.len()),
-        })
+            urls.last().cloned().unwrap_or_default(),
+            MetadataProblem::NotFound { tried: urls.len() },
+        ))
     }
 
     /// The authorization server metadata at the configured `url`. Its
@@ -395,11 +397,11 @@ impl<'a> Walk<'a> {
             Found::Yes(metadata) => metadata,
             Found::No(status) => {
                 self.note(what, Some(url), Some(status), "no metadata here", false);
-                return Err(AuthError::Metadata {
+                return Err(AuthError::metadata(
                     what,
-                    url: url.to_owned(),
-                    problem: format!("HTTP {status}"),
-                });
+                    url,
+                    MetadataProblem::Status(status),
+                ));
             }
         };
         let origin_of = |u: &str| Url::parse(u).ok().map(|u| origin(&u));
@@ -471,11 +473,11 @@ impl<'a> Walk<'a> {
                     "neither metadata nor a 404 (the default endpoints need a 404)",
                     false,
                 );
-                return Err(AuthError::Metadata {
+                return Err(AuthError::metadata(
                     what,
                     url,
-                    problem: format!("HTTP {status}"),
-                });
+                    MetadataProblem::Status(status),
+                ));
             }
         };
         let verdict = if metadata.issuer == base {
@@ -559,11 +561,7 @@ impl<'a> Walk<'a> {
         let status = Some(status.as_u16());
         if !is_json(&response) {
             self.note(what, Some(url), status, "not JSON", false);
-            return Err(AuthError::Metadata {
-                what,
-                url: url.to_owned(),
-                problem: "the reply is not JSON".into(),
-            });
+            return Err(AuthError::metadata(what, url, MetadataProblem::NotJson));
         }
         match crate::metadata::read_json(response.body()) {
             Ok(doc) => {
@@ -571,12 +569,15 @@ impl<'a> Walk<'a> {
                 Ok(Found::Yes(doc))
             }
             Err(e) => {
-                let problem = format!("not a valid document: {e}");
-                self.note(what, Some(url), status, problem.clone(), false);
+                // Metadata documents are public: the parser's words may be
+                // shown whole.
+                let verdict = format!("not a valid document: {e}");
+                self.note(what, Some(url), status, verdict, false);
                 Err(AuthError::Metadata {
                     what,
                     url: url.to_owned(),
-                    problem,
+                    reason: MetadataProblem::NotADocument,
+                    source: Some(Arc::new(e)),
                 })
             }
         }

@@ -26,7 +26,7 @@ pub enum AuthError {
         source: FetchError,
     },
     /// A metadata document was missing or unusable.
-    #[error("{what} at {url}: {problem}")]
+    #[error("{what} at {url}: {reason}")]
     #[non_exhaustive]
     Metadata {
         /// Which document.
@@ -34,7 +34,11 @@ pub enum AuthError {
         /// Where it was looked for (the last URL tried).
         url: String,
         /// What was wrong.
-        problem: String,
+        reason: MetadataProblem,
+        /// The cause: the JSON parser's error for a document that is not
+        /// one, the HTTP library's for a URL that cannot be requested.
+        #[source]
+        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
     },
     /// The Protected Resource Metadata names another resource than the
     /// server being accessed (RFC 9728 § 3.3); no authorization request was
@@ -79,21 +83,26 @@ pub enum AuthError {
         problem: String,
     },
     /// Dynamic Client Registration was refused or its answer unusable.
-    #[error("client registration at {url} failed: {problem}")]
+    #[error("client registration at {url} failed: {reason}")]
     #[non_exhaustive]
     Registration {
         /// The registration endpoint.
         url: String,
-        /// What went wrong (status and the server's error code).
-        problem: String,
+        /// What went wrong.
+        reason: RegistrationProblem,
+        /// The cause: for an answer that is not a registration response,
+        /// what about its JSON is wrong (never a value from it: the answer
+        /// may hold a client secret).
+        #[source]
+        source: Option<Arc<dyn std::error::Error + Send + Sync>>,
     },
     /// The authorization response failed a check (`state`, `iss`, no
     /// `code`), or the authorization server answered with an error.
-    #[error("authorization response rejected: {problem}")]
+    #[error("authorization response rejected: {reason}")]
     #[non_exhaustive]
     AuthorizationResponse {
         /// What was wrong.
-        problem: String,
+        reason: ResponseProblem,
         /// The `error` code the authorization server sent, when it did and
         /// the response passed its `state` and `iss` checks.
         error: Option<String>,
@@ -157,13 +166,19 @@ pub enum AuthError {
         /// The operation (JSON-RPC method) that kept being refused.
         operation: String,
     },
-    /// The credential store failed.
-    #[error("credential store: {problem}")]
+    /// The credential store failed: "credential store failed" with the
+    /// store's [`StoreError`] as the source, or "credential store:
+    /// {problem}" for what the flow found wrong with what it read.
+    #[error(
+        "credential store{}",
+        if problem.is_empty() { " failed".to_owned() } else { format!(": {problem}") }
+    )]
     #[non_exhaustive]
     Store {
-        /// What went wrong.
+        /// What went wrong; empty when the source (the store's error) says
+        /// it.
         problem: String,
-        /// The cause.
+        /// The cause: the store's [`StoreError`], when it failed.
         #[source]
         source: Option<Arc<dyn std::error::Error + Send + Sync>>,
     },
@@ -200,8 +215,34 @@ impl AuthError {
     pub(crate) fn cause(&self) -> Option<Arc<dyn std::error::Error + Send + Sync>> {
         match self {
             AuthError::Fetch { source, .. } => Some(Arc::new(source.clone())),
-            AuthError::Store { source, .. } => source.clone(),
+            AuthError::Metadata { source, .. }
+            | AuthError::Registration { source, .. }
+            | AuthError::Store { source, .. } => source.clone(),
             _ => None,
+        }
+    }
+
+    /// [`AuthError::Metadata`] for the document `what` at `url`, with no
+    /// underlying error.
+    pub(crate) fn metadata(
+        what: &'static str,
+        url: impl Into<String>,
+        reason: MetadataProblem,
+    ) -> AuthError {
+        AuthError::Metadata {
+            what,
+            url: url.into(),
+            reason,
+            source: None,
+        }
+    }
+
+    /// [`AuthError::AuthorizationResponse`] for `reason`, with no `error`
+    /// code from the authorization server.
+    pub(crate) fn response(reason: ResponseProblem) -> AuthError {
+        AuthError::AuthorizationResponse {
+            reason,
+            error: None,
         }
     }
 
@@ -212,10 +253,125 @@ impl AuthError {
     }
 }
 
-/// The flow's error for a failure of the credential store.
+/// The flow's error for a failure of the credential store: the store's
+/// error is the source, its text not repeated.
 pub(crate) fn store_error(e: StoreError) -> AuthError {
     AuthError::Store {
-        problem: e.to_string(),
+        problem: String::new(),
         source: Some(Arc::new(e)),
     }
+}
+
+/// Why a metadata document could not be used ([`AuthError::Metadata`]).
+/// `Display` is the few words the error shows after the URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetadataProblem {
+    /// Not there: the HTTP status of the reply (where a 404 would mean
+    /// something else, or at a URL that had to have it).
+    #[error("HTTP {0}")]
+    Status(u16),
+    /// A reply whose `Content-Type` is not JSON.
+    #[error("the reply is not JSON")]
+    NotJson,
+    /// JSON that is not the document; the parser's error is the source.
+    #[error("not a valid document")]
+    NotADocument,
+    /// The Protected Resource Metadata lists no `authorization_servers`.
+    #[error("it lists no authorization_servers")]
+    NoAuthorizationServers,
+    /// The issuer is not an absolute URL: it has no well-known URLs.
+    #[error("the issuer is not an absolute URL")]
+    IssuerNotAUrl,
+    /// None of the issuer's well-known URLs (RFC 8414 § 3, OpenID Connect
+    /// Discovery) has its metadata; `tried` is how many there are.
+    #[error("none at any of its {tried} well-known URLs")]
+    NotFound {
+        /// How many URLs were tried.
+        tried: usize,
+    },
+    /// The `authorization_endpoint` is not a URL.
+    #[error("authorization_endpoint is not a URL")]
+    AuthorizationEndpointNotAUrl,
+    /// The authorization server offers no `device_authorization_endpoint`
+    /// (RFC 8628): no device login there.
+    #[error("it offers no device_authorization_endpoint (RFC 8628)")]
+    NoDeviceAuthorization,
+    /// Anything else, in words.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Why Dynamic Client Registration failed ([`AuthError::Registration`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationProblem {
+    /// The registration endpoint refused: its HTTP status and the OAuth
+    /// `error` code it sent (RFC 7591 § 3.2.2, e.g.
+    /// `invalid_redirect_uri`), when it did.
+    #[error("HTTP {status}{}", error.as_deref().map(|e| format!(" {e}")).unwrap_or_default())]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The OAuth `error` code.
+        error: Option<String>,
+    },
+    /// A success status with a body that is not JSON.
+    #[error("HTTP {status} with a body that is not JSON")]
+    NotJson {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// JSON that is not a registration response (no `client_id`, a member
+    /// of the wrong type); what is wrong is the source.
+    #[error("not a registration response")]
+    NotAResponse,
+    /// Anything else, in words.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Why an authorization response was rejected
+/// ([`AuthError::AuthorizationResponse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResponseProblem {
+    /// The `state` is not the one sent: a response to another request, or
+    /// a forged one.
+    #[error("the state is not the one sent")]
+    StateMismatch,
+    /// The response has no `state`.
+    #[error("the response has no state")]
+    NoState,
+    /// The `iss` parameter is not the authorization server's issuer
+    /// (RFC 9207 § 2.4): a response from another server (mix-up).
+    #[error("the iss parameter is not the authorization server's issuer")]
+    IssuerMismatch,
+    /// The authorization server advertises the `iss` parameter but the
+    /// response has none (RFC 9207 § 2.4).
+    #[error("the authorization server advertises the iss parameter but the response has none")]
+    NoIssuer,
+    /// The authorization server answered with an error: its code is the
+    /// variant's `error` (e.g. `access_denied`).
+    #[error("the authorization server refused")]
+    Refused,
+    /// The response has no `code`.
+    #[error("the response has no code")]
+    NoCode,
+    /// Device authorization: the user refused (`access_denied`, RFC 8628
+    /// § 3.5).
+    #[error("the user refused")]
+    UserRefused,
+    /// Device authorization: the code expired before the user answered
+    /// (`expired_token`, RFC 8628 § 3.5).
+    #[error("the device code expired before the user answered")]
+    Expired,
+    /// The MCP server refused a request with 403 and no
+    /// `insufficient_scope` challenge: nothing a new authorization would
+    /// change.
+    #[error("the server refused the request (HTTP 403)")]
+    Forbidden,
+    /// Anything else, in words.
+    #[error("{0}")]
+    Other(String),
 }

@@ -3,12 +3,14 @@
 //! flow is https, or http on a loopback host (spec `basic/authorization`
 //! § Communication Security).
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http::{Method, Request, Response, header};
 use mcp_transport_http::Fetcher;
 use url::Url;
 
-use crate::error::AuthError;
+use crate::error::{AuthError, MetadataProblem};
 
 /// `Ok` when `url` is https, or http to `localhost` or a loopback address.
 pub(crate) fn check_url(what: &'static str, url: &str) -> Result<Url, AuthError> {
@@ -77,10 +79,11 @@ async fn send(
     url: &str,
     request: Result<Request<Bytes>, http::Error>,
 ) -> Result<Response<Bytes>, AuthError> {
-    let request = request.map_err(|_| AuthError::Metadata {
+    let request = request.map_err(|e| AuthError::Metadata {
         what: "request URL",
         url: url.to_owned(),
-        problem: format!("cannot build the request for {what}"),
+        reason: MetadataProblem::Other(format!("cannot build the request for {what}")),
+        source: Some(Arc::new(e)),
     })?;
     tracing::debug!(what, method = %request.method(), url = %redacted(url), "OAuth request");
     fetcher

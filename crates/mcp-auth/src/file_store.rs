@@ -56,11 +56,11 @@ impl FileStore {
     pub fn new(dir: impl Into<PathBuf>) -> Result<FileStore, StoreError> {
         let dir = dir.into();
         let io = |what: &str, e: std::io::Error| {
-            StoreError::Backend(format!("{what} {}: {e}", dir.display()))
+            StoreError::backend(format!("{what} {}", dir.display()), e)
         };
         match fs::metadata(&dir) {
             Ok(meta) if !meta.is_dir() => {
-                return Err(StoreError::Backend(format!(
+                return Err(StoreError::backend_message(format!(
                     "{} is not a directory",
                     dir.display()
                 )));
@@ -135,7 +135,7 @@ pub(crate) fn file_stem(key: &StoreKey) -> String {
 }
 
 fn backend(what: &str, path: &Path, e: std::io::Error) -> StoreError {
-    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+    StoreError::backend(format!("{what} {}", path.display()), e)
 }
 
 /// Takes an exclusive `flock` on `path` (created `0600` when missing),
@@ -155,7 +155,7 @@ async fn flock(path: PathBuf) -> Result<File, StoreError> {
         Ok(file)
     })
     .await;
-    waited.map_err(|e| StoreError::Backend(format!("the lock task failed: {e}")))?
+    waited.map_err(|e| StoreError::backend("the lock task failed", e))?
 }
 
 /// The record in `path`: `None` when there is no file.
@@ -261,7 +261,7 @@ impl FileStore {
             out
         })
         .await;
-        done.map_err(|e| StoreError::Backend(format!("the store task failed: {e}")))?
+        done.map_err(|e| StoreError::backend("the store task failed", e))?
     }
 }
 
@@ -271,7 +271,7 @@ impl CredentialStore for FileStore {
         let path = self.path_of(key);
         let found = tokio::task::spawn_blocking(move || read(&path))
             .await
-            .map_err(|e| StoreError::Backend(format!("the store task failed: {e}")))??;
+            .map_err(|e| StoreError::backend("the store task failed", e))??;
         Ok(found
             .filter(|f| &f.key == key)
             .map(|f| (f.record, Revision(f.revision))))
@@ -302,7 +302,7 @@ impl CredentialStore for FileStore {
                 revision,
                 record,
             })
-            .map_err(|e| StoreError::Backend(format!("cannot encode a record: {e}")))?;
+            .map_err(|e| StoreError::backend("cannot encode a record", e))?;
             write_atomic(&store.dir, &path, &content)?;
             Ok(Revision(revision))
         })
@@ -346,7 +346,7 @@ impl CredentialStore for FileStore {
             Ok(keys)
         })
         .await;
-        listed.map_err(|e| StoreError::Backend(format!("the store task failed: {e}")))?
+        listed.map_err(|e| StoreError::backend("the store task failed", e))?
     }
 
     async fn lock(&self, key: &StoreKey) -> Result<StoreLock, StoreError> {

@@ -53,7 +53,7 @@ impl std::fmt::Debug for KeychainStore {
 }
 
 fn keyring_error(what: &str, e: keyring_core::Error) -> StoreError {
-    StoreError::Backend(format!("the OS keychain: {what}: {e}"))
+    StoreError::backend(format!("the OS keychain: {what}"), e)
 }
 
 impl KeychainStore {
@@ -76,7 +76,7 @@ impl KeychainStore {
             }
         })
         .await
-        .map_err(|e| StoreError::Backend(format!("the keychain task failed: {e}")))??;
+        .map_err(|e| StoreError::backend("the keychain task failed", e))??;
         Ok(KeychainStore { files, keyring })
     }
 
@@ -87,7 +87,7 @@ impl KeychainStore {
         let keyring = self.keyring.clone();
         tokio::task::spawn_blocking(move || f(&keyring))
             .await
-            .map_err(|e| StoreError::Backend(format!("the keychain task failed: {e}")))?
+            .map_err(|e| StoreError::backend("the keychain task failed", e))?
     }
 }
 
@@ -210,7 +210,7 @@ impl CredentialStore for KeychainStore {
             }
             return Ok(Some((record, revision)));
         }
-        Err(StoreError::Backend(format!(
+        Err(StoreError::backend_message(format!(
             "the keychain items of {} are missing",
             self.files.path_of(key).display()
         )))
@@ -228,7 +228,7 @@ impl CredentialStore for KeychainStore {
             let item = format!("{}/{nonce}/{i}", key_name(key));
             let mut split = pieces(secret.expose());
             if split.len() > MAX_PARTS {
-                return Err(StoreError::Backend(format!(
+                return Err(StoreError::backend_message(format!(
                     "the OS keychain: a secret of more than {} characters is not stored",
                     MAX_PARTS * ITEM_MAX_CHARS
                 )));

@@ -195,7 +195,7 @@ pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
 
 pub use config::{OAuthConfig, PreregisteredClient};
 pub use device::DevicePrompt;
-pub use error::AuthError;
+pub use error::{AuthError, MetadataProblem, RegistrationProblem, ResponseProblem};
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
 pub use inspect::{InspectReport, InspectStep, inspect};

@@ -51,6 +51,29 @@ pub(crate) fn read_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, serde_jso
     serde_json::from_str(text)
 }
 
+/// What is wrong with a JSON body `read_json` refused, in words that hold
+/// no value from it: serde's own text quotes the value of a member of the
+/// wrong type (``invalid type: integer `123`, expected a string``), and a
+/// token or registration response may hold a secret there. Syntax errors,
+/// missing and duplicate members, and `read_json`'s own refusals quote
+/// nothing and are kept.
+pub(crate) fn json_shape_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let keeps = !e.is_data()
+        || ["missing field", "duplicate field", "the body is not"]
+            .iter()
+            .any(|p| text.starts_with(p));
+    if keeps {
+        text
+    } else {
+        format!(
+            "a member has the wrong type or value at line {} column {}",
+            e.line(),
+            e.column()
+        )
+    }
+}
+
 /// Protected Resource Metadata (RFC 9728 § 2): which authorization
 /// servers protect the MCP server, and its scopes. Unknown fields are
 /// ignored.

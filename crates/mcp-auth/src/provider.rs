@@ -14,7 +14,7 @@ use mcp_transport_http::{
 };
 
 use crate::challenge::{oauth_challenge, parse_challenges};
-use crate::error::AuthError;
+use crate::error::{AuthError, ResponseProblem};
 use crate::state::{Inner, OAuth, lock};
 use crate::token::expiring;
 
@@ -90,7 +90,7 @@ impl Inner {
         if challenge.status == 403 {
             if error != Some("insufficient_scope") {
                 return Err(AuthError::AuthorizationResponse {
-                    problem: "the server refused the request (HTTP 403)".into(),
+                    reason: ResponseProblem::Forbidden,
                     error: error.map(str::to_owned),
                 });
             }

@@ -5,12 +5,14 @@
 //! Registration (RFC 7591, with `application_type`). Registrations are
 //! stored per issuer and never used with another.
 
+use std::sync::Arc;
+
 use mcp_transport_http::Fetcher;
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::config::OAuthConfig;
-use crate::error::AuthError;
+use crate::error::{AuthError, RegistrationProblem};
 use crate::fetch::{is_json, post};
 use crate::metadata::AuthorizationServerMetadata;
 use crate::secret::Secret;
@@ -131,22 +133,26 @@ pub(crate) async fn register(
             .and_then(|b| b.error);
         return Err(AuthError::Registration {
             url: url.to_owned(),
-            problem: match error {
-                Some(e) => format!("HTTP {status} {e}"),
-                None => format!("HTTP {status}"),
-            },
+            reason: RegistrationProblem::Refused { status, error },
+            source: None,
         });
     }
     if !is_json(&response) {
         return Err(AuthError::Registration {
             url: url.to_owned(),
-            problem: format!("HTTP {status} with a body that is not JSON"),
+            reason: RegistrationProblem::NotJson { status },
+            source: None,
         });
     }
     let parsed: RegistrationResponse =
         crate::metadata::read_json(response.body()).map_err(|e| AuthError::Registration {
             url: url.to_owned(),
-            problem: format!("not a registration response: {e}"),
+            reason: RegistrationProblem::NotAResponse,
+            // The answer may hold a client secret: what is wrong, never a
+            // value.
+            source: Some(Arc::from(Box::<dyn std::error::Error + Send + Sync>::from(
+                crate::metadata::json_shape_error(&e),
+            ))),
         })?;
     Ok(ClientRecord {
         client_id: parsed.client_id,

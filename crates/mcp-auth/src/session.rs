@@ -190,7 +190,7 @@ impl OAuth {
         let revocation = if revoke {
             match inner.revoke(&key, &tokens).await {
                 Ok(r) => r,
-                Err(e) => Revocation::Failed(e.to_string()),
+                Err(e) => Revocation::Failed(crate::error_chain_text(&e)),
             }
         } else {
             Revocation::NotAsked

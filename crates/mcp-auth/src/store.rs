@@ -152,16 +152,27 @@ pub enum Record {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Revision(pub u64);
 
-/// Why a store operation failed.
-#[derive(Debug, Clone, thiserror::Error)]
+/// Why a store operation failed. `Display` describes this level; the
+/// cause, when there is one, is `source()`.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// The record changed since it was read (compare-and-swap failed).
     #[error("the record changed since it was read")]
     Conflict,
-    /// The store itself failed.
-    #[error("credential store failed: {0}")]
-    Backend(String),
+    /// The store itself failed: what it was doing (a path, never a
+    /// secret); the underlying error (an I/O error, the keychain's) is the
+    /// source. Built with [`StoreError::backend`] or
+    /// [`StoreError::backend_message`].
+    #[error("{what}")]
+    #[non_exhaustive]
+    Backend {
+        /// What failed, e.g. "cannot read /home/u/.config/mcp/credentials/tokens-ab12.json".
+        what: String,
+        /// The cause, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A stored file cannot be read as a record. It is left as it is (never
     /// overwritten): move it away or delete it to log in again.
     #[error("credential file {} is unreadable ({problem}); it was left untouched: remove it to log in again", path.display())]
@@ -172,6 +183,30 @@ pub enum StoreError {
         /// What is wrong with it (no secret: never its content).
         problem: String,
     },
+}
+
+impl StoreError {
+    /// [`StoreError::Backend`]: `what` failed because of `source` (reported
+    /// by `source()`, not in the text). For
+    /// [`CredentialStore`] implementations outside this crate too.
+    pub fn backend(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> StoreError {
+        StoreError::Backend {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// [`StoreError::Backend`] with no underlying error: `what` says it
+    /// all.
+    pub fn backend_message(what: impl Into<String>) -> StoreError {
+        StoreError::Backend {
+            what: what.into(),
+            source: None,
+        }
+    }
 }
 
 /// A lock on one key that holds across processes while it lives (a

@@ -1,8 +1,8 @@
 //! Where `mcp` keeps logins: `--credential-store file` (or
 //! `MCP_CREDENTIAL_STORE`, or the configuration's `credentialStore`, in
-//! that order), `keychain` refused by a build without it, and a
-//! credential file that cannot be read reported with its path and left
-//! as it is.
+//! that order), `keychain` refused by a build without it, a credential
+//! file that cannot be read reported with its path and left as it is, and
+//! a credential directory that cannot be created reported with why.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -31,6 +31,25 @@ fn the_file_store_and_a_corrupt_file() {
         std::fs::read(&corrupt).unwrap(),
         b"{\"format\": 1, \"key\": tru",
         "left untouched"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A credential directory that cannot be created: the message says which
+/// and why (the I/O error is the store error's cause).
+#[cfg(unix)]
+#[test]
+fn a_store_that_cannot_be_created_says_why() {
+    let dir = temp_dir("credential-store-broken");
+    // A dangling link where the directory should be: creating it fails.
+    std::os::unix::fs::symlink(dir.join("nowhere/at-all"), dir.join(".credentials")).unwrap();
+    let out = mcp_in(&dir, &["--credential-store", "file", "auth", "status"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr.contains("cannot create")
+            && out.stderr.contains(".credentials")
+            && out.stderr.contains("os error"),
+        "{out:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -366,7 +366,7 @@ async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
     if args.all {
         for s in mcp_auth::logins(store()?.as_ref())
             .await
-            .map_err(|e| Failure::new(e.to_string()))?
+            .map_err(|e| Failure::new(error_chain(&e)))?
         {
             targets.push((
                 s.resource.clone(),
@@ -441,7 +441,7 @@ async fn status(cli: &Cli, server: Option<&str>) -> Result<u8, Failure> {
         }
         None => mcp_auth::logins(store()?.as_ref())
             .await
-            .map_err(|e| Failure::new(e.to_string()))?
+            .map_err(|e| Failure::new(error_chain(&e)))?
             .into_iter()
             .map(|l| {
                 let names = aliases(cli, &l.resource);

@@ -22,7 +22,7 @@ use mcp_manager::{ServerConfig, TransportConfig};
 pub(crate) use commands::{run, store_setting};
 pub(crate) use offer::run_offering_login;
 
-use crate::exit::Failure;
+use crate::exit::{Failure, error_chain};
 use crate::targets::DEFAULT_CONFIG;
 
 /// Where an authorization server would send the user back in a flow that
@@ -43,7 +43,7 @@ fn file_store() -> Result<FileStore, Failure> {
     let dir = FileStore::default_dir().ok_or_else(|| {
         Failure::new("no place for stored logins: set HOME, XDG_CONFIG_HOME or MCP_CREDENTIALS_DIR")
     })?;
-    FileStore::new(dir).map_err(|e| Failure::new(e.to_string()))
+    FileStore::new(dir).map_err(|e| Failure::new(error_chain(&e)))
 }
 
 /// Chooses the credential store of this run: `flag` (`--credential-store`,
@@ -70,7 +70,7 @@ pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> R
         "keychain" => Arc::new(
             mcp_auth::KeychainStore::new(files)
                 .await
-                .map_err(|e| Failure::new(e.to_string()))?,
+                .map_err(|e| Failure::new(error_chain(&e)))?,
         ),
         #[cfg(not(all(
             feature = "keychain",
@@ -89,7 +89,8 @@ pub(crate) async fn choose_store(flag: Option<&str>, setting: Option<&str>) -> R
             Ok(k) => Arc::new(k),
             Err(e) => {
                 crate::output::err_line(&format!(
-                    "mcp: warning: the OS keychain is not available ({e}); logins are stored in files in {}",
+                    "mcp: warning: the OS keychain is not available ({}); logins are stored in files in {}",
+                    error_chain(&e),
                     files.dir().display()
                 ));
                 Arc::new(files)
