@@ -65,7 +65,7 @@ pub(crate) async fn send(
     complete(conn, method, params, &options, result).await
 }
 
-/// Completes `method` whose first result `value` asked for input: answers
+/// Completes `method` whose first result `result` asked for input: answers
 /// and retries until a result that is not `input_required` arrives.
 ///
 /// Errors: [`ClientError::ServerMisbehaved`] for `input_required` on a
@@ -116,7 +116,7 @@ async fn complete(
 }
 
 /// The members of an `input_required` result this loop reads, each kept as
-/// the text it arrived as (a slice of the result) until it is checked.
+/// its JSON text until it is checked.
 #[derive(Deserialize)]
 struct InputRound {
     #[serde(rename = "inputRequests", default)]
@@ -125,7 +125,7 @@ struct InputRound {
     request_state: Option<Box<RawValue>>,
 }
 
-/// Input requests by key, in key order, each the text it arrived as.
+/// Input requests by key, in key order, each as its JSON text.
 type InputRequests = BTreeMap<String, Box<RawValue>>;
 
 /// The input requests (key → request, in key order) and the `requestState`

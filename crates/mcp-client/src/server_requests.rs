@@ -39,8 +39,8 @@ pub(crate) enum ServerParams<'a> {
     Absent,
     /// The params the transport parsed, moved out of its message.
     Value(Value),
-    /// The params' JSON text, a slice of the result that carried the input
-    /// request.
+    /// The params' JSON text, as the result that carried the input
+    /// request held it.
     Raw(&'a RawValue),
 }
 
