@@ -69,6 +69,7 @@ pub(crate) fn check_static(ws: &Workspace) -> Vec<String> {
             ));
         }
     }
+    problems.extend(readme_names(ws));
     if !ws
         .root
         .join("crates/mcp-cli/tests/readme_snippets.rs")
@@ -81,6 +82,54 @@ pub(crate) fn check_static(ws: &Workspace) -> Vec<String> {
         );
     }
     problems
+}
+
+/// Each published package's README (its crates.io page) is titled with the
+/// package's name, and no README names one of ours by its directory's name
+/// where that differs from the package's (`mcp-cli` for `mcpio-cli`): on
+/// crates.io those names are other projects' crates, and `cargo install
+/// mcp-cli` installs someone else's program.
+fn readme_names(ws: &Workspace) -> Vec<String> {
+    let published = ws.published();
+    let renamed: Vec<(String, &str)> = published
+        .iter()
+        .filter_map(|p| {
+            let dir = p.dir.file_name()?.to_str()?.to_string();
+            (dir != p.name).then_some((dir, p.name.as_str()))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for p in &published {
+        let readme = std::fs::read_to_string(p.dir.join("README.md")).unwrap_or_default();
+        let title = format!("# {}", p.name);
+        if readme.lines().next() != Some(title.as_str()) {
+            problems.push(format!(
+                "{}: README.md does not open with `{title}` (its crates.io page names the package)",
+                p.name
+            ));
+        }
+        for (dir, name) in &renamed {
+            if let Some(line) = readme.lines().find(|l| names_word(l, dir)) {
+                problems.push(format!(
+                    "{}: README.md names `{dir}`, which is not our package (ours is `{name}`; \
+                     `{dir}` on crates.io is another project's): {line:?}",
+                    p.name
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `line` holds `word` as a package name: not inside a path
+/// (`crates/mcp-cli`), a longer name (`mcp-client-stack`) or a URL.
+fn names_word(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + word.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "-_/.".contains(c));
+        !part(before) && !part(after)
+    })
 }
 
 /// The full part: rustdoc with warnings denied, all features, and every
@@ -112,6 +161,34 @@ pub(crate) fn check_build(ws: &Workspace) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Breaking the check on purpose: a README that tells users to install
+    /// the directory's name (another project's crate on crates.io).
+    #[test]
+    fn a_readme_naming_a_directory_as_a_package_fails() {
+        let dir = super::super::scratch::Scratch::new("readme-names");
+        dir.write(
+            "crates/mcp-cli/README.md",
+            "# mcpio-cli\n\ncargo install mcp-cli\n",
+        );
+        let json = serde_json::json!({"packages": [{
+            "name": "mcpio-cli", "version": "0.1.0", "publish": null,
+            "manifest_path": dir.path().join("crates/mcp-cli/Cargo.toml"),
+        }]});
+        let ws = Workspace::from_json(dir.path(), &json);
+        let p = readme_names(&ws);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].contains("names `mcp-cli`, which is not our package"),
+            "{p:?}"
+        );
+
+        dir.write(
+            "crates/mcp-cli/README.md",
+            "# mcpio-cli\n\ncargo install mcpio-cli (from crates/mcp-cli, see mcp-client-stack)\n",
+        );
+        assert!(readme_names(&ws).is_empty());
+    }
 
     #[test]
     fn recognises_runnable_blocks() {
