@@ -16,7 +16,6 @@
 //! (`recovery.rs`) and the rate limit of the warnings about them
 //! (`warn_limit.rs`).
 
-mod pause_clock;
 mod recovery;
 mod request_loop;
 mod routing;
@@ -41,9 +40,9 @@ use tokio::time::Instant;
 use crate::error::{CloseReason, TransportError};
 use crate::event::{EVENTS_CAPACITY, TransportEvent, TransportEvents};
 use crate::options::RequestOptions;
+use crate::pause_clock::PauseClock;
 use crate::pending::PendingTable;
 use crate::tap::{Redactor, TapEvent, WireTap};
-pub(crate) use pause_clock::PauseClock;
 use warn_limit::WarnLimit;
 
 /// What kind of message an [`Outgoing`] carries; HTTP treats a request (which

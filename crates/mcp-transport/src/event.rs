@@ -9,8 +9,8 @@ use mcp_types::{JsonRpcError, JsonRpcNotification, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::dispatcher::PauseClock;
 use crate::error::{CloseReason, TransportError};
+use crate::pause_clock::PauseClock;
 
 /// The receiving end of a transport's events; see [`crate::Transport::take_events`].
 /// Bounded: a consumer that stops reading applies backpressure to the peer.

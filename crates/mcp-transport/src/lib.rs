@@ -144,6 +144,7 @@ pub mod dispatcher;
 pub mod error;
 pub mod event;
 pub mod options;
+mod pause_clock;
 mod pending;
 pub mod tap;
 pub mod transport;

@@ -23,10 +23,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::pause_clock::RequestClock;
 use super::{Dispatcher, Outgoing, OutgoingKind, notification_message};
 use crate::error::{TimeoutPhase, TransportError};
 use crate::options::{DEFAULT_REQUEST_TIMEOUT, Progress, RequestOptions};
+use crate::pause_clock::RequestClock;
 
 /// A request's params: a value the dispatcher serializes, or params the
 /// caller serialized ([`RawParams`]), which the request is written around.

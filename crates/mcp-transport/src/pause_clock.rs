@@ -1,6 +1,6 @@
 //! The connection's pause clock: how long, in total, the request timeouts
 //! of a connection have stood still because the client was answering a
-//! server request (see `request_loop.rs`).
+//! server request (see `dispatcher/request_loop.rs`).
 //!
 //! A request reads the clock when it starts and again only when its
 //! deadline comes: the time counted against it is the wall time since its
