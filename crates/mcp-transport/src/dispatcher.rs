@@ -295,7 +295,8 @@ impl Dispatcher {
         self.pauses.is_paused()
     }
 
-    /// How many requests await a response.
+    /// How many requests await a response: an atomic count read without
+    /// taking the pending table's lock.
     pub fn pending_len(&self) -> usize {
         self.pending.len()
     }
@@ -399,8 +400,12 @@ impl Dispatcher {
         self.decode_and_route(frame).await
     }
 
-    /// Reports that a response to request `id` could not be read because it
-    /// exceeded `limit` bytes: fails that request with `MessageTooLarge`.
+    /// Fails the pending request `id` with `error`, for a failure the
+    /// transport saw that belongs to that one request (e.g. its response
+    /// exceeded the size limit: [`TransportError::MessageTooLarge`]; its
+    /// session expired: [`TransportError::SessionExpired`]). The connection stays open.
+    /// Returns `false` when no request `id` is pending (already answered,
+    /// timed out or cancelled); `error` is then dropped.
     pub fn fail_request(&self, id: &RequestId, error: TransportError) -> bool {
         self.pending.complete(id, Err(error))
     }

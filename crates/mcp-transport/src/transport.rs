@@ -118,8 +118,9 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     fn redact<'a>(&self, text: &'a str) -> Cow<'a, str>;
 
     /// How many requests await their response now: the entries of the
-    /// pending table ([`crate::Dispatcher::pending_len`]). A cheap read (one
-    /// lock) for monitoring: a soak samples it to see that every request
-    /// leaves the table, answered, timed out, cancelled or failed.
+    /// pending table ([`crate::Dispatcher::pending_len`]). A cheap read (an
+    /// atomic count, no lock taken: the count as the last change to the
+    /// table left it) for monitoring: a soak samples it to see that every
+    /// request leaves the table, answered, timed out, cancelled or failed.
     fn pending_requests(&self) -> usize;
 }
