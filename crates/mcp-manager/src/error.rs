@@ -1,5 +1,6 @@
 //! The manager's error type.
 
+use std::fmt;
 use std::time::Duration;
 
 use mcp_client::ClientError;
@@ -8,18 +9,21 @@ use crate::status::ServerStatus;
 
 /// An error from [`crate::Manager`]. Ask it questions
 /// ([`is_unavailable`](Self::is_unavailable), [`client_error`](Self::client_error))
-/// rather than matching strings. Its `Display` describes the manager's own
-/// level (which server, what state); the client's error behind `Client` is
-/// its [`source`](std::error::Error::source), never repeated in the text.
-#[derive(Debug, Clone, thiserror::Error)]
+/// rather than matching strings. Its `Display` says the whole useful
+/// story on one line, as `println!("{e}")` shows it: which server, what
+/// state, and for `Client` the client error's own text
+/// (`server "py": server answered tools/call with an error: …`). The chain
+/// stays free of repeats: the client error's text is in this `Display`, so
+/// [`source`](std::error::Error::source) continues with the client error's
+/// cause (a transport or I/O error), not the client error itself; reach the
+/// client error with [`client_error`](Self::client_error).
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ManagerError {
     /// No server has this name in the configuration.
-    #[error("no server named {0:?}")]
     UnknownServer(String),
     /// No tool (prompt, resource) has this qualified name.
     #[non_exhaustive]
-    #[error("no {kind} named {name:?}")]
     UnknownName {
         /// `"tool"`, `"prompt"` or `"resource"`.
         kind: &'static str,
@@ -29,7 +33,6 @@ pub enum ManagerError {
     /// The server is not connected and will not be (failed, disabled,
     /// stopped), or the call policy is fail-fast.
     #[non_exhaustive]
-    #[error("server {server:?} is unavailable ({status})")]
     Unavailable {
         /// Server name.
         server: String,
@@ -39,7 +42,6 @@ pub enum ManagerError {
     /// The server needs an OAuth login that no one could be asked for
     /// ([`ServerStatus::NeedsLogin`]); the request was not sent.
     #[non_exhaustive]
-    #[error("server {server:?} needs login: {why}")]
     NeedsLogin {
         /// Server name.
         server: String,
@@ -48,7 +50,6 @@ pub enum ManagerError {
     },
     /// The call waited for the server to (re)connect, in vain.
     #[non_exhaustive]
-    #[error("server {server:?} did not connect within {} ms ({status})", waited.as_millis())]
     WaitTimeout {
         /// Server name.
         server: String,
@@ -60,17 +61,51 @@ pub enum ManagerError {
     /// The server's client failed the request (transport, server error,
     /// closed connection, …).
     #[non_exhaustive]
-    #[error("server {server:?}")]
     Client {
         /// Server name.
         server: String,
         /// The client error (boxed: it is large).
-        #[source]
         source: Box<ClientError>,
     },
     /// The manager was shut down.
-    #[error("the manager is shut down")]
     ShutDown,
+}
+
+impl fmt::Display for ManagerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ManagerError::UnknownServer(name) => write!(f, "no server named {name:?}"),
+            ManagerError::UnknownName { kind, name } => write!(f, "no {kind} named {name:?}"),
+            ManagerError::Unavailable { server, status } => {
+                write!(f, "server {server:?} is unavailable ({status})")
+            }
+            ManagerError::NeedsLogin { server, why } => {
+                write!(f, "server {server:?} needs login: {why}")
+            }
+            ManagerError::WaitTimeout {
+                server,
+                waited,
+                status,
+            } => write!(
+                f,
+                "server {server:?} did not connect within {} ms ({status})",
+                waited.as_millis()
+            ),
+            ManagerError::Client { server, source } => write!(f, "server {server:?}: {source}"),
+            ManagerError::ShutDown => f.write_str("the manager is shut down"),
+        }
+    }
+}
+
+impl std::error::Error for ManagerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // The client error's text is this level's Display: the chain
+            // goes on with what caused it.
+            ManagerError::Client { source, .. } => source.source(),
+            _ => None,
+        }
+    }
 }
 
 impl ManagerError {
