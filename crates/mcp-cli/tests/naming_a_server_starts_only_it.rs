@@ -2,7 +2,9 @@
 //! second entry that never answers (it only leaves a mark that it was
 //! started), `call`, `tools`, `ping`, `prompt` and `resources` naming the good
 //! server answer without starting the other, which would otherwise hold
-//! the command up for its whole startup timeout.
+//! the command up for its whole startup timeout. A qualified name
+//! (`good__echo`, as `call`, `prompt` and `complete prompt` take it) names
+//! its server too.
 #![allow(
     clippy::expect_used,
     reason = "test code: an unexpected value fails the test loudly"
@@ -22,8 +24,11 @@ fn a_named_server_is_the_only_one_started() {
     std::fs::write(&path, config.to_string()).expect("write config");
     let config = path.to_str().expect("utf-8 path");
 
-    let commands: [&[&str]; 5] = [
+    let commands: [&[&str]; 8] = [
         &["call", "good", "echo", "message=hi"],
+        &["call", "good__echo", "message=hi"],
+        &["prompt", "good__greet", "name=Ada"],
+        &["complete", "prompt", "good__greet", "name", "Gr"],
         &["tools", "good"],
         &["ping", "good"],
         &["prompt", "good", "greet", "name=Ada"],

@@ -129,7 +129,7 @@ impl Session {
         let mut offering = Vec::new();
         let mut everything = Vec::new();
         let mut listed = Vec::new();
-        for (name, client) in self.selected(server)? {
+        for (name, client) in self.selected_for(server, tool)? {
             let tools = self.tool_list(name, client).await?;
             if let Some(t) = tools.iter().find(|t| t.name == tool) {
                 offering.push((name, client, t.clone()));

@@ -51,7 +51,7 @@ impl Session {
         server: Option<&str>,
         prompt: &str,
     ) -> Result<(&str, &Client, String), Failure> {
-        let candidates = self.selected(server)?;
+        let candidates = self.selected_for(server, prompt)?;
         let single = (candidates.len() == 1).then(|| candidates[0]);
         if let Some((name, client)) = single
             && !prompt.contains(mcp_manager::naming::SEPARATOR)

@@ -1,6 +1,6 @@
 //! `run`: resolves the targets, starts the servers and runs the command.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -97,9 +97,9 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
     }
     // A command about one server starts only that one: the others would
     // cost their start (a slow one, the whole startup timeout) for nothing.
-    if let Some(only) = named_server(&cli.command, &config) {
+    if let Some(only) = named_servers(&cli.command, &config) {
         for server in config.servers.values_mut() {
-            if server.name != only {
+            if !only.contains(&server.name) {
                 server.disabled = true;
             }
         }
@@ -187,33 +187,65 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
     outcome
 }
 
-/// The configured server `command` is about, read as the command reads
+/// The configured servers `command` is about, read as the command reads
 /// its words (`call` and `prompt`: a first word naming a server, followed
 /// by a name; `read`, `skill`: the first of two words; `complete`: the
-/// first of five); `None` when it is about every server.
-fn named_server(command: &Command, config: &mcp_manager::McpConfig) -> Option<String> {
+/// first of five), or else by the qualified name it takes (`call`,
+/// `prompt`, `complete prompt`: `server__name`, see [`qualified_owners`]);
+/// `None` when it is about every server.
+fn named_servers(command: &Command, config: &mcp_manager::McpConfig) -> Option<BTreeSet<String>> {
     let configured = |name: &str| config.servers.contains_key(name);
-    let name = match command {
+    let (name, qualified) = match command {
         Command::Tools { server }
         | Command::Resources { server }
         | Command::Prompts { server }
         | Command::Skills { server }
-        | Command::Ping { server } => server.as_deref(),
+        | Command::Ping { server } => (server.as_deref(), None),
         Command::Call { words } | Command::Prompt { words, .. } => match words.as_slice() {
-            [first, second, ..] if !crate::arguments::is_argument(second) => Some(first.as_str()),
-            _ => None,
+            [first, second, ..] if configured(first) && !crate::arguments::is_argument(second) => {
+                (Some(first.as_str()), None)
+            }
+            [first, ..] => (None, Some(first.as_str())),
+            [] => (None, None),
         },
         Command::Read { words } | Command::Skill { words, .. } => match words.as_slice() {
-            [first, _] => Some(first.as_str()),
-            _ => None,
+            [first, _] => (Some(first.as_str()), None),
+            _ => (None, None),
         },
         Command::Complete { words, .. } => match words.as_slice() {
-            [first, _, _, _, _] => Some(first.as_str()),
-            _ => None,
+            [first, _, _, _, _] => (Some(first.as_str()), None),
+            [kind, reference, _, _] if kind == "prompt" => (None, Some(reference.as_str())),
+            _ => (None, None),
         },
-        _ => None,
+        _ => (None, None),
     };
-    name.filter(|n| configured(n)).map(str::to_owned)
+    if let Some(name) = name.filter(|n| configured(n)) {
+        return Some(BTreeSet::from([name.to_owned()]));
+    }
+    qualified
+        .map(|q| qualified_owners(q, config))
+        .filter(|owners| !owners.is_empty())
+}
+
+/// The configured servers a qualified name (`server__name`, as
+/// `mcp-manager` names items in its one namespace) may belong to: each one
+/// whose sanitized name, then [`SEPARATOR`](mcp_manager::naming::SEPARATOR),
+/// starts it. Several when sanitized names collide (`my.srv`, `my_srv`);
+/// none for a plain name, or one whose server part the namespace cut to
+/// its length limit (then every server starts, as for a plain name).
+fn qualified_owners(qualified: &str, config: &mcp_manager::McpConfig) -> BTreeSet<String> {
+    use mcp_manager::naming::{SEPARATOR, sanitize};
+    config
+        .servers
+        .keys()
+        .filter(|server| {
+            qualified
+                .strip_prefix(&sanitize(server))
+                .and_then(|rest| rest.strip_prefix(SEPARATOR))
+                .is_some_and(|name| !name.is_empty())
+        })
+        .cloned()
+        .collect()
 }
 
 /// After Ctrl-C, how long stopping the servers may take before `mcp` says

@@ -164,6 +164,21 @@ impl Session {
         Ok(ok)
     }
 
+    /// [`selected`](Self::selected), for a command about the tool or
+    /// prompt `name`: when no server is reachable and `name` is a qualified
+    /// name of one that did not start (the only one started for it, see
+    /// `run::named_servers`), the failure says that server was not started.
+    pub(super) fn selected_for(
+        &self,
+        server: Option<&str>,
+        name: &str,
+    ) -> Result<Vec<(&str, &Client)>, Failure> {
+        self.selected(server).map_err(|f| match server {
+            None => self.not_started_owner(name).unwrap_or(f),
+            Some(_) => f,
+        })
+    }
+
     /// Every server that is not disabled, split into the connected ones
     /// and the ones that did not start (a rejected config entry, a failed
     /// start), with why; nothing is printed.
