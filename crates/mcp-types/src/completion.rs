@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::base::{Meta, ResultType, tagged_union};
+use crate::base::{Meta, ResultType};
+use crate::de::tagged::tagged_union;
 use crate::method::Request;
 
 /// `ref/prompt`: completes an argument of a prompt (schema `PromptReference`).

@@ -13,7 +13,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::base::{Annotations, Icon, Meta, tagged_union};
+use crate::base::{Annotations, Icon, Meta};
+use crate::de::tagged::tagged_union;
 
 /// Text (schema `TextContent`, `"type": "text"`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -87,7 +87,7 @@ impl Serialize for ElicitRequestParams {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             ElicitRequestParams::Form(f) => f.serialize(s),
-            ElicitRequestParams::Url(u) => crate::base::serialize_tagged("mode", "url", u, s),
+            ElicitRequestParams::Url(u) => crate::de::tagged::serialize_tagged("mode", "url", u, s),
             ElicitRequestParams::Unknown(v) => v.serialize(s),
         }
     }

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::base::{Meta, Role, compact_opt_f64, open_enum, tagged_union};
+use crate::base::{Meta, Role, compact_opt_f64, open_enum};
 use crate::content::{AudioContent, ImageContent, TextContent, ToolResultContent, ToolUseContent};
+use crate::de::tagged::tagged_union;
 use crate::method::Request;
 use crate::tasks::TaskMetadata;
 use crate::tools::Tool;

@@ -49,13 +49,17 @@
 //! others share (position, errors, nesting, numbers); `strings.rs` reads
 //! strings and byte strings, `skip.rs` skips values (ignored members,
 //! `RawValue`s), `methods.rs` is the `serde::Deserializer` implementation,
-//! `access.rs` the sequence, map, key and enum accessors.
+//! `access.rs` the sequence, map, key and enum accessors. `tagged.rs` is
+//! not part of this deserializer: it is the serde codec of the
+//! `type`-tagged unions (`tagged_union!`), which works with any
+//! `Deserializer`.
 
 mod access;
 mod methods;
 mod serde_json_internals;
 mod skip;
 mod strings;
+pub(crate) mod tagged;
 #[cfg(test)]
 mod tests;
 
