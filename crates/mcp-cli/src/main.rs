@@ -20,6 +20,7 @@ mod targets;
 mod ui;
 mod wiretap;
 
+use std::fmt;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -36,8 +37,23 @@ use crate::cli::{Cli, Command};
 /// at exit: 500 ms.
 const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
 
+/// Where the byte-order-mark warning comes from (`mcp_transport::bom`).
+const BOM_TARGET: &str = "mcp_transport::bom";
+
+/// Logging: `MCP_LOG` (an `EnvFilter`), else `default`. The one warning
+/// about a forgiven byte order mark ([`BOM_TARGET`]) is not a log line but
+/// something the user should fix, like a config warning: it is always
+/// printed, as `mcp: warning: …` ([`WarningLine`]), and left out of the log
+/// so it shows once.
 fn init_tracing(default: &str) {
-    let filter = EnvFilter::try_from_env("MCP_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+
+    let mut filter = EnvFilter::try_from_env("MCP_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    if let Ok(off) = format!("{BOM_TARGET}=off").parse() {
+        filter = filter.add_directive(off);
+    }
     // Field values carry server text (a server's name, its stderr tail, a
     // skipped stdout line): each goes through `visible`, like everything
     // else a server wrote that reaches the terminal.
@@ -50,13 +66,58 @@ fn init_tracing(default: &str) {
         }
     })
     .delimited(" ");
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let log = tracing_subscriber::fmt::layer()
         .fmt_fields(fields)
         .with_writer(std::io::stderr)
         .with_target(true)
         .with_ansi(std::io::stderr().is_terminal())
+        .with_filter(filter);
+    let warnings = WarningLine.with_filter(
+        tracing_subscriber::filter::Targets::new().with_target(BOM_TARGET, tracing::Level::WARN),
+    );
+    tracing_subscriber::registry()
+        .with(log)
+        .with(warnings)
         .init();
+}
+
+/// Prints a warning event as `mcp: warning: <source>: <message>` on
+/// stderr, the way the CLI prints its own warnings.
+struct WarningLine;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for WarningLine {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        /// The event's `message` and `source` fields, as text.
+        #[derive(Default)]
+        struct Fields {
+            message: String,
+            source: String,
+        }
+        impl tracing::field::Visit for Fields {
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                match field.name() {
+                    "message" => self.message = value.to_owned(),
+                    "source" => self.source = value.to_owned(),
+                    _ => {}
+                }
+            }
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn fmt::Debug) {
+                match field.name() {
+                    "message" => self.message = format!("{value:?}"),
+                    "source" => self.source = format!("{value:?}"),
+                    _ => {}
+                }
+            }
+        }
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let line = if fields.source.is_empty() {
+            format!("mcp: warning: {}", fields.message)
+        } else {
+            format!("mcp: warning: {}: {}", fields.source, fields.message)
+        };
+        output::err_line(&line);
+    }
 }
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP (terminal closed) all cancel the
