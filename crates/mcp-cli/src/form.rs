@@ -3,22 +3,25 @@
 //! schema's order, with its title, description and default, checked before
 //! it is accepted.
 //!
-//! The prompts are `inquire`'s. It puts the terminal in raw mode while it
-//! asks and restores the mode after, so a terminal a background job left
+//! The prompts are `inquire`'s, but for text fields, whose line editor is
+//! `form/line.rs` (a shell's keys: Ctrl-U, Ctrl-W, …; no control key types
+//! its letter). Both put the terminal in raw mode while they
+//! ask and restore the mode after, so a terminal a background job left
 //! without canonical mode or echo does not trap the form (Enter arrives as
 //! `\r` either way), and Ctrl-C arrives as a key rather than a signal:
 //! [`FormError::Interrupted`], which the caller turns into the command's
 //! interruption. Esc cancels the form (the server gets `cancel`).
 
 mod field;
+mod line;
 mod order;
 
 use std::io::{self, Write};
 
 use inquire::error::InquireError;
 use inquire::ui::RenderConfig;
-use inquire::validator::{ErrorMessage, Validation};
-use inquire::{Confirm, MultiSelect, Select, Text};
+use inquire::validator::Validation;
+use inquire::{Confirm, MultiSelect, Select};
 use mcp_types::elicitation::{ElicitAction, ElicitResult};
 use serde_json::{Map, Value};
 
@@ -332,21 +335,21 @@ fn ask_text(f: &Field, label: &str, help: Option<&str>) -> Result<Option<Value>,
         }
         default.clone().unwrap_or_else(|| SKIP.to_owned())
     };
-    let mut prompt = Text::new(label)
-        .with_formatter(&taken)
-        .with_validator(move |raw: &str| {
-            Ok(match checker.check(raw) {
-                Ok(_) => Validation::Valid,
-                Err(why) => Validation::Invalid(ErrorMessage::Custom(visible(&why).into_owned())),
-            })
-        });
-    if let Some(p) = placeholder.as_deref() {
-        prompt = prompt.with_placeholder(p);
-    }
-    if let Some(h) = help_text.as_deref() {
-        prompt = prompt.with_help_message(h);
-    }
-    let raw = prompt.prompt()?;
+    // A text field is `line::ask`'s, not `inquire`'s Text: that one types
+    // Ctrl-U, Ctrl-W (any Ctrl-letter it has no action for) as the letter.
+    let check = move |raw: &str| {
+        checker
+            .check(raw)
+            .map(|_| ())
+            .map_err(|why| visible(&why).into_owned())
+    };
+    let raw = line::ask(&line::TextPrompt {
+        label,
+        placeholder: placeholder.as_deref(),
+        help: help_text.as_deref(),
+        check: &check,
+        shown: &taken,
+    })?;
     // The validator accepted it, so this cannot fail; if it somehow does, the
     // field is left out rather than sent malformed, and the log says so.
     match f.check(&raw) {

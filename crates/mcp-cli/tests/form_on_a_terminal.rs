@@ -27,6 +27,8 @@ const EXPECT_MS: u64 = 30_000;
 const ENTER: &str = "\r";
 const DOWN: &str = "\x1b[B";
 const BACKSPACE: &str = "\x7f";
+const CTRL_U: &str = "\x15";
+const CTRL_W: &str = "\x17";
 
 /// Types `text` (the session buffers until flushed).
 fn keys(p: &mut PtySession, text: &str) {
@@ -292,6 +294,14 @@ fn a_full_form_shows_its_choices_and_checks_formats() {
     keys(&mut p, " ");
     keys(&mut p, ENTER);
     p.exp_string("Name *").expect("name");
+    // The line-editing keys edit, and no control key types its letter:
+    // Ctrl-U clears the line, Ctrl-W deletes a word, Ctrl-T is ignored.
+    keys(&mut p, "abc");
+    keys(&mut p, CTRL_U);
+    keys(&mut p, "xy z");
+    keys(&mut p, CTRL_W);
+    keys(&mut p, CTRL_W);
+    keys(&mut p, "\x14");
     keys(&mut p, "Ada");
     keys(&mut p, ENTER);
     p.exp_string("Size").expect("size");
