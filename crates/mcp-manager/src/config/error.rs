@@ -1,5 +1,5 @@
 //! Errors of a configuration file or entry: what is wrong, where (the file
-//! and the JSON path), and the I/O error behind it as the source.
+//! and the JSON path), and for an unread file the I/O error's reason.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -8,8 +8,10 @@ use std::sync::Arc;
 use super::expand::ExpandError;
 
 /// An error in a configuration file or entry. Its `Display` names the
-/// file, the JSON path and what is wrong; an I/O error behind it is its
-/// [`source`](std::error::Error::source).
+/// file, the JSON path and what is wrong, the operating system's reason
+/// for an unread file included, so `println!("{e}")` says it all; its
+/// [`source`](std::error::Error::source) goes on from there (no level is
+/// said twice).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ConfigError {
@@ -36,7 +38,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         // The kind is this level's own text (Display above), so the chain
-        // continues with the kind's cause, not the kind.
+        // continues with what caused the kind, not the kind.
         self.kind.source()
     }
 }
@@ -45,9 +47,10 @@ impl std::error::Error for ConfigError {
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigErrorKind {
-    /// The file could not be read.
-    #[error("cannot read the file")]
-    Read(#[source] Arc<std::io::Error>),
+    /// The file could not be read: the operating system's reason, in the
+    /// text (`cannot read the file: No such file or directory (os error 2)`).
+    #[error("cannot read the file: {0}")]
+    Read(Arc<std::io::Error>),
     /// The file is larger than [`MAX_CONFIG_BYTES`](super::MAX_CONFIG_BYTES).
     #[error("file larger than {limit} bytes")]
     #[non_exhaustive]

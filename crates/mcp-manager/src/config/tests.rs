@@ -353,9 +353,10 @@ fn protocol_version_and_discover_timeout_are_read_per_entry() {
     );
 }
 
-/// Each level of a configuration error's chain says its own thing: no
-/// `Display` repeats the text of its `source()`, so a chain printer shows
-/// each fact once (the file unread, then the operating system's reason).
+/// A configuration error's `Display` says why (`println!("{e}")` of an
+/// unread file gives the operating system's reason too), and no level of
+/// its chain repeats the text of its `source()`, so a chain printer shows
+/// each fact once.
 #[test]
 fn config_errors_say_each_thing_once() {
     let missing = mcp_tests::temp_path("config-chain").join("missing.json");
@@ -363,7 +364,7 @@ fn config_errors_say_each_thing_once() {
     let unset = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${NOPE}"}}}"#)).clone();
     let syntax = only_error(&parse(r#"{"mcpServers": {"a": {"command": "${1X}"}}}"#)).clone();
     for (case, e, levels) in [
-        ("unread file", &unread, 2),
+        ("unread file", &unread, 1),
         ("unset variable", &unset, 1),
         ("bad expression", &syntax, 1),
     ] {
@@ -378,10 +379,17 @@ fn config_errors_say_each_thing_once() {
             assert!(!pair[0].contains(&pair[1]), "{case}: {chain:?}");
         }
     }
+    let reason = match &unread.kind {
+        ConfigErrorKind::Read(io) => io.to_string(),
+        other => panic!("{other:?}"),
+    };
     assert!(
-        unread.to_string().ends_with("$: cannot read the file"),
+        unread
+            .to_string()
+            .ends_with(&format!("$: cannot read the file: {reason}")),
         "{unread}"
     );
+    assert_eq!(crate::error_chain(&unread).matches(&reason).count(), 1);
     assert!(unset.to_string().contains("NOPE"), "{unset}");
 }
 
