@@ -20,7 +20,7 @@
 //! too, as needing the handshake era ([`EraMemory::remember_server_requests`],
 //! for [`SERVER_REQUESTS_TTL`]): the manager learns that whenever a request
 //! of that server's client fails so, and connects it in the handshake era
-//! from then on, in this process ([`EraHint`]) and, with the memory on, in
+//! from then on, in this process (a hint kept per server) and, with the memory on, in
 //! the next.
 
 use std::path::{Path, PathBuf};

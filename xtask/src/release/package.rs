@@ -49,6 +49,9 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
     } else {
         "cargo package --no-verify (file lists)"
     };
+    if verify {
+        forget_unpacked(&published);
+    }
     let mut problems = Vec::new();
     if util::run(&mut build(true), what).is_err() {
         eprintln!("xtask: retrying with the registry index online");
@@ -80,6 +83,41 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
         problems.extend(sources_missing(&p.name, &p.dir, &listing));
     }
     Ok(Packaged { problems, sizes })
+}
+
+/// Removes cargo's unpacked copies of our packages from its registry cache
+/// (`$CARGO_HOME/registry/src/*/<name>-<version>/`). A verifying `cargo
+/// package` builds each package against the packages made before it
+/// through a local overlay registry, and cargo unpacks those once: a second
+/// run at the same version would build against the first run's sources (a
+/// module added since is "not found"). None of these is a crates.io
+/// download while the version is unpublished; once it is, cargo unpacks
+/// the download again from its cache.
+fn forget_unpacked(published: &[&super::workspace::Package]) {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        forget_unpacked_in(&home.join("registry/src"), published);
+    }
+}
+
+/// [`forget_unpacked`] in the registry cache `src`.
+fn forget_unpacked_in(src: &Path, published: &[&super::workspace::Package]) {
+    let Ok(registries) = std::fs::read_dir(src) else {
+        return;
+    };
+    for registry in registries.flatten() {
+        for p in published {
+            let dir = registry.path().join(format!("{}-{}", p.name, p.version()));
+            if dir.is_dir() {
+                match std::fs::remove_dir_all(&dir) {
+                    Ok(()) => eprintln!("xtask: removed the stale unpacked {}", dir.display()),
+                    Err(e) => eprintln!("xtask: cannot remove {}: {e}", dir.display()),
+                }
+            }
+        }
+    }
 }
 
 /// The target directory cargo uses for this workspace.
@@ -183,6 +221,34 @@ fn files_problems(name: &str, files: &[(String, u64)], is_bin: bool) -> Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A second verified packaging at the same version must not build
+    /// against the first one's unpacked sources: our packages' unpacked
+    /// copies go, everything else in the cache stays.
+    #[test]
+    fn stale_unpacked_packages_are_forgotten() {
+        let dir = super::super::scratch::Scratch::new("unpacked");
+        dir.write("src/-overlay/mcpio-k-0.1.0/src/lib.rs", "");
+        dir.write("src/index.crates.io-x/serde-1.0.0/src/lib.rs", "");
+        dir.write("src/index.crates.io-x/mcpio-k-0.0.9/src/lib.rs", "");
+        let json = serde_json::json!({"packages": [{
+            "name": "mcpio-k", "version": "0.1.0", "publish": null,
+            "manifest_path": "/nonexistent/k/Cargo.toml",
+        }]});
+        let ws = Workspace::from_json(dir.path(), &json);
+        forget_unpacked_in(&dir.path().join("src"), &ws.published());
+        assert!(!dir.path().join("src/-overlay/mcpio-k-0.1.0").exists());
+        assert!(
+            dir.path()
+                .join("src/index.crates.io-x/serde-1.0.0")
+                .exists()
+        );
+        assert!(
+            dir.path()
+                .join("src/index.crates.io-x/mcpio-k-0.0.9")
+                .exists()
+        );
+    }
 
     #[test]
     fn reads_tar_listings() {
