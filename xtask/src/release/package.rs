@@ -85,20 +85,22 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
     Ok(Packaged { problems, sizes })
 }
 
-/// Removes cargo's unpacked copies of our packages from its registry cache
-/// (`$CARGO_HOME/registry/src/*/<name>-<version>/`). A verifying `cargo
-/// package` builds each package against the packages made before it
-/// through a local overlay registry, and cargo unpacks those once: a second
-/// run at the same version would build against the first run's sources (a
-/// module added since is "not found"). None of these is a crates.io
-/// download while the version is unpublished; once it is, cargo unpacks
-/// the download again from its cache.
+/// Removes cargo's copies of our packages from its registry cache: the
+/// unpacked `$CARGO_HOME/registry/src/*/<name>-<version>/` and the
+/// `$CARGO_HOME/registry/cache/*/<name>-<version>.crate` they come from. A
+/// verifying `cargo package` builds each package against the packages made
+/// before it through a local overlay registry, and cargo fetches and
+/// unpacks those once: a second run at the same version would build against
+/// the first run's sources (a module added since is "not found"). None of
+/// these is a crates.io download while the version is unpublished; once it
+/// is, cargo fetches it again.
 fn forget_unpacked(published: &[&super::workspace::Package]) {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
     if let Some(home) = cargo_home {
         forget_unpacked_in(&home.join("registry/src"), published);
+        forget_unpacked_in(&home.join("registry/cache"), published);
     }
 }
 
@@ -109,11 +111,21 @@ fn forget_unpacked_in(src: &Path, published: &[&super::workspace::Package]) {
     };
     for registry in registries.flatten() {
         for p in published {
-            let dir = registry.path().join(format!("{}-{}", p.name, p.version()));
-            if dir.is_dir() {
-                match std::fs::remove_dir_all(&dir) {
-                    Ok(()) => eprintln!("xtask: removed the stale unpacked {}", dir.display()),
-                    Err(e) => eprintln!("xtask: cannot remove {}: {e}", dir.display()),
+            let name = format!("{}-{}", p.name, p.version());
+            for path in [
+                registry.path().join(&name),
+                registry.path().join(format!("{name}.crate")),
+            ] {
+                let removed = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else if path.is_file() {
+                    std::fs::remove_file(&path)
+                } else {
+                    continue;
+                };
+                match removed {
+                    Ok(()) => eprintln!("xtask: removed the stale {}", path.display()),
+                    Err(e) => eprintln!("xtask: cannot remove {}: {e}", path.display()),
                 }
             }
         }
@@ -231,6 +243,7 @@ mod tests {
         dir.write("src/-overlay/mcpio-k-0.1.0/src/lib.rs", "");
         dir.write("src/index.crates.io-x/serde-1.0.0/src/lib.rs", "");
         dir.write("src/index.crates.io-x/mcpio-k-0.0.9/src/lib.rs", "");
+        dir.write("src/-overlay/mcpio-k-0.1.0.crate", "stale");
         let json = serde_json::json!({"packages": [{
             "name": "mcpio-k", "version": "0.1.0", "publish": null,
             "manifest_path": "/nonexistent/k/Cargo.toml",
@@ -238,6 +251,7 @@ mod tests {
         let ws = Workspace::from_json(dir.path(), &json);
         forget_unpacked_in(&dir.path().join("src"), &ws.published());
         assert!(!dir.path().join("src/-overlay/mcpio-k-0.1.0").exists());
+        assert!(!dir.path().join("src/-overlay/mcpio-k-0.1.0.crate").exists());
         assert!(
             dir.path()
                 .join("src/index.crates.io-x/serde-1.0.0")
