@@ -51,6 +51,7 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
     };
     if verify {
         forget_unpacked(&published);
+        forget_verify_builds(&target_dir(&ws.root));
     }
     let mut problems = Vec::new();
     if util::run(&mut build(true), what).is_err() {
@@ -101,6 +102,23 @@ fn forget_unpacked(published: &[&super::workspace::Package]) {
     if let Some(home) = cargo_home {
         forget_unpacked_in(&home.join("registry/src"), published);
         forget_unpacked_in(&home.join("registry/cache"), published);
+    }
+}
+
+/// Removes the build directory of the verified packages
+/// (`<target>/package/tmp-crate/`). Cargo takes a registry package's
+/// version as its content, so a build left by an earlier run at the same
+/// version would be linked again, whatever the package holds now.
+fn forget_verify_builds(target: &Path) {
+    let dir = target.join("package/tmp-crate");
+    if dir.is_dir() {
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => eprintln!(
+                "xtask: removed the earlier verification builds in {}",
+                dir.display()
+            ),
+            Err(e) => eprintln!("xtask: cannot remove {}: {e}", dir.display()),
+        }
     }
 }
 
