@@ -27,9 +27,21 @@ pub(crate) struct Packaged {
 /// Packages the published crates; `verify` builds each from its package.
 pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
     let published = ws.published();
+    // The verification builds in a target directory of its own, emptied
+    // first: cargo takes a registry package's version as its content, and
+    // the packages it builds against come from a local registry at the
+    // version of the last run, so a build left by an earlier run (or a
+    // shared target directory's) would be linked whatever it now holds.
+    let verify_target = target_dir(&ws.root).join("release-check/verify-target");
+    if verify {
+        let _ = std::fs::remove_dir_all(&verify_target);
+    }
     let build = |offline: bool| {
         let mut c = util::cargo(&ws.root);
         c.args(["package", "--locked", "--allow-dirty"]);
+        if verify {
+            c.env("CARGO_TARGET_DIR", &verify_target);
+        }
         for p in &published {
             c.args(["-p", &p.name]);
         }
@@ -51,7 +63,6 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
     };
     if verify {
         forget_unpacked(&published);
-        forget_verify_builds(&target_dir(&ws.root));
     }
     let mut problems = Vec::new();
     if util::run(&mut build(true), what).is_err() {
@@ -71,6 +82,16 @@ pub(crate) fn check(ws: &Workspace, verify: bool) -> Result<Packaged, String> {
         }
     }
     let dir = target_dir(&ws.root).join("package");
+    if verify {
+        // Where the other checks (the downstream crate) find the packages.
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for p in &published {
+            let name = format!("{}-{}.crate", p.name, p.version());
+            let from = verify_target.join("package").join(&name);
+            std::fs::copy(&from, dir.join(&name))
+                .map_err(|e| format!("copy {} to {}: {e}", from.display(), dir.display()))?;
+        }
+    }
     let mut sizes = BTreeMap::new();
     for p in &published {
         let file = dir.join(format!("{}-{}.crate", p.name, p.version()));
@@ -102,23 +123,6 @@ fn forget_unpacked(published: &[&super::workspace::Package]) {
     if let Some(home) = cargo_home {
         forget_unpacked_in(&home.join("registry/src"), published);
         forget_unpacked_in(&home.join("registry/cache"), published);
-    }
-}
-
-/// Removes the build directory of the verified packages
-/// (`<target>/package/tmp-crate/`). Cargo takes a registry package's
-/// version as its content, so a build left by an earlier run at the same
-/// version would be linked again, whatever the package holds now.
-fn forget_verify_builds(target: &Path) {
-    let dir = target.join("package/tmp-crate");
-    if dir.is_dir() {
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => eprintln!(
-                "xtask: removed the earlier verification builds in {}",
-                dir.display()
-            ),
-            Err(e) => eprintln!("xtask: cannot remove {}: {e}", dir.display()),
-        }
     }
 }
 
