@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::Uri;
-use mcp_transport::{
-    CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
-};
+use mcp_transport::{CloseReason, Dispatcher, Outgoing, TimeoutPhase, TransportError};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
@@ -20,6 +18,7 @@ use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::LegacyLink;
+use crate::post::post;
 use crate::redact::redact_url;
 use crate::shared::Shared;
 use crate::url::{resolve, same_origin};
@@ -98,19 +97,7 @@ pub(crate) async fn send(
         metadata: Vec::new(),
     };
     let request = HttpRequest::new(link.endpoint.clone(), message.body.clone(), kind);
-    let (exchange, session) = (&shared.exchange, &shared.connection);
-    let (reply, deadline) = if message.kind == OutgoingKind::Request {
-        let reply = exchange.send(&request, session, message.deadline).await?;
-        (reply, None)
-    } else {
-        let limit = shared.config.timeouts.notify;
-        let deadline = Instant::now() + limit;
-        let post = exchange.send(&request, session, Some(deadline));
-        let reply = tokio::time::timeout_at(deadline, post)
-            .await
-            .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
-        (reply, Some(deadline))
-    };
+    let (reply, deadline) = post(shared, &request, &message).await?;
     if !reply.response.status().is_success() {
         return Err(http_error(shared, reply, message.id.as_ref(), deadline).await);
     }

@@ -154,6 +154,7 @@ mod media;
 mod mode;
 mod no_proxy;
 mod oneshot;
+mod post;
 mod redact;
 mod shared;
 pub mod sse;

@@ -10,7 +10,6 @@ use std::sync::atomic::Ordering;
 use bytes::Bytes;
 use mcp_transport::{Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
 use mcp_types::RequestId;
-use tokio::time::Instant;
 
 use crate::body::read_bounded;
 use crate::decode::ReplyBody;
@@ -19,6 +18,7 @@ use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
+use crate::post::post;
 use crate::shared::Shared;
 use crate::{legacy, listener};
 
@@ -48,24 +48,8 @@ pub(crate) async fn send(
         with_session: !is_initialize,
         metadata: message.metadata_headers.clone(),
     };
-    // A request is bounded by its caller's timeout (the dispatcher drops
-    // this future; a Retry-After wait never outlasts it); a notification
-    // or a response by the notify timeout, through to the end of an
-    // error body.
     let request = HttpRequest::new(shared.url.clone(), message.body.clone(), kind);
-    let (exchange, session) = (&shared.exchange, &shared.connection);
-    let (reply, deadline) = if message.kind == OutgoingKind::Request {
-        let reply = exchange.send(&request, session, message.deadline).await?;
-        (reply, None)
-    } else {
-        let limit = shared.config.timeouts.notify;
-        let deadline = Instant::now() + limit;
-        let send = exchange.send(&request, session, Some(deadline));
-        let reply = tokio::time::timeout_at(deadline, send)
-            .await
-            .map_err(|_| timeout(limit, TimeoutPhase::Notify))??;
-        (reply, Some(deadline))
-    };
+    let (reply, deadline) = post(shared, &request, &message).await?;
     let status = reply.response.status();
     if undecided {
         if is_initialize && matches!(status.as_u16(), 400 | 404 | 405) {
