@@ -121,6 +121,31 @@ pub(crate) fn scan(frame: &str) -> Result<Vec<Vec<String>>, serde_json::Error> {
     Ok(found)
 }
 
+/// The scalar visits of a visitor that passes over scalars: each gives
+/// `$value` (a scalar is never a schema nor a properties object).
+macro_rules! scalars_give {
+    ($ty:ty, $value:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$ty, E> {
+            Ok($value)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<$ty, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// Walks any JSON value, looking for `requestedSchema` members.
 struct Walk<'a> {
     found: &'a mut Vec<Vec<String>>,
@@ -166,24 +191,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
         Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_give!((), ());
 }
 
 /// A `requestedSchema` value: records its `properties` keys when it is an
@@ -225,24 +233,7 @@ impl<'de> Visitor<'de> for Schema<'_> {
         Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_give!((), ());
 }
 
 /// The keys of a `properties` object in the order written, each once (a
@@ -280,24 +271,7 @@ impl<'de> Visitor<'de> for KeysVisitor {
         Ok(Keys(None))
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Keys, E> {
-        Ok(Keys(None))
-    }
+    scalars_give!(Keys, Keys(None));
 }
 
 #[cfg(test)]
