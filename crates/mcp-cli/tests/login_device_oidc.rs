@@ -21,18 +21,6 @@ use std::time::Duration;
 use mcp_tests::oidc::{OidcPeers, browse_device};
 use support::finish;
 
-/// `(verification_uri, user_code)` from mcp's line "To log in, open URI on
-/// any device and enter the code CODE (valid N min)."
-fn prompt(line: &str) -> Option<(String, String)> {
-    let uri = line.split("open ").nth(1)?.split(" on any device").next()?;
-    let code = line
-        .split("enter the code ")
-        .nth(1)?
-        .split(" (valid")
-        .next()?;
-    Some((uri.to_owned(), code.to_owned()))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_device_login_then_a_call() {
     let Some(peers) = OidcPeers::start(600) else {
@@ -75,7 +63,7 @@ async fn a_device_login_then_a_call() {
             .recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|e| panic!("no device prompt ({e}): {shown:?}"));
         shown.push(line.clone());
-        if let Some(p) = prompt(&line) {
+        if let Some(p) = support::device_prompt(&line) {
             break p;
         }
     };

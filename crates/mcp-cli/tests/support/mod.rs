@@ -98,3 +98,15 @@ pub(crate) fn finish(mut child: Child) -> Run {
         stderr: err_thread.join().unwrap_or_default(),
     }
 }
+
+/// `(verification_uri, user_code)` from mcp's line "To log in, open URI on
+/// any device and enter the code CODE (valid N min)."
+pub(crate) fn device_prompt(line: &str) -> Option<(String, String)> {
+    let uri = line.split("open ").nth(1)?.split(" on any device").next()?;
+    let code = line
+        .split("enter the code ")
+        .nth(1)?
+        .split(" (valid")
+        .next()?;
+    Some((uri.to_owned(), code.to_owned()))
+}
