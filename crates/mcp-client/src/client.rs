@@ -211,8 +211,7 @@ impl Client {
     ) -> Result<R::Result, ClientError> {
         let params = codec::params(R::METHOD, &params)?;
         let value = mrtr::send(&self.inner, R::METHOD, params, options).await?;
-        codec::decode(
-            R::METHOD,
+        codec::decode::<R>(
             value,
             self.session().protocol_version,
             self.transport().as_ref(),

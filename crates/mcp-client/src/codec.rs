@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use mcp_transport::Transport;
-use mcp_types::{ProtocolVersion, RawResult};
+use mcp_types::{ProtocolVersion, RawResult, Request};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -24,7 +24,7 @@ pub(crate) fn params<P: Serialize>(method: &str, params: &P) -> Result<Option<Va
     })
 }
 
-/// Parses the result of `method` once, as `T`. Under 2026-07-28
+/// Parses the result of request `R` once, as `R::Result`. Under 2026-07-28
 /// (`stateless`) `resultType` is checked first, by a member scan: absent
 /// means `"complete"`; `"input_required"` was already completed by the
 /// multi round-trip loop where the method takes input; any other value is
@@ -32,26 +32,24 @@ pub(crate) fn params<P: Serialize>(method: &str, params: &P) -> Result<Option<Va
 ///
 /// Errors: [`ClientError::ServerMisbehaved`] for `"input_required"`,
 /// [`ClientError::Incompatible`] for another `resultType`,
-/// [`ClientError::Decode`] when the bytes are not a `T`.
-pub(crate) fn decode<T: serde::de::DeserializeOwned + 'static>(
-    method: &str,
+/// [`ClientError::Decode`] when the bytes are not an `R::Result`.
+pub(crate) fn decode<R: Request>(
     raw: RawResult,
     version: ProtocolVersion,
     shown: &dyn Transport,
-) -> Result<T, ClientError> {
-    decode_like(method, method, raw, version, shown)
+) -> Result<R::Result, ClientError> {
+    decode_like::<R>(R::METHOD, raw, version, shown)
 }
 
-/// [`decode`] for a result that is another method's (`tasks/result` holds
-/// what `tools/call` would have returned): forgiven by the rules of
-/// `like`, errors named after `method`.
-pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
+/// [`decode`] for a result that is another request's (`tasks/result` holds
+/// what `tools/call` would have returned): decoded and forgiven as `R`'s,
+/// errors named after `method`.
+pub(crate) fn decode_like<R: Request>(
     method: &str,
-    like: &str,
     raw: RawResult,
     version: ProtocolVersion,
     shown: &dyn Transport,
-) -> Result<T, ClientError> {
+) -> Result<R::Result, ClientError> {
     // `resultType` exists from 2026-07-28 on; earlier results are not scanned for it.
     if version.is_stateless() {
         match result_type(&raw).as_deref() {
@@ -72,7 +70,7 @@ pub(crate) fn decode_like<T: serde::de::DeserializeOwned + 'static>(
             }
         }
     }
-    let (value, forgiven) = mcp_types::lenient::parse_result(like, version, &raw)
+    let (value, forgiven) = mcp_types::lenient::parse_result::<R>(version, &raw)
         .map_err(|e| decode_error(method, e, shown))?;
     log_forgiven(method, &forgiven, shown);
     Ok(value)

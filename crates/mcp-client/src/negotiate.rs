@@ -27,7 +27,7 @@ use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_types::base::META_SERVER_INFO;
 use mcp_types::discovery::DiscoverResult;
 use mcp_types::errors::UnsupportedProtocolVersionData;
-use mcp_types::lifecycle::{InitializeRequestParams, InitializeResult};
+use mcp_types::lifecycle::{Initialize, InitializeRequestParams, InitializeResult};
 use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion, RawResult};
 use serde_json::{Map, Value};
 
@@ -185,7 +185,7 @@ async fn initialize(
             Err(e) => return Err(ClientError::from_transport("initialize", e)),
         };
         let (result, forgiven): (InitializeResult, _) =
-            mcp_types::lenient::parse_result("initialize", version, &value)
+            mcp_types::lenient::parse_result::<Initialize>(version, &value)
                 .map_err(|e| crate::codec::decode_error("initialize", e, transport))?;
         crate::codec::log_forgiven("initialize", &forgiven, transport);
         let acceptable: Vec<ProtocolVersion> = legacy_versions()

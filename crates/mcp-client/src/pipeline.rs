@@ -23,7 +23,7 @@ use std::sync::Arc;
 use mcp_transport::{RequestOptions, RequestTimeout, TransportError};
 use mcp_types::base::PaginatedParams;
 use mcp_types::jsonrpc::RawParams;
-use mcp_types::tools::{CallTool, ListTools, ListToolsResult, Tool};
+use mcp_types::tools::{CallTool, ListTools, Tool};
 use mcp_types::{ErrorCode, RawResult, Request};
 use serde_json::Value;
 
@@ -348,12 +348,7 @@ impl Connection {
                 let raw = self
                     .send(ListTools::METHOD, params.as_ref(), options)
                     .await?;
-                codec::decode::<ListToolsResult>(
-                    ListTools::METHOD,
-                    raw,
-                    version,
-                    self.transport.as_ref(),
-                )
+                codec::decode::<ListTools>(raw, version, self.transport.as_ref())
             }
         };
         let fetch = || Pager::new(ListTools::METHOD, version, self.options.max_pages).run(page);

@@ -45,9 +45,8 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let params = codec::params(TASKS_RESULT, &task_params(task_id))?;
         let value = mrtr::send(&self.inner, TASKS_RESULT, params, options).await?;
-        codec::decode_like(
+        codec::decode_like::<CallTool>(
             TASKS_RESULT,
-            CallTool::METHOD,
             value,
             self.session().protocol_version,
             self.transport().as_ref(),

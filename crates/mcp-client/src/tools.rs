@@ -235,8 +235,7 @@ impl Client {
         value: mcp_types::RawResult,
         validate_output: bool,
     ) -> Result<CallToolResult, ClientError> {
-        let result: CallToolResult = codec::decode(
-            CallTool::METHOD,
+        let result = codec::decode::<CallTool>(
             value,
             self.session().protocol_version,
             self.transport().as_ref(),
@@ -290,8 +289,7 @@ impl Client {
         params.task = Some(task);
         let params = call_tool_params(params)?;
         let value = mrtr::send(&self.inner, CallTool::METHOD, Some(params), options).await?;
-        codec::decode(
-            CallTool::METHOD,
+        codec::decode::<CallToolAsTask>(
             value,
             self.session().protocol_version,
             self.transport().as_ref(),
@@ -399,6 +397,17 @@ fn call_tool_params(mut params: CallToolRequestParams) -> Result<Value, ClientEr
         map.insert("arguments".to_owned(), Value::Object(arguments));
     }
     Ok(value)
+}
+
+/// `tools/call` with a `task` member: answered by a [`CreateTaskResult`]
+/// instead of the tool's result (spec: `basic/utilities/tasks`), so it is
+/// decoded as its own request.
+enum CallToolAsTask {}
+
+impl Request for CallToolAsTask {
+    const METHOD: &'static str = CallTool::METHOD;
+    type Params = CallToolRequestParams;
+    type Result = CreateTaskResult;
 }
 
 #[cfg(test)]

@@ -22,19 +22,14 @@
 //! All of it runs only after the strict parse failed, so a well-formed
 //! result costs nothing extra.
 
-use std::any::Any;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::prompts::ListPromptsResult;
+use crate::method::Request;
 use crate::raw::RawResult;
-use crate::resources::{ListResourceTemplatesResult, ListResourcesResult};
-use crate::skills::ListSkillsResult;
-use crate::tasks::ListTasksResult;
-use crate::tools::ListToolsResult;
 use crate::version::ProtocolVersion;
 
 /// Members of a result that, when a handshake-era server (2024-11-05 …
@@ -82,8 +77,13 @@ pub const LIST_ENTRIES: &[(&str, &str)] = &[
 
 /// One entry of a list result that did not decode and was left out; its
 /// siblings were kept. Found on the result (`problems` of
-/// [`ListToolsResult`], [`ListPromptsResult`], [`ListResourcesResult`],
-/// [`ListResourceTemplatesResult`], [`ListTasksResult`], [`ListSkillsResult`]).
+/// [`ListToolsResult`](crate::tools::ListToolsResult),
+/// [`ListPromptsResult`](crate::prompts::ListPromptsResult),
+/// [`ListResourcesResult`](crate::resources::ListResourcesResult),
+/// [`ListResourceTemplatesResult`](crate::resources::ListResourceTemplatesResult),
+/// [`ListTasksResult`](crate::tasks::ListTasksResult),
+/// [`ListSkillsResult`](crate::skills::ListSkillsResult), set by their
+/// request's [`Request::set_problems`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntryProblem {
     /// The member holding the entries (`"tools"`, `"resourceTemplates"` …).
@@ -125,24 +125,26 @@ impl Forgiven {
     }
 }
 
-/// Parses the result of `method`, received under `version`, as `T`,
-/// forgiving what this module lists. The strict parse
+/// Parses the result of request `R`, received under `version`, as
+/// `R::Result`, forgiving what this module lists for `R::METHOD` (a
+/// `tasks/result` holding a tool result is parsed as
+/// [`CallTool`](crate::tools::CallTool)'s). The strict parse
 /// ([`RawResult::parse`]) runs first; only when it fails is the result
 /// read again as a tree, the missing members filled in (handshake era
 /// only) and, for a list method, each entry tried on its own so that the
 /// ones that decode are kept. Dropped entries are set on a list result's
-/// `problems` and returned, with the defaulted members, for the caller to
+/// `problems` ([`Request::set_problems`]) and returned, with the defaulted members, for the caller to
 /// log.
 ///
 /// Errors: the strict parse's error when the bytes are not JSON or nothing
 /// here applies; otherwise the error of the result with what could be
 /// forgiven, forgiven (e.g. a `nextCursor` that is not a string).
-pub fn parse_result<T: DeserializeOwned + 'static>(
-    method: &str,
+pub fn parse_result<R: Request>(
     version: ProtocolVersion,
     raw: &RawResult,
-) -> Result<(T, Forgiven), serde_json::Error> {
-    let strict = match raw.parse::<T>() {
+) -> Result<(R::Result, Forgiven), serde_json::Error> {
+    let method = R::METHOD;
+    let strict = match raw.parse::<R::Result>() {
         Ok(value) => return Ok((value, Forgiven::default())),
         Err(e) => e,
     };
@@ -184,15 +186,15 @@ pub fn parse_result<T: DeserializeOwned + 'static>(
         && let Some(Value::Array(_)) = members.get(member)
         && let Some(Value::Array(entries)) = members.remove(member)
     {
-        let kept = split_entries::<T>(member, entries, &members, &mut forgiven.dropped);
+        let kept = split_entries::<R::Result>(member, entries, &members, &mut forgiven.dropped);
         members.insert(member.to_owned(), Value::Array(kept));
     }
     if forgiven.is_empty() {
         return Err(strict);
     }
-    let mut value: T = serde_json::from_value(Value::Object(members))?;
+    let mut value: R::Result = serde_json::from_value(Value::Object(members))?;
     if !forgiven.dropped.is_empty() {
-        set_problems(&mut value, forgiven.dropped.clone());
+        R::set_problems(&mut value, forgiven.dropped.clone());
     }
     Ok((value, forgiven))
 }
@@ -229,25 +231,6 @@ fn split_entries<T: DeserializeOwned>(
         }
     }
     kept
-}
-
-/// Sets `problems` on the list result types (the one place that knows
-/// which results carry them).
-fn set_problems<T: 'static>(value: &mut T, problems: Vec<EntryProblem>) {
-    let any: &mut dyn Any = value;
-    if let Some(r) = any.downcast_mut::<ListToolsResult>() {
-        r.problems = problems;
-    } else if let Some(r) = any.downcast_mut::<ListPromptsResult>() {
-        r.problems = problems;
-    } else if let Some(r) = any.downcast_mut::<ListResourcesResult>() {
-        r.problems = problems;
-    } else if let Some(r) = any.downcast_mut::<ListResourceTemplatesResult>() {
-        r.problems = problems;
-    } else if let Some(r) = any.downcast_mut::<ListTasksResult>() {
-        r.problems = problems;
-    } else if let Some(r) = any.downcast_mut::<ListSkillsResult>() {
-        r.problems = problems;
-    }
 }
 
 /// Rewrites each `\uXXXX` escape of a lone UTF-16 surrogate inside a JSON
@@ -334,6 +317,7 @@ fn replace_at(out: &mut Option<Vec<u8>>, text: &[u8], at: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::{CallTool, ListTools};
 
     fn fixed(text: &str) -> String {
         match replace_lone_surrogates(text.as_bytes()) {
@@ -377,8 +361,7 @@ mod tests {
     #[test]
     fn entries_are_dropped_one_by_one_and_the_rest_is_kept() {
         let v = ProtocolVersion::V2025_11_25;
-        let (r, forgiven): (ListToolsResult, _) = parse_result(
-            "tools/list",
+        let (r, forgiven) = parse_result::<ListTools>(
             v,
             &raw(r#"{"tools":[{"name":"a","inputSchema":{}},{"name":"b"},7],"nextCursor":"n"}"#),
         )
@@ -397,8 +380,7 @@ mod tests {
         // A list member that is neither an array nor null (null is the
         // empty default), or a bad member beside the entries, still fails
         // the result.
-        let (r, forgiven) =
-            parse_result::<ListToolsResult>("tools/list", v, &raw(r#"{"tools":null}"#)).unwrap();
+        let (r, forgiven) = parse_result::<ListTools>(v, &raw(r#"{"tools":null}"#)).unwrap();
         assert!(r.tools.is_empty());
         assert_eq!(forgiven.defaulted, ["tools"]);
         for text in [
@@ -407,19 +389,15 @@ mod tests {
             "[]",
             "not json",
         ] {
-            assert!(
-                parse_result::<ListToolsResult>("tools/list", v, &raw(text)).is_err(),
-                "{text}"
-            );
+            assert!(parse_result::<ListTools>(v, &raw(text)).is_err(), "{text}");
         }
     }
 
     #[test]
     fn defaults_apply_in_the_handshake_era_only() {
-        use crate::tools::CallToolResult;
         let text = raw(r#"{"structuredContent":{"a":1}}"#);
         for v in ProtocolVersion::ALL {
-            let parsed = parse_result::<CallToolResult>("tools/call", v, &text);
+            let parsed = parse_result::<CallTool>(v, &text);
             if v.uses_handshake() {
                 let (r, forgiven) = parsed.unwrap();
                 assert!(r.content.is_empty());
@@ -428,11 +406,6 @@ mod tests {
                 assert!(parsed.unwrap_err().to_string().contains("`content`"));
             }
         }
-        // Another method's members are not defaulted.
-        assert!(
-            parse_result::<CallToolResult>("prompts/get", ProtocolVersion::V2025_11_25, &text)
-                .is_err()
-        );
     }
 
     #[test]

@@ -17,6 +17,15 @@ pub trait Request {
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
     /// The `result` object.
     type Result: Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// Records on `result` the entries of a list result that were dropped
+    /// because they did not decode ([`crate::lenient::parse_result`]). The
+    /// default does nothing: only the list results (tools, prompts,
+    /// resources, resource templates, tasks, skills) have a `problems`
+    /// member, and their requests set it.
+    fn set_problems(result: &mut Self::Result, problems: Vec<crate::lenient::EntryProblem>) {
+        let _ = (result, problems);
+    }
 }
 
 /// A notification type: method name and params type.

@@ -156,6 +156,9 @@ impl Request for ListPrompts {
     const METHOD: &'static str = "prompts/list";
     type Params = PaginatedParams;
     type Result = ListPromptsResult;
+    fn set_problems(result: &mut ListPromptsResult, problems: Vec<crate::lenient::EntryProblem>) {
+        result.problems = problems;
+    }
 }
 
 /// `prompts/get` (client → server). In 2026-07-28 decode the result as

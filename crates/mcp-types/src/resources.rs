@@ -228,6 +228,9 @@ impl Request for ListResources {
     const METHOD: &'static str = "resources/list";
     type Params = PaginatedParams;
     type Result = ListResourcesResult;
+    fn set_problems(result: &mut ListResourcesResult, problems: Vec<crate::lenient::EntryProblem>) {
+        result.problems = problems;
+    }
 }
 
 /// `resources/templates/list` (client → server).
@@ -238,6 +241,12 @@ impl Request for ListResourceTemplates {
     const METHOD: &'static str = "resources/templates/list";
     type Params = PaginatedParams;
     type Result = ListResourceTemplatesResult;
+    fn set_problems(
+        result: &mut ListResourceTemplatesResult,
+        problems: Vec<crate::lenient::EntryProblem>,
+    ) {
+        result.problems = problems;
+    }
 }
 
 /// `resources/read` (client → server). In 2026-07-28 decode the result as

@@ -166,6 +166,9 @@ impl Request for ListTasks {
     const METHOD: &'static str = "tasks/list";
     type Params = PaginatedParams;
     type Result = ListTasksResult;
+    fn set_problems(result: &mut ListTasksResult, problems: Vec<crate::lenient::EntryProblem>) {
+        result.problems = problems;
+    }
 }
 
 /// `tasks/cancel` (either direction, 2025-11-25).

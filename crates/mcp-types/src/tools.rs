@@ -226,6 +226,9 @@ impl Request for ListTools {
     const METHOD: &'static str = "tools/list";
     type Params = PaginatedParams;
     type Result = ListToolsResult;
+    fn set_problems(result: &mut ListToolsResult, problems: Vec<crate::lenient::EntryProblem>) {
+        result.problems = problems;
+    }
 }
 
 /// `tools/call` (client → server). In 2026-07-28 the result may instead be
