@@ -25,10 +25,10 @@ use std::time::Instant;
 
 use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_types::base::META_SERVER_INFO;
-use mcp_types::discovery::DiscoverResult;
+use mcp_types::discovery::{Discover, DiscoverResult};
 use mcp_types::errors::UnsupportedProtocolVersionData;
 use mcp_types::lifecycle::{Initialize, InitializeRequestParams, InitializeResult};
-use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion, RawResult};
+use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion, RawResult, Request};
 use serde_json::{Map, Value};
 
 use crate::error::ClientError;
@@ -128,11 +128,11 @@ async fn initialize(
             meta: None,
             extra: Map::new(),
         };
-        let params =
-            serde_json::to_value(&params).map_err(|e| ClientError::encode("initialize", e))?;
+        let params = serde_json::to_value(&params)
+            .map_err(|e| ClientError::encode(Initialize::METHOD, e))?;
         let reply = transport
             .request(
-                "initialize",
+                Initialize::METHOD,
                 Some(&params),
                 RequestOptions::default().with_timeout(options.initialize_timeout),
             )
@@ -147,7 +147,7 @@ async fn initialize(
                 // on the probe): the caller probes again instead of
                 // reporting a version mismatch.
                 return Err(ClientError::from_transport(
-                    "initialize",
+                    Initialize::METHOD,
                     TransportError::JsonRpc(err),
                 ));
             }
@@ -177,17 +177,17 @@ async fn initialize(
                 }
                 None => {
                     return Err(ClientError::from_transport(
-                        "initialize",
+                        Initialize::METHOD,
                         TransportError::JsonRpc(err),
                     ));
                 }
             },
-            Err(e) => return Err(ClientError::from_transport("initialize", e)),
+            Err(e) => return Err(ClientError::from_transport(Initialize::METHOD, e)),
         };
         let (result, forgiven): (InitializeResult, _) =
             mcp_types::lenient::parse_result::<Initialize>(version, &value)
-                .map_err(|e| crate::codec::decode_error("initialize", e, transport))?;
-        crate::codec::log_forgiven("initialize", &forgiven, transport);
+                .map_err(|e| crate::codec::decode_error(Initialize::METHOD, e, transport))?;
+        crate::codec::log_forgiven(Initialize::METHOD, &forgiven, transport);
         let acceptable: Vec<ProtocolVersion> = legacy_versions()
             .into_iter()
             .filter(|v| {
@@ -229,7 +229,7 @@ async fn initialize(
         });
     }
     Err(ClientError::Protocol {
-        method: "initialize".into(),
+        method: Initialize::METHOD.into(),
         message: "version negotiation did not converge".into(),
     })
 }
@@ -272,7 +272,7 @@ fn classify_error(err: JsonRpcError) -> Probe {
     }
     if is_modern_code(err.code) {
         return Probe::Fail(ClientError::Server {
-            method: "server/discover".into(),
+            method: Discover::METHOD.into(),
             error: err,
         });
     }
@@ -290,14 +290,14 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
         Ok(raw) => {
             let value = match raw.to_value() {
                 Ok(value) => value,
-                Err(e) => return Probe::Fail(ClientError::decode("server/discover", e)),
+                Err(e) => return Probe::Fail(ClientError::decode(Discover::METHOD, e)),
             };
             if value.get("supportedVersions").is_none() {
                 return Probe::Legacy("server/discover answered without supportedVersions".into());
             }
             match serde_json::from_value::<DiscoverResult>(value) {
                 Ok(d) => Probe::Modern(Box::new(d)),
-                Err(e) => Probe::Fail(ClientError::decode("server/discover", e)),
+                Err(e) => Probe::Fail(ClientError::decode(Discover::METHOD, e)),
             }
         }
         Err(TransportError::JsonRpc(err)) => classify_error(err),
@@ -325,7 +325,7 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
             | TransportError::SessionExpired { .. }
             | TransportError::Protocol { .. }),
         ) => Probe::Legacy(format!("server/discover: {e}")),
-        Err(e) => Probe::Fail(ClientError::from_transport("server/discover", e)),
+        Err(e) => Probe::Fail(ClientError::from_transport(Discover::METHOD, e)),
     }
 }
 
@@ -334,7 +334,7 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
 /// answers so once a `server/discover` probe committed it to 2026-07-28.
 fn refused_as_modern(e: &ClientError) -> bool {
     matches!(e, ClientError::Server { method, error }
-        if method == "initialize" && error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
+        if method == Initialize::METHOD && error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
 }
 
 /// How one probe ended: with the server's answer to `server/discover`
@@ -379,7 +379,7 @@ async fn probe(
     let meta = Arc::new(modern_meta(asked, &caps, &options.client_info));
     let started = Instant::now();
     let request = transport.request(
-        "server/discover",
+        Discover::METHOD,
         None,
         // A legacy server must see nothing before `initialize`, so a
         // probe that is given up is not followed by notifications/cancelled.
@@ -560,7 +560,7 @@ async fn discover(
         }
     }
     Err(ClientError::Protocol {
-        method: "server/discover".into(),
+        method: Discover::METHOD.into(),
         message: "version negotiation did not converge".into(),
     })
 }

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
 use mcp_types::RawResult;
 use mcp_types::RequestId;
+use mcp_types::method::REQUEST_METHODS;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::TransportError;
@@ -199,36 +200,9 @@ fn canonical_integer(id: &RequestId) -> Option<i64> {
     (n.to_string() == *s).then_some(n)
 }
 
-/// The methods a client sends, kept without an allocation.
-const KNOWN_METHODS: [&str; 24] = [
-    "tools/call",
-    "tools/list",
-    "ping",
-    "initialize",
-    "server/discover",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "tasks/get",
-    "tasks/list",
-    "tasks/result",
-    "tasks/cancel",
-    "subscriptions/listen",
-    "sampling/createMessage",
-    "elicitation/create",
-    "roots/list",
-    "notifications/cancelled",
-    "notifications/progress",
-];
-
+/// `method` without an allocation when it is a request the schema names.
 fn method_name(method: &str) -> Cow<'static, str> {
-    match KNOWN_METHODS.iter().find(|m| **m == method) {
+    match REQUEST_METHODS.iter().find(|m| **m == method) {
         Some(m) => Cow::Borrowed(m),
         None => Cow::Owned(method.to_owned()),
     }
