@@ -349,8 +349,8 @@ mod tests {
         assert_eq!(args["zip"], "true");
     }
 
-    /// The catalogue's B36 input: `Optional[str]` and friends stay strings,
-    /// a nullable integer is a number.
+    /// A Python SDK server's `Optional[str]` (an `anyOf` of string and
+    /// null) and friends stay strings; a nullable integer is a number.
     #[test]
     fn b36_union_string_properties_stay_strings() {
         let schema = json!({"type": "object", "properties": {

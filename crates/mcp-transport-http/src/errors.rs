@@ -85,8 +85,8 @@ pub(crate) async fn http_error(
     )
 }
 
-/// The request header a refusal is about, with the value sent (catalogue
-/// B12: a 406 or 400 error names the header): `Accept` for a 406;
+/// The request header a refusal is about, with the value sent (a 406 or
+/// 400 is useless unless it names the header): `Accept` for a 406;
 /// `MCP-Protocol-Version` for a 400 whose body speaks of the protocol
 /// version or of that header.
 fn header_hint(

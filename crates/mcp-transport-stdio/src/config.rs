@@ -7,7 +7,8 @@ use std::time::Duration;
 
 /// Default maximum length of one line (message) from the server: 64 MiB
 /// (67 108 864 bytes, excluding the line end), above the 16 MiB lines real
-/// servers send (case B15) with room for their JSON.
+/// servers send (large resources and
+/// images inline) with room for their JSON.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Default capacity asked for the child's stdin and stdout pipes: 256 KiB

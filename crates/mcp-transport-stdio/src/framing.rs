@@ -3,15 +3,16 @@
 //! NOT contain embedded newlines"). No I/O here: bytes in, frames out.
 //!
 //! - Lines are split on the raw byte `\n`; one trailing `\r` is stripped
-//!   (Windows servers, case B16); blank lines are skipped (B14).
+//!   (Windows servers); blank lines are skipped (servers that pad
+//!   their output).
 //! - One UTF-8 byte order mark opening the stream (.NET and Mono servers
 //!   write one) is stripped from the first line, with one warning
 //!   ([`mcp_transport::bom`]); a mark anywhere else is part of its line.
 //! - UTF-8 is not decoded here: a frame is the line's bytes, decoded as a
-//!   whole later, so a character split across reads is intact (B05).
+//!   whole later, so a character split across reads is intact.
 //! - A line longer than the limit yields one [`Frame::TooLong`] carrying its
 //!   first [`TOO_LONG_PREFIX`] bytes; the rest of it, up to the next `\n`, is
-//!   discarded without being stored (B15). Memory stays bounded by the limit.
+//!   discarded without being stored. Memory stays bounded by the limit.
 //! - The transport reads straight into the framer's buffer
 //!   ([`LineFramer::read_buffer`]) and every line is handed out as a
 //!   [`Bytes`] slice of it: no copy from the read to the dispatcher, which

@@ -1,5 +1,7 @@
 //! Starting and ending the server process: command lookup in the merged
-//! `PATH` (case B19), the process group, and group signals (case B18).
+//! `PATH` (a server started by name resolves against the `PATH` it will
+//! run with), the process group, and group signals (so no grandchild
+//! outlives the connection).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! The server's stderr: drained from the moment of spawn (so a chatty
-//! server never blocks on a full pipe, case B17), split into lines for
+//! server never blocks on a full pipe), split into lines for
 //! `tracing` (target `mcp_stdio::stderr`, field `server`) and the optional
 //! callback, with the last bytes kept in a bounded ring for the close reason.
 //! The parsing parts ([`StderrLines`], [`TailRing`]) do no I/O.

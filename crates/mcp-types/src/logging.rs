@@ -9,7 +9,7 @@ use crate::method::{Notification, Request};
 
 open_enum! {
     /// Syslog severity (RFC 5424) of a log message (schema `LoggingLevel`).
-    /// Unknown levels (e.g. `"verbose"`, case B23) decode to
+    /// Unknown levels (e.g. `"verbose"`, which some servers send) decode to
     /// [`LoggingLevel::Other`] instead of failing the notification.
     pub enum LoggingLevel {
         /// `debug`.

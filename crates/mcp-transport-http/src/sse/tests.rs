@@ -1,4 +1,6 @@
-//! Wire cases B01–B04 of the fault catalogue, byte for byte, and the
+//! SSE streams real servers sent (CRLF and lone-CR line ends split across
+//! reads, a BOM, priming events, multi-line data, comments and
+//! keep-alives), byte for byte, and the
 //! chunk-boundary independence properties (checked against a plain,
 //! whole-stream reference of the WHATWG algorithm).
 

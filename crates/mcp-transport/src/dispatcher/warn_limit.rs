@@ -13,7 +13,7 @@ pub const SKIPPED_WARNINGS_PER_WINDOW: u32 = 5;
 pub const SKIPPED_WARNING_WINDOW: Duration = Duration::from_secs(10);
 
 /// Rate limit for the warnings about skipped input: a server that logs on
-/// stdout must not flood the log (catalogue B14: log it, rate-limited and
+/// stdout must not flood the log (each line is logged, but rate-limited and
 /// truncated). Past the limit, skipped input is logged at debug and
 /// counted; the next warning says how many were not shown.
 #[derive(Debug, Default)]
