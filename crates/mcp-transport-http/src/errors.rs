@@ -60,7 +60,7 @@ pub(crate) async fn http_error(
     if let Some(sent) = reply.sent_session.as_deref()
         && (status == 404 || (status == 400 && says_session_unknown(&body)))
     {
-        shared.connection.drop_session(sent);
+        shared.session.drop_session_id(sent);
         tracing::debug!(connection = %shared.label(), status, "session expired; Mcp-Session-Id dropped");
         return TransportError::session_expired(status, body.trim());
     }

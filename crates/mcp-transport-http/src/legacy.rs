@@ -41,7 +41,7 @@ pub(crate) async fn open(
     let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
     let get = shared
         .exchange
-        .send(&request, &shared.connection, Some(deadline));
+        .send(&request, &shared.session, Some(deadline));
     let reply = tokio::time::timeout_at(deadline, get)
         .await
         .map_err(|_| timeout(limit, TimeoutPhase::Connect))??;
@@ -64,7 +64,7 @@ pub(crate) async fn open(
         reply.response.into_body(),
         tx,
     ));
-    shared.connection.set_legacy_reader(task.abort_handle());
+    shared.session.set_legacy_reader(task.abort_handle());
     match tokio::time::timeout(limit, rx).await {
         Ok(Ok(Ok(endpoint))) => {
             tracing::debug!(connection = %shared.label(), endpoint = %redact_url(&endpoint.to_string()), "legacy HTTP+SSE endpoint received");

@@ -139,7 +139,6 @@
 mod auth;
 mod body;
 mod config;
-mod connection;
 mod connector;
 mod decode;
 mod errors;
@@ -156,6 +155,7 @@ mod no_proxy;
 mod oneshot;
 mod post;
 mod redact;
+mod session;
 mod shared;
 pub mod sse;
 mod streamable;

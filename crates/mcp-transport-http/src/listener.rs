@@ -38,16 +38,16 @@ pub(crate) fn start(
     shared: &Arc<Shared>,
     dispatcher: &Arc<Dispatcher>,
 ) -> Option<oneshot::Receiver<()>> {
-    let connection = &shared.connection;
-    if matches!(connection.mode(), ModeState::Legacy(_)) || !dispatcher.is_open() {
+    let session = &shared.session;
+    if matches!(session.mode(), ModeState::Legacy(_)) || !dispatcher.is_open() {
         return None;
     }
-    if !connection.claim_listener() {
+    if !session.claim_listener() {
         return None;
     }
     let (ready, answered) = oneshot::channel();
     let task = tokio::spawn(run_listener(shared.clone(), dispatcher.clone(), ready));
-    connection.set_listener(task.abort_handle());
+    session.set_listener(task.abort_handle());
     Some(answered)
 }
 
@@ -64,17 +64,16 @@ async fn run_listener(
     let mut last_event_id: Option<String> = None;
     let mut retry = None;
     let label = shared.label().to_owned();
-    let connection = &shared.connection;
     // The stream belongs to the session it was opened in: once that session
     // is gone (expired, or replaced by re-initialization), a reconnection
     // would go out with no id or another session's, so the listener stops
     // and the next session opens its own.
-    let session = connection.session();
+    let opened_in = shared.session.session_id();
     loop {
         if !dispatcher.is_open() {
             return;
         }
-        if session.is_some() && connection.session() != session {
+        if opened_in.is_some() && shared.session.session_id() != opened_in {
             tracing::debug!(connection = %label, "GET stream: its session ended; not reconnecting");
             return;
         }
@@ -82,10 +81,7 @@ async fn run_listener(
             last_event_id: last_event_id.clone(),
         };
         let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
-        let answer = shared
-            .exchange
-            .send(&request, &shared.connection, None)
-            .await;
+        let answer = shared.exchange.send(&request, &shared.session, None).await;
         if let Some(ready) = ready.take() {
             let _ = ready.send(());
         }

@@ -20,7 +20,7 @@ pub(crate) async fn post(
     request: &HttpRequest,
     message: &Outgoing,
 ) -> Result<(Reply, Option<Instant>), TransportError> {
-    let (exchange, session) = (&shared.exchange, &shared.connection);
+    let (exchange, session) = (&shared.exchange, &shared.session);
     if message.kind == OutgoingKind::Request {
         let reply = exchange.send(request, session, message.deadline).await?;
         return Ok((reply, None));

@@ -1,6 +1,6 @@
 //! [`Shared`]: what a transport, the `Outbound` its dispatcher calls and its
 //! background tasks (the GET listener, the legacy reader) hold in common:
-//! the request path ([`Exchange`]) and the session ([`Connection`]) side by
+//! the request path ([`Exchange`]) and the session ([`Session`]) side by
 //! side, with the URL and the configuration they were made from. Each of
 //! the two owns its state; neither knows the other (the exchange reads the
 //! session's headers through [`SessionHeaders`](crate::exchange::SessionHeaders)).
@@ -12,10 +12,10 @@ use http::Uri;
 use mcp_transport::TransportError;
 
 use crate::config::HttpConfig;
-use crate::connection::Connection;
 use crate::exchange::Exchange;
 use crate::mode::ModeState;
 use crate::redact::redact_url;
+use crate::session::Session;
 
 /// One MCP connection over HTTP: its request path and its session.
 pub(crate) struct Shared {
@@ -25,7 +25,7 @@ pub(crate) struct Shared {
     /// The request path every request of the connection goes through.
     pub(crate) exchange: Exchange,
     /// The session.
-    pub(crate) connection: Connection,
+    pub(crate) session: Session,
     /// The MCP endpoint (Streamable HTTP) or SSE URL (legacy).
     pub(crate) url: Uri,
     /// The configuration it was made from.
@@ -43,13 +43,14 @@ impl std::fmt::Debug for Shared {
         f.debug_struct("Shared")
             .field("url", &redact_url(&self.url.to_string()))
             .field("exchange", &self.exchange)
-            .field("connection", &self.connection)
+            .field("session", &self.session)
             .finish()
     }
 }
 
 impl Shared {
-    /// Validates `config` and builds the connection, in mode `initial`.
+    /// Validates `config` and builds the transport's state, its session in
+    /// mode `initial`.
     ///
     /// Errors: `Protocol` for an invalid URL or header.
     pub(crate) fn new(
@@ -69,11 +70,11 @@ impl Shared {
             }
         }
         let exchange = Exchange::new(&config, &url)?;
-        let connection = Connection::new(&config.label, initial);
+        let session = Session::new(&config.label, initial);
         Ok(Arc::new_cyclic(|me| Shared {
             me: me.clone(),
             exchange,
-            connection,
+            session,
             url,
             config,
             warned_media: AtomicBool::new(false),

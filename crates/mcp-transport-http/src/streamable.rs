@@ -35,7 +35,7 @@ pub(crate) async fn send(
     let is_initialize = message.method.as_deref() == Some("initialize");
     if message.kind == OutgoingKind::Notification
         && message.method.as_deref() == Some("notifications/cancelled")
-        && !shared.connection.rules().cancel_notification
+        && !shared.session.rules().cancel_notification
     {
         // 2026-07-28: the request's reply stream was dropped with its
         // future, and that is the cancellation; there is no
@@ -58,14 +58,14 @@ pub(crate) async fn send(
             return fall_back_to_legacy(shared, message, dispatcher).await;
         }
         if status.is_success() {
-            shared.connection.set_mode(ModeState::Streamable);
+            shared.session.set_mode(ModeState::Streamable);
         }
     }
     if !status.is_success() {
         return Err(http_error(shared, reply, message.id.as_ref(), deadline).await);
     }
     if is_initialize {
-        shared.connection.capture_session(reply.response.headers());
+        shared.session.capture_session_id(reply.response.headers());
     }
     // Accepted: the request's bytes are never sent again (redirects and
     // the auth hook's retries come before a 2xx), so they are freed now
@@ -186,7 +186,7 @@ async fn read_reply_stream(
         }
         let Some(resume_from) = last_event_id
             .clone()
-            .filter(|_| shared.connection.rules().resumable)
+            .filter(|_| shared.session.rules().resumable)
         else {
             return Err(no_response(id, Some(&end)));
         };
@@ -207,11 +207,7 @@ async fn read_reply_stream(
                 last_event_id: Some(resume_from.clone()),
             };
             let request = HttpRequest::new(shared.url.clone(), Bytes::new(), kind);
-            match shared
-                .exchange
-                .send(&request, &shared.connection, None)
-                .await
-            {
+            match shared.exchange.send(&request, &shared.session, None).await {
                 Err(e) => {
                     tracing::debug!(connection = %shared.label(), error = %e, "resumption failed")
                 }
@@ -250,12 +246,12 @@ async fn fall_back_to_legacy(
         return Err(TransportError::protocol("transport dropped"));
     };
     let link = {
-        let _guard = shared.connection.lock_fallback().await;
-        match shared.connection.mode() {
+        let _guard = shared.session.lock_fallback().await;
+        match shared.session.mode() {
             ModeState::Legacy(link) => link,
             _ => {
                 let link = legacy::open(&me, dispatcher).await?;
-                shared.connection.set_mode(ModeState::Legacy(link.clone()));
+                shared.session.set_mode(ModeState::Legacy(link.clone()));
                 link
             }
         }

@@ -83,7 +83,7 @@ impl HttpTransport {
         dispatcher.set_redactor(Arc::new(SecretsRedactor(shared.exchange.secrets())));
         if mode == HttpMode::Legacy {
             let link = legacy::open(&shared, &dispatcher).await?;
-            shared.connection.set_mode(ModeState::Legacy(link));
+            shared.session.set_mode(ModeState::Legacy(link));
         }
         Ok(HttpTransport { shared, dispatcher })
     }
@@ -109,7 +109,7 @@ impl HttpTransport {
 
     /// Which transport is in use.
     pub fn mode(&self) -> ActiveMode {
-        match self.shared.connection.mode() {
+        match self.shared.session.mode() {
             ModeState::Probing => ActiveMode::Undecided,
             ModeState::Streamable => ActiveMode::Streamable,
             ModeState::Legacy(_) => ActiveMode::Legacy,
@@ -119,20 +119,20 @@ impl HttpTransport {
     /// Uses `session` as the `Mcp-Session-Id` (e.g. a one-shot call inside
     /// a session the caller already has).
     pub fn set_session_id(&self, session: Option<String>) {
-        self.shared.connection.set_session(session);
+        self.shared.session.set_session_id(session);
     }
 
     /// Closes locally: stops background readers and fails pending requests,
     /// without the session `DELETE`.
     pub(crate) fn close_local(&self, reason: &str) {
-        self.shared.connection.stop_tasks();
+        self.shared.session.stop_tasks();
         self.dispatcher.close(CloseReason::new(reason));
     }
 }
 
 impl Drop for HttpTransport {
     fn drop(&mut self) {
-        self.shared.connection.stop_tasks();
+        self.shared.session.stop_tasks();
     }
 }
 
@@ -165,18 +165,18 @@ impl Transport for HttpTransport {
     /// then fails pending requests with `Closed`.
     async fn close(&self) -> Result<(), TransportError> {
         let shared = &self.shared;
-        shared.connection.stop_tasks();
-        let streamable = !matches!(shared.connection.mode(), ModeState::Legacy(_));
+        shared.session.stop_tasks();
+        let streamable = !matches!(shared.session.mode(), ModeState::Legacy(_));
         if self.dispatcher.is_open()
             && streamable
-            && let Some(session) = shared.connection.session()
+            && let Some(session) = shared.session.session_id()
         {
             let limit = shared.config.timeouts.close;
             let request = HttpRequest::new(shared.url.clone(), Bytes::new(), RequestKind::Delete);
             let deadline = tokio::time::Instant::now() + limit;
             let delete = shared
                 .exchange
-                .send(&request, &shared.connection, Some(deadline));
+                .send(&request, &shared.session, Some(deadline));
             match tokio::time::timeout(limit, delete).await {
                 Ok(Ok(reply)) => {
                     tracing::debug!(connection = %shared.label(), status = reply.response.status().as_u16(), "session DELETE answered")
@@ -189,7 +189,7 @@ impl Transport for HttpTransport {
                 }
             }
             let _ = session;
-            shared.connection.take_session();
+            shared.session.take_session_id();
         }
         // After the DELETE, which a sticky session's cookie must route too.
         shared.exchange.forget_cookies();
@@ -207,12 +207,12 @@ impl Transport for HttpTransport {
     }
 
     fn set_protocol_version(&self, version: ProtocolVersion) {
-        self.shared.connection.set_version(version);
+        self.shared.session.set_version(version);
         self.dispatcher.set_protocol_version(version);
     }
 
     fn session_id(&self) -> Option<String> {
-        self.shared.connection.session()
+        self.shared.session.session_id()
     }
 
     fn set_wire_tap(&self, tap: Arc<dyn mcp_transport::WireTap>) -> bool {
@@ -229,8 +229,8 @@ impl Transport for HttpTransport {
 
     /// `true` on Streamable HTTP under 2026-07-28 (`Mcp-Name`, `Mcp-Param-*`).
     fn sends_metadata_headers(&self) -> bool {
-        self.shared.connection.rules().method_header
-            && !matches!(self.shared.connection.mode(), ModeState::Legacy(_))
+        self.shared.session.rules().method_header
+            && !matches!(self.shared.session.mode(), ModeState::Legacy(_))
     }
 }
 
@@ -243,7 +243,7 @@ impl Outbound for Shared {
         message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError> {
-        match self.connection.mode() {
+        match self.session.mode() {
             ModeState::Legacy(link) => legacy::send(self, &link, message).await,
             ModeState::Streamable => streamable::send(self, message, dispatcher, false).await,
             ModeState::Probing => {

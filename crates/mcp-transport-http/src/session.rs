@@ -1,10 +1,10 @@
-//! [`Connection`]: the state of one MCP connection over HTTP, the session
-//! side of it: the `Mcp-Session-Id`, the negotiated revision, which
+//! [`Session`]: the session side of one MCP connection over HTTP: the `Mcp-Session-Id`, the negotiated revision, which
 //! transport it speaks (Streamable HTTP, legacy HTTP+SSE, or not decided
 //! yet), and the background tasks that belong to the session (the GET
 //! listener, the legacy reader).
 //!
-//! "Connection" is the MCP connection, not a TCP one. It sends nothing
+//! It is the MCP session (spec: `basic/transports` § Session Management),
+//! which outlives TCP connections. It sends nothing
 //! itself: the request path is the [`Exchange`](crate::exchange::Exchange),
 //! which reads the session's headers through [`SessionHeaders`] at each hop.
 
@@ -21,7 +21,7 @@ use crate::mode::ModeState;
 use crate::wire_rules::{MCP_SESSION_ID, WireRules, wire_rules};
 
 /// The session state of one MCP connection over HTTP.
-pub(crate) struct Connection {
+pub(crate) struct Session {
     /// The connection's name in logs.
     label: String,
     session: Mutex<Option<String>>,
@@ -38,9 +38,9 @@ pub(crate) struct Connection {
     legacy_reader: Mutex<Option<AbortHandle>>,
 }
 
-impl std::fmt::Debug for Connection {
+impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection")
+        f.debug_struct("Session")
             .field("label", &self.label)
             .field("mode", &self.mode())
             .field("version", &self.version())
@@ -48,11 +48,11 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-impl Connection {
+impl Session {
     /// A connection with no session yet, in mode `initial`; `label` names it
     /// in logs.
-    pub(crate) fn new(label: &str, initial: ModeState) -> Connection {
-        Connection {
+    pub(crate) fn new(label: &str, initial: ModeState) -> Session {
+        Session {
             label: label.to_owned(),
             session: Mutex::new(None),
             version: Mutex::new(None),
@@ -80,22 +80,22 @@ impl Connection {
     }
 
     /// The current `Mcp-Session-Id`.
-    pub(crate) fn session(&self) -> Option<String> {
+    pub(crate) fn session_id(&self) -> Option<String> {
         lock(&self.session).clone()
     }
 
     /// Sets (or clears) the `Mcp-Session-Id`.
-    pub(crate) fn set_session(&self, s: Option<String>) {
+    pub(crate) fn set_session_id(&self, s: Option<String>) {
         *lock(&self.session) = s;
     }
 
     /// Takes the session id (for the DELETE on close).
-    pub(crate) fn take_session(&self) -> Option<String> {
+    pub(crate) fn take_session_id(&self) -> Option<String> {
         lock(&self.session).take()
     }
 
     /// Drops the session id if it is still `sent`.
-    pub(crate) fn drop_session(&self, sent: &str) {
+    pub(crate) fn drop_session_id(&self, sent: &str) {
         let mut s = lock(&self.session);
         if s.as_deref() == Some(sent) {
             *s = None;
@@ -103,7 +103,7 @@ impl Connection {
     }
 
     /// The `Mcp-Session-Id` a response assigned, when valid (visible ASCII).
-    pub(crate) fn capture_session(&self, headers: &HeaderMap) {
+    pub(crate) fn capture_session_id(&self, headers: &HeaderMap) {
         if !self.rules().sessions {
             return;
         }
@@ -118,9 +118,9 @@ impl Connection {
             }
             Some(_) => {
                 tracing::warn!(connection = %self.label, "ignoring an Mcp-Session-Id with characters outside visible ASCII");
-                self.set_session(None);
+                self.set_session_id(None);
             }
-            None => self.set_session(None),
+            None => self.set_session_id(None),
         }
     }
 
@@ -177,12 +177,12 @@ impl Connection {
     }
 }
 
-impl SessionHeaders for Connection {
+impl SessionHeaders for Session {
     fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.version()
     }
 
     fn session_id(&self) -> Option<String> {
-        self.session()
+        self.session_id()
     }
 }
