@@ -22,7 +22,7 @@ use crate::listing::Listing;
 use crate::negotiate::{self, Negotiated};
 use crate::options::ClientOptions;
 use crate::request_metadata;
-use crate::tool_cache::ToolCache;
+use crate::known_tools::KnownTools;
 
 /// The state of one connection (see the module docs).
 pub(crate) struct Connection {
@@ -33,7 +33,7 @@ pub(crate) struct Connection {
     /// session share one.
     generation: AtomicU64,
     reinit: tokio::sync::Mutex<()>,
-    tools: Mutex<ToolCache>,
+    tools: Mutex<KnownTools>,
     /// The generations of prompts and resources (see [`crate::list_changes`]).
     list_generations: ListGenerations,
     /// A tool-list refresh after `tools/list_changed` is waiting out its
@@ -69,7 +69,7 @@ impl Connection {
             session: RwLock::new(None),
             generation: AtomicU64::new(0),
             reinit: tokio::sync::Mutex::new(()),
-            tools: Mutex::new(ToolCache::default()),
+            tools: Mutex::new(KnownTools::default()),
             list_generations: ListGenerations::default(),
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
@@ -173,7 +173,7 @@ impl Connection {
         session.is_stateless() && self.transport.sends_metadata_headers()
     }
 
-    pub(crate) fn tools(&self) -> std::sync::MutexGuard<'_, ToolCache> {
+    pub(crate) fn tools(&self) -> std::sync::MutexGuard<'_, KnownTools> {
         self.tools.lock().unwrap_or_else(|p| p.into_inner())
     }
 

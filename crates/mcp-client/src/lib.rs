@@ -121,6 +121,7 @@ mod codec;
 mod connection;
 pub mod error;
 pub mod handler;
+mod known_tools;
 mod list_changes;
 pub mod listing;
 mod mrtr;
@@ -137,7 +138,6 @@ mod tasks;
 pub mod template;
 #[cfg(feature = "test-util")]
 pub mod testing;
-mod tool_cache;
 mod tools;
 mod validation;
 

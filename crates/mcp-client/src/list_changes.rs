@@ -8,7 +8,7 @@
 //! requests does: every `list_changed` raises a generation of its list,
 //! and a listing requested at an older generation than the current one
 //! may miss the change. Such a listing is fetched once more for its caller,
-//! and never kept as current (see [`crate::tool_cache`] for tools). A
+//! and never kept as current (see [`crate::known_tools`] for tools). A
 //! server sending `list_changed` without end costs each caller at most one
 //! more listing.
 
@@ -48,7 +48,7 @@ impl ListKind {
 }
 
 /// The generations of the lists the client keeps no cache of (tools: in
-/// [`crate::tool_cache::ToolCache`], under its lock).
+/// [`crate::known_tools::KnownTools`], under its lock).
 #[derive(Debug, Default)]
 pub(crate) struct ListGenerations {
     prompts: AtomicU64,

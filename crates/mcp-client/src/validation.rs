@@ -8,7 +8,7 @@
 //! declares is still refused, as that check needs no schema.
 //!
 //! Validators are compiled once per tool and listing, and cached by the
-//! client ([`crate::tool_cache`]). A schema that does not compile (e.g. it
+//! client ([`crate::known_tools`]). A schema that does not compile (e.g. it
 //! needs a remote `$ref`, which is never fetched) is never a reason to
 //! refuse a call: it is logged at warn when it is compiled (once per tool
 //! and listing) and not enforced.
@@ -36,7 +36,7 @@ pub(crate) enum Validator {}
 pub(crate) type Compiled = Option<Arc<Validator>>;
 
 /// The compiled schemas of one listed tool (compiled once per tool and
-/// listing by [`crate::tool_cache`]).
+/// listing by [`crate::known_tools`]).
 pub(crate) struct Validators {
     /// Its `inputSchema`, unless it did not compile.
     pub(crate) input: Compiled,

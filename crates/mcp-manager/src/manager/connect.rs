@@ -16,8 +16,8 @@ use crate::error::error_chain;
 use crate::namespace::{List, ListedAt, ServerLists};
 use crate::options::{ManagerOptions, StartListings};
 
-/// A live connection.
-pub(crate) struct Connection {
+/// A live connection to one server: its client, transport, process and lists.
+pub(crate) struct LiveServer {
     pub(crate) client: Client,
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) pid: Option<u32>,
@@ -80,7 +80,7 @@ pub(crate) async fn open(
     options: &ManagerOptions,
     stdio_servers: &StdioServers,
     hint: &Arc<EraHint>,
-) -> Result<Connection, StartFailure> {
+) -> Result<LiveServer, StartFailure> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
     let memory = options.era_dir.as_ref().map(EraMemory::new);
@@ -184,7 +184,7 @@ async fn open_once(
     deadline: tokio::time::Instant,
     handshake_only: bool,
     hint: &Arc<EraHint>,
-) -> Result<Connection, Failed> {
+) -> Result<LiveServer, Failed> {
     let limit = startup_timeout(config, options);
     let signals = Arc::new(Signals::default());
     let connecting = tokio::time::timeout_at(deadline, make_transport(config, options));
@@ -279,7 +279,7 @@ async fn open_once(
         _ => why,
     });
     match outcome {
-        Ok((client, lists)) => Ok(Connection {
+        Ok((client, lists)) => Ok(LiveServer {
             client,
             transport,
             pid,

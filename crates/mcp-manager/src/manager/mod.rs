@@ -3,7 +3,7 @@
 mod connect;
 mod handler;
 mod settle;
-mod shared;
+mod state;
 mod supervisor;
 
 use std::collections::BTreeMap;
@@ -19,8 +19,8 @@ use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-pub(crate) use self::shared::{Shared, Slot, SlotState};
-use self::shared::{stop, usable};
+pub(crate) use self::state::{Shared, Slot, SlotState};
+use self::state::{stop, usable};
 use crate::cache::ToolCache;
 use crate::config::{McpConfig, ServerConfig};
 use crate::era::{EraHint, EraMemory};

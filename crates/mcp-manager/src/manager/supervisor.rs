@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::connect::{self, Connection, close_bounded};
+use super::connect::{self, LiveServer, close_bounded};
 use super::{Shared, Slot};
 use crate::error::error_chain;
 use crate::namespace::List;
@@ -111,7 +111,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
 }
 
 /// Serves list changes until the connection closes; returns why it closed.
-async fn watch(shared: &Shared, slot: &Slot, conn: &Connection) -> String {
+async fn watch(shared: &Shared, slot: &Slot, conn: &LiveServer) -> String {
     let signals = &conn.signals;
     let closed = conn.client.closed();
     tokio::pin!(closed);

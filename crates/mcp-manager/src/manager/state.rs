@@ -139,7 +139,7 @@ impl Shared {
         }
     }
 
-    pub(crate) fn set_connected(&self, slot: &Slot, conn: &connect::Connection) {
+    pub(crate) fn set_connected(&self, slot: &Slot, conn: &connect::LiveServer) {
         let revision = conn.client.protocol_version();
         let lists = conn.lists.clone();
         let mut tools_changed = false;

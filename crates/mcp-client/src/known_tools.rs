@@ -25,7 +25,7 @@ use crate::validation::{self, Validators};
 /// [`crate::Client::cached_tools`]. A complete listing is held once: the entries of
 /// its tools point into it.
 #[derive(Default)]
-pub(crate) struct ToolCache {
+pub(crate) struct KnownTools {
     /// The last complete `tools/list` (all pages), when one was fetched.
     complete: Arc<Vec<Tool>>,
     /// The generation `complete` was requested at; `None` before any
@@ -46,13 +46,13 @@ pub(crate) struct ToolCache {
 
 /// Where a known tool is held.
 enum Known {
-    /// At this index of [`ToolCache::complete`].
+    /// At this index of [`KnownTools::complete`].
     Complete(usize),
     /// Seen in a page fetched on its own, after the complete listing.
     Paged(Box<Tool>),
 }
 
-impl ToolCache {
+impl KnownTools {
     /// The tool listed under `name`, if any.
     pub(crate) fn get(&self, name: &str) -> Option<&Tool> {
         match self.by_name.get(name)? {
@@ -194,8 +194,8 @@ mod tests {
     /// Re-listing an unchanged tool keeps its compiled validators; a
     /// changed one loses them; a complete listing forgets unlisted tools.
     #[test]
-    fn tool_cache_keeps_what_did_not_change() {
-        let mut cache = ToolCache::default();
+    fn known_tools_keep_what_did_not_change() {
+        let mut cache = KnownTools::default();
         let a = tool("a", serde_json::json!({"type": "object"}));
         let b = tool("b", serde_json::json!({"type": "object"}));
         cache.replace_tools(&[a.clone(), b.clone()], 0);
@@ -240,7 +240,7 @@ mod tests {
     /// requested before the change is not recorded.
     #[test]
     fn a_listing_overtaken_by_list_changed_is_not_current() {
-        let mut cache = ToolCache::default();
+        let mut cache = KnownTools::default();
         let old = tool("old", serde_json::json!({"type": "object"}));
         let new = tool("new", serde_json::json!({"type": "object"}));
         let stale_requested = cache.generation();
