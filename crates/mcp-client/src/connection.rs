@@ -17,12 +17,12 @@ use mcp_types::tools::Tool;
 use tokio::task::JoinHandle;
 
 use crate::error::ClientError;
+use crate::known_tools::KnownTools;
 use crate::list_changes::{ListGenerations, ListKind};
 use crate::listing::Listing;
 use crate::negotiate::{self, Negotiated};
 use crate::options::ClientOptions;
 use crate::request_metadata;
-use crate::known_tools::KnownTools;
 
 /// The state of one connection (see the module docs).
 pub(crate) struct Connection {
