@@ -16,7 +16,7 @@ use mcp_transport::{CancellationToken, IncomingRequest, TransportEvent, Transpor
 use mcp_types::elicitation::ElicitationComplete;
 use mcp_types::logging::LoggingMessage;
 use mcp_types::notifications::{
-    Cancelled, Progress, PromptListChanged, ResourceListChanged, ToolListChanged,
+    Cancelled, ProgressNotification, PromptListChanged, ResourceListChanged, ToolListChanged,
 };
 use mcp_types::resources::ResourceUpdated;
 use mcp_types::tasks::TaskStatusNotification;
@@ -213,8 +213,8 @@ async fn notification(inner: &Arc<Connection>, n: JsonRpcNotification, in_flight
                 return h.on_logging_message(p).await;
             }
         }
-        Progress::METHOD => {
-            if let Some(p) = decode_or_log::<Progress>(&n) {
+        ProgressNotification::METHOD => {
+            if let Some(p) = decode_or_log::<ProgressNotification>(&n) {
                 return h.on_progress(p).await;
             }
         }

@@ -66,11 +66,12 @@ impl CancelledNotificationParams {
     }
 }
 
-/// `notifications/progress` (either direction).
+/// `notifications/progress` (either direction; schema
+/// `ProgressNotification`).
 #[derive(Debug)]
-pub enum Progress {}
+pub enum ProgressNotification {}
 
-impl Notification for Progress {
+impl Notification for ProgressNotification {
     const METHOD: &'static str = "notifications/progress";
     type Params = ProgressNotificationParams;
 }

@@ -23,7 +23,7 @@ use mcp_types::input::{InputRequests, InputRequiredOr, InputRequiredResult, Inpu
 use mcp_types::lifecycle::{ClientCapabilities, ServerCapabilities};
 use mcp_types::logging::{LoggingMessage, LoggingMessageNotificationParams};
 use mcp_types::notifications::{
-    Cancelled, CancelledNotificationParams, Progress, ProgressNotificationParams,
+    Cancelled, CancelledNotificationParams, ProgressNotification, ProgressNotificationParams,
     PromptListChanged, ResourceListChanged, ToolListChanged,
 };
 use mcp_types::prompts::{
@@ -271,7 +271,7 @@ const TABLE: &[(&str, Check)] = &[
     ("ModelPreferences", plain::<ModelPreferences>),
     ("PaginatedRequestParams", plain::<PaginatedParams>),
     ("ParseError", plain::<JsonRpcError>),
-    ("ProgressNotification", notification::<Progress>),
+    ("ProgressNotification", notification::<ProgressNotification>),
     (
         "ProgressNotificationParams",
         plain::<ProgressNotificationParams>,

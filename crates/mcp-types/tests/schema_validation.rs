@@ -29,7 +29,8 @@ use mcp_types::lifecycle::{
 };
 use mcp_types::logging::{LoggingLevel, SetLevel, SetLevelRequestParams};
 use mcp_types::notifications::{
-    Cancelled, CancelledNotificationParams, Progress, ProgressNotificationParams, RootsListChanged,
+    Cancelled, CancelledNotificationParams, ProgressNotification, ProgressNotificationParams,
+    RootsListChanged,
 };
 use mcp_types::prompts::{GetPrompt, GetPromptRequestParams};
 use mcp_types::resources::{ReadResource, ReadResourceRequestParams, ResourceUriParams, Subscribe};
@@ -294,7 +295,7 @@ fn legacy_client_messages_validate() {
         check_message(
             &s,
             "ProgressNotification",
-            &notification::<Progress>(&progress),
+            &notification::<ProgressNotification>(&progress),
         );
         check_message(
             &s,
