@@ -21,6 +21,12 @@
 //!   [`MAX_AUTH_RETRIES`] times (a 401 that needs a login, then a 403
 //!   `insufficient_scope` on the retry, is two).
 //!
+//! - Every reply to a request the hook prepared (a refusal, a redirect, a
+//!   `429`/`503` and a success alike) is shown to
+//!   [`AuthProvider::observe`] first, so that what a server says in any
+//!   reply (a `DPoP-Nonce`, RFC 9449 § 8.2 and § 9) is learnt from all of
+//!   them.
+//!
 //! The hook's header values are marked sensitive, so the `Debug` output of
 //! a request or a header map shows them as `Sensitive`, and remembered as
 //! secrets of the connection: a server that echoes one back (`denied for
@@ -60,6 +66,23 @@ pub struct OutgoingRequest<'a> {
     /// How many times the hook already answered a refusal in this exchange
     /// (0 on the first send).
     pub attempt: u32,
+}
+
+/// A reply to a request [`AuthProvider::prepare`] was asked for, as
+/// [`AuthProvider::observe`] sees it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct IncomingResponse<'a> {
+    /// The HTTP method of the request it answers.
+    pub method: &'a Method,
+    /// The URL the request went to. It may hold secrets in its query:
+    /// never log it unredacted.
+    pub url: &'a Uri,
+    /// The status code.
+    pub status: u16,
+    /// Every header of the reply. `Set-Cookie` values are secrets of the
+    /// connection: never log them.
+    pub headers: &'a HeaderMap,
 }
 
 /// What [`AuthProvider::prepare`] attaches to a request: headers (e.g.
@@ -230,4 +253,14 @@ pub trait AuthProvider: Send + Sync + fmt::Debug + 'static {
 
     /// What to do about a 401 or 403.
     async fn on_unauthorized(&self, challenge: &AuthChallenge) -> AuthDecision;
+
+    /// Sees every reply to a request this hook prepared (each hop to the
+    /// server's origin: successes, redirects, `429`/`503` and refusals,
+    /// a refusal before [`on_unauthorized`](Self::on_unauthorized) is
+    /// asked about it), for what a server may say in any reply (RFC 9449
+    /// § 8.2 and § 9: a new `DPoP-Nonce`). It runs on the request path:
+    /// it must not block. The default does nothing.
+    fn observe(&self, response: &IncomingResponse<'_>) {
+        let _ = response;
+    }
 }

@@ -164,8 +164,8 @@ mod url;
 pub mod wire_rules;
 
 pub use auth::{
-    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, MAX_AUTH_RETRIES,
-    OutgoingRequest,
+    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, IncomingResponse,
+    MAX_AUTH_RETRIES, OutgoingRequest,
 };
 pub use config::{
     DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_REDIRECTS, ERROR_BODY_LIMIT,

@@ -1,8 +1,9 @@
 //! The auth hook: a credential asked for before every request to the
 //! server's origin (POST, GET stream, DELETE, retries, same-origin redirect
 //! hops; never a cross-origin hop), the refusal's headers and the sent
-//! credential handed to the provider, several bounded retries per exchange,
-//! and a typed error when the provider gives up.
+//! credential handed to the provider, every reply to a prepared request
+//! shown to it, several bounded retries per exchange, and a typed error
+//! when the provider gives up.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -21,7 +22,7 @@ use http::{HeaderMap, HeaderValue, Method};
 use mcp_transport::{AuthErrorKind, Transport, TransportError};
 use mcp_transport_http::{
     AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, HttpMode, HttpTransport,
-    MAX_AUTH_RETRIES, OutgoingRequest,
+    IncomingResponse, MAX_AUTH_RETRIES, OutgoingRequest,
 };
 
 /// What the provider was asked: (method, path, rpc method, attempt) per
@@ -30,6 +31,9 @@ use mcp_transport_http::{
 struct Seen {
     prepared: Vec<(Method, String, Option<String>, u32)>,
     challenges: Vec<AuthChallenge>,
+    /// Every reply observed: (method, path, status, `DPoP-Nonce`), and
+    /// how many challenges had been answered when it was observed.
+    observed: Vec<(Method, String, u16, Option<String>, usize)>,
 }
 
 /// A scripted provider: attaches `Bearer tok-<generation>` (the generation
@@ -72,6 +76,22 @@ impl AuthProvider for Scripted {
         let value = format!("Bearer tok-{generation}");
         headers.insert("authorization", HeaderValue::try_from(value).unwrap());
         Ok(Some(Credential::new(headers).with_generation(generation)))
+    }
+
+    fn observe(&self, response: &IncomingResponse<'_>) {
+        let mut seen = self.seen.lock().unwrap();
+        let answered = seen.challenges.len();
+        seen.observed.push((
+            response.method.clone(),
+            response.url.path().to_owned(),
+            response.status,
+            response
+                .headers
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            answered,
+        ));
     }
 
     async fn on_unauthorized(&self, challenge: &AuthChallenge) -> AuthDecision {
@@ -449,4 +469,71 @@ async fn a_retry_after_resend_is_prepared_again() {
         assert_eq!(r.header("authorization"), Some("Bearer tok-0"));
     }
     assert_eq!(provider.seen.lock().unwrap().prepared.len(), 2);
+}
+
+/// Every reply to a prepared hop is shown to the provider: a redirect, a
+/// `503` waited out, a refusal (before the provider answers it) and the
+/// success; a hop to another origin's reply is not (it was not prepared).
+#[tokio::test]
+async fn every_reply_to_a_prepared_hop_is_observed() {
+    let other = FaultServer::start(|r| {
+        Reply::json(tools_result(&r.rpc_id().unwrap_or_default())).header("dpop-nonce", "other")
+    })
+    .await
+    .unwrap();
+    let away = other.url("/elsewhere");
+    let count = Arc::new(AtomicU64::new(0));
+    let c = count.clone();
+    let server = FaultServer::start(
+        move |r| match (r.path(), c.fetch_add(1, Ordering::SeqCst)) {
+            ("/mcp", 0) => Reply::status(307)
+                .header("location", "/mcp/")
+                .header("dpop-nonce", "n-redirect"),
+            ("/mcp/", 1) => Reply::status(503)
+                .header("retry-after", "0")
+                .header("dpop-nonce", "n-busy"),
+            ("/mcp", 2) => Reply::status(307).header("location", "/mcp/"),
+            ("/mcp/", 3) => Reply::status(401)
+                .header("www-authenticate", r#"DPoP error="use_dpop_nonce""#)
+                .header("dpop-nonce", "n-refused"),
+            ("/mcp", _) => Reply::status(307).header("location", "/mcp/"),
+            ("/mcp/", _) => Reply::status(307).header("location", &away),
+            _ => Reply::status(404),
+        },
+    )
+    .await
+    .unwrap();
+    let provider = Scripted::with(vec![]);
+    let t = HttpTransport::connect(
+        connect_config(&server.url("/mcp"), provider.clone()),
+        HttpMode::Streamable,
+    )
+    .await
+    .unwrap();
+    t.request("tools/list", None, opts()).await.unwrap();
+    let seen = provider.seen.lock().unwrap();
+    let observed: Vec<(&str, u16, Option<&str>, usize)> = seen
+        .observed
+        .iter()
+        .map(|(m, path, status, nonce, answered)| {
+            assert_eq!(m, Method::POST);
+            (path.as_str(), *status, nonce.as_deref(), *answered)
+        })
+        .collect();
+    assert_eq!(
+        observed,
+        [
+            ("/mcp", 307, Some("n-redirect"), 0),
+            ("/mcp/", 503, Some("n-busy"), 0),
+            ("/mcp", 307, None, 0),
+            ("/mcp/", 401, Some("n-refused"), 0),
+            ("/mcp", 307, None, 1),
+            ("/mcp/", 307, None, 1),
+        ]
+    );
+    assert_eq!(
+        seen.prepared.len(),
+        observed.len(),
+        "one observation per prepared hop"
+    );
 }

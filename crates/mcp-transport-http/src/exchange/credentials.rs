@@ -12,7 +12,8 @@
 //! every header the hook gave are taken off; the cookie jar keeps its own
 //! cookies to its origin). [`Credentials::on_refusal`] hands a 401/403 to
 //! [`AuthProvider::on_unauthorized`], at most [`MAX_AUTH_RETRIES`] times per
-//! exchange, and keeps what it answers.
+//! exchange, and keeps what it answers. [`Credentials::observe`] shows the
+//! provider every reply to a hop it prepared (before a refusal is answered).
 
 use std::sync::{Arc, Mutex};
 
@@ -21,7 +22,8 @@ use http::{HeaderMap, HeaderName, Method, Response, StatusCode, Uri};
 use mcp_transport::TransportError;
 
 use crate::auth::{
-    AuthChallenge, AuthDecision, AuthProvider, Credential, MAX_AUTH_RETRIES, OutgoingRequest,
+    AuthChallenge, AuthDecision, AuthProvider, Credential, IncomingResponse, MAX_AUTH_RETRIES,
+    OutgoingRequest,
 };
 use crate::lock::lock;
 use crate::media::header_text;
@@ -210,6 +212,25 @@ impl Credentials {
             taken_off: Vec::new(),
             prepared,
         })
+    }
+
+    /// Shows the provider (if any) the reply of `status` and `headers` to
+    /// a hop of `method` to `target` that it prepared.
+    pub(crate) fn observe(
+        &self,
+        method: &Method,
+        target: &Uri,
+        status: StatusCode,
+        headers: &HeaderMap,
+    ) {
+        if let Some(provider) = &self.provider {
+            provider.observe(&IncomingResponse {
+                method,
+                url: target,
+                status: status.as_u16(),
+                headers,
+            });
+        }
     }
 
     /// The auth hook's answer to `response`, the reply to the hop

@@ -283,6 +283,14 @@ impl Exchange {
                 .hop(request, &target, with_credentials, session, attempt)
                 .await?;
             self.cookies.store(&target, response.headers(), &self.label);
+            if with_credentials {
+                self.credentials.observe(
+                    &request.method,
+                    &target,
+                    response.status(),
+                    response.headers(),
+                );
+            }
             let hop = Hop {
                 status: response.status(),
                 method: &request.method,
