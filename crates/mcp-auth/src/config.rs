@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use mcp_transport_http::FetchOptions;
 
+use crate::grant::Grant;
 use crate::secret::Secret;
 
 /// A client registered with an authorization server beforehand (spec
@@ -105,6 +106,12 @@ pub struct OAuthConfig {
     /// (discovery, spec `basic/authorization` § Authorization Server
     /// Discovery).
     pub auth_server_metadata_url: Option<String>,
+    /// A grant for a client that acts without a person (client
+    /// credentials, enterprise-managed authorization, workload identity
+    /// federation): run on the first refusal instead of the authorization
+    /// code flow, and again when its token expires; no user agent, no
+    /// redirect URI, no registration. Default `None` (a person logs in).
+    pub grant: Option<Grant>,
 }
 
 impl OAuthConfig {
@@ -125,7 +132,21 @@ impl OAuthConfig {
             account: crate::store::DEFAULT_ACCOUNT.to_owned(),
             scopes: Vec::new(),
             auth_server_metadata_url: None,
+            grant: None,
         }
+    }
+
+    /// A configuration for the MCP server at `server_url` that obtains
+    /// its tokens by `grant`, without a person (no redirect URI).
+    pub fn for_grant(server_url: impl Into<String>, grant: Grant) -> OAuthConfig {
+        OAuthConfig::new(server_url, "").with_grant(grant)
+    }
+
+    /// Sets the grant for a client without a person (see
+    /// [`grant`](Self::grant)).
+    pub fn with_grant(mut self, grant: Grant) -> Self {
+        self.grant = Some(grant);
+        self
     }
 
     /// Sets the account the tokens are stored under.

@@ -134,6 +134,43 @@ pub enum AuthError {
         /// What was wrong.
         problem: String,
     },
+    /// A private key for `private_key_jwt` client authentication
+    /// (RFC 7523 § 2.2) cannot be used: not PEM, a key type or algorithm
+    /// other than the one configured or the authorization server accepts.
+    /// Names the key's origin (a file path), never its content.
+    #[error("private key {origin}: {problem}")]
+    #[non_exhaustive]
+    Key {
+        /// Where the key came from (a file path, or "PEM text").
+        origin: String,
+        /// What is wrong with it.
+        problem: KeyProblem,
+    },
+    /// An assertion the application supplies (an ID token for
+    /// enterprise-managed authorization, a workload JWT for workload
+    /// identity federation) cannot be used. Names its source, never its
+    /// value.
+    #[error("{what} from {origin}: {problem}")]
+    #[non_exhaustive]
+    Assertion {
+        /// Which assertion ("ID token", "workload JWT").
+        what: &'static str,
+        /// Its source (a file path, an environment variable, a callback).
+        origin: String,
+        /// What is wrong with it.
+        problem: AssertionProblem,
+    },
+    /// The identity provider's token exchange (RFC 8693) for an identity
+    /// assertion authorization grant (ID-JAG) failed: refused, or answered
+    /// with something that is not a token exchange response.
+    #[error("token exchange at {url} failed: {problem}")]
+    #[non_exhaustive]
+    TokenExchange {
+        /// The identity provider's token endpoint.
+        url: String,
+        /// What went wrong.
+        problem: ExchangeProblem,
+    },
     /// A URL of the flow is not allowed: not https (nor loopback http).
     #[error("{what} {url} must be https (or http on a loopback host)")]
     #[non_exhaustive]
@@ -243,6 +280,21 @@ impl AuthError {
         AuthError::AuthorizationResponse {
             reason,
             error: None,
+        }
+    }
+
+    /// The OAuth `error` code of a token endpoint's refusal (RFC 6749
+    /// § 5.2, e.g. `invalid_grant`, `invalid_scope`,
+    /// `unauthorized_client`), or of the identity provider's refusal of a
+    /// token exchange; `None` for every other error.
+    pub fn oauth_error(&self) -> Option<&str> {
+        match self {
+            AuthError::TokenRefused { error, .. } => error.as_deref(),
+            AuthError::TokenExchange {
+                problem: ExchangeProblem::Refused { error, .. },
+                ..
+            } => error.as_deref(),
+            _ => None,
         }
     }
 
@@ -374,4 +426,112 @@ pub enum ResponseProblem {
     /// Anything else, in words.
     #[error("{0}")]
     Other(String),
+}
+
+/// Why a private key cannot be used ([`AuthError::Key`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// The file could not be read (the I/O error's kind).
+    #[error("cannot be read ({0})")]
+    Unreadable(String),
+    /// No PEM private key in it (`-----BEGIN PRIVATE KEY-----`, or
+    /// `RSA PRIVATE KEY`), or a PEM section that does not decode.
+    #[error(
+        "is not a PEM private key (expected PKCS#8 \"PRIVATE KEY\" or PKCS#1 \"RSA PRIVATE KEY\")"
+    )]
+    NotPem,
+    /// A SEC1 `EC PRIVATE KEY`: convert it to PKCS#8 (`openssl pkcs8
+    /// -topk8 -nocrypt`).
+    #[error(
+        "is a SEC1 \"EC PRIVATE KEY\"; convert it to PKCS#8 with `openssl pkcs8 -topk8 -nocrypt`"
+    )]
+    Sec1,
+    /// A key of a type no supported algorithm signs with (e.g. Ed25519, an
+    /// EC key on P-384): ES256 needs P-256, RS256 an RSA key.
+    #[error("is {0}; ES256 needs an EC P-256 key, RS256 an RSA key")]
+    UnsupportedKeyType(String),
+    /// The key was rejected when loaded (malformed DER, an RSA key shorter
+    /// than 2048 bits); `ring`'s reason.
+    #[error("is malformed or unusable ({0})")]
+    Malformed(String),
+    /// The key signs with another algorithm than the configured one.
+    #[error("signs {key}, but {configured} is configured")]
+    WrongAlgorithm {
+        /// The configured algorithm.
+        configured: String,
+        /// The key's algorithm.
+        key: String,
+    },
+    /// The configured algorithm is none this client signs with.
+    #[error("algorithm {0} is not supported (ES256 or RS256)")]
+    UnsupportedAlgorithm(String),
+    /// The authorization server does not accept the key's algorithm
+    /// (`token_endpoint_auth_signing_alg_values_supported`).
+    #[error("signs {key}, which the authorization server does not accept (it lists {accepted})")]
+    NotAccepted {
+        /// The key's algorithm.
+        key: String,
+        /// What the server lists, comma-separated.
+        accepted: String,
+    },
+}
+
+/// Why an assertion cannot be used ([`AuthError::Assertion`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssertionProblem {
+    /// The source has none: the file cannot be read, the variable is not
+    /// set, the callback failed (its words).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// The source gave an empty value.
+    #[error("empty")]
+    Empty,
+    /// Not a JWT (three base64url parts with a JSON claims set).
+    #[error("not a JWT")]
+    NotAJwt,
+    /// Its `exp` has passed: checked before sending (without verifying
+    /// the signature), so no request was made with it.
+    #[error("expired {seconds_ago} s ago (exp {exp})")]
+    Expired {
+        /// The `exp` claim (seconds since the epoch).
+        exp: u64,
+        /// How long ago that was.
+        seconds_ago: u64,
+    },
+}
+
+/// Why the token exchange at the identity provider failed
+/// ([`AuthError::TokenExchange`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExchangeProblem {
+    /// The identity provider refused with an OAuth error (RFC 8693 § 2.2.2).
+    #[error(
+        "refused: HTTP {status}{}{}",
+        error.as_deref().map(|e| format!(" {e}")).unwrap_or_default(),
+        description.as_deref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The OAuth `error` code, when it sent one.
+        error: Option<String>,
+        /// The `error_description`, scrubbed of secrets.
+        description: Option<String>,
+    },
+    /// The answer is not JSON (an HTML login page, say).
+    #[error("HTTP {status} answer is not JSON (Content-Type {content_type:?})")]
+    NotJson {
+        /// The HTTP status.
+        status: u16,
+        /// Its `Content-Type`.
+        content_type: String,
+    },
+    /// JSON, but not a token exchange response carrying an ID-JAG
+    /// (no `access_token`, or an `issued_token_type` other than
+    /// `urn:ietf:params:oauth:token-type:id-jag`).
+    #[error("not an ID-JAG token exchange response: {0}")]
+    NotIdJag(String),
 }

@@ -140,6 +140,7 @@
 //! authorization server's error text is scrubbed of them before it is
 //! shown. Header values carrying them are marked sensitive.
 
+mod assertion;
 mod authorize;
 pub mod challenge;
 mod config;
@@ -149,7 +150,9 @@ mod error;
 mod fetch;
 #[cfg(unix)]
 mod file_store;
+mod grant;
 mod inspect;
+mod jwt;
 #[cfg(all(
     feature = "keychain",
     any(target_os = "linux", target_os = "macos", windows)
@@ -157,6 +160,7 @@ mod inspect;
 mod keychain_store;
 #[cfg(feature = "interactive")]
 mod loopback;
+mod machine;
 pub mod metadata;
 mod oauth;
 mod pkce;
@@ -193,12 +197,22 @@ pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
     url::Url::parse(server_url).is_ok_and(|s| metadata::resource_matches(resource, &s))
 }
 
+pub use assertion::{AssertionSource, CallbackAssertion, EnvAssertion, FileAssertion};
 pub use config::{OAuthConfig, PreregisteredClient};
 pub use device::DevicePrompt;
-pub use error::{AuthError, MetadataProblem, RegistrationProblem, ResponseProblem};
+pub use error::{
+    AssertionProblem, AuthError, ExchangeProblem, KeyProblem, MetadataProblem, RegistrationProblem,
+    ResponseProblem,
+};
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
+pub use grant::{
+    CLIENT_CREDENTIALS_EXTENSION, ClientAuthentication, ConfidentialClient,
+    ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION, Grant, IdentityProvider,
+    WORKLOAD_IDENTITY_FEDERATION_EXTENSION,
+};
 pub use inspect::{InspectReport, InspectStep, inspect};
+pub use jwt::{PrivateKey, SigningAlgorithm};
 #[cfg(all(
     feature = "keychain",
     any(target_os = "linux", target_os = "macos", windows)

@@ -116,6 +116,10 @@ pub struct AuthorizationServerMetadata {
     /// default: `client_secret_basic`).
     #[serde(default)]
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    /// The JWS algorithms the token endpoint accepts for `private_key_jwt`
+    /// client assertions (RFC 8414 § 2), e.g. `ES256`.
+    #[serde(default)]
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     /// Grant types.
     #[serde(default)]
     pub grant_types_supported: Option<Vec<String>>,
@@ -146,6 +150,7 @@ impl AuthorizationServerMetadata {
             scopes_supported: None,
             code_challenge_methods_supported: Some(vec!["S256".into()]),
             token_endpoint_auth_methods_supported: None,
+            token_endpoint_auth_signing_alg_values_supported: None,
             grant_types_supported: None,
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,

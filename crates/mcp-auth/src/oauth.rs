@@ -102,6 +102,11 @@ impl Inner {
                 self.config.auth_server_metadata_url.as_deref(),
             )
             .await?;
+        if let Some(grant) = &self.config.grant {
+            return self
+                .authorize_with_grant(grant, discovered, challenge_scope, step_up)
+                .await;
+        }
         let metadata = &discovered.metadata;
         walk.require_pkce(metadata)?;
         let key = StoreKey::tokens(
@@ -218,7 +223,24 @@ impl Inner {
             return Ok(true);
         }
         let Some(refresh_token) = tokens.refresh_token.clone() else {
-            return Ok(false);
+            // A grant without a person has no refresh token: it is run
+            // again.
+            let Some(grant) = &self.config.grant else {
+                return Ok(false);
+            };
+            let discovered = self.discovered_for(&key).await?;
+            let scope = tokens.wanted_scope.as_deref().or(tokens.scope.as_deref());
+            let mut new = self.grant_token(grant, &discovered, scope).await?;
+            new.wanted_scope = tokens.wanted_scope.clone();
+            match self
+                .store
+                .put(&key, Record::Tokens(new), Some(revision))
+                .await
+            {
+                Ok(_) | Err(StoreError::Conflict) => {}
+                Err(e) => return Err(store_error(e)),
+            }
+            return Ok(true);
         };
         let discovered = self.discovered_for(&key).await?;
         let client = self.client_for(&discovered).await?;

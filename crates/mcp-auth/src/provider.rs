@@ -45,7 +45,7 @@ impl Inner {
             return Ok(None);
         };
         let (tokens, revision) = if expiring(&tokens, self.config.refresh_skew)
-            && tokens.refresh_token.is_some()
+            && (tokens.refresh_token.is_some() || self.config.grant.is_some())
         {
             let _flow = self.flow.lock().await;
             // Another request (or process) may have refreshed meanwhile:

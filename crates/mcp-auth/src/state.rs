@@ -70,7 +70,8 @@ impl OAuth {
     /// The flow for `config.server_url`, storing credentials in `store` and
     /// taking the user through authorization with `agent`.
     ///
-    /// Errors: `InsecureUrl` when the server URL or the redirect URI is not
+    /// Errors: `InsecureUrl` when the server URL or the redirect URI (when
+    /// no [`Grant`](crate::Grant) is configured) is not
     /// an absolute https URL (or http on a loopback host, spec
     /// § Communication Security), or the Client ID Metadata Document URL is
     /// not https with a path (spec § Client ID Metadata Documents).
@@ -80,7 +81,10 @@ impl OAuth {
         agent: Arc<dyn UserAgent>,
     ) -> Result<OAuth, AuthError> {
         let server = check_url("MCP server URL", &config.server_url)?;
-        check_url("redirect URI", &config.redirect_uri)?;
+        // A grant without a person never redirects.
+        if config.grant.is_none() {
+            check_url("redirect URI", &config.redirect_uri)?;
+        }
         if let Some(url) = &config.auth_server_metadata_url {
             check_url("authorization server metadata URL", url)?;
         }

@@ -131,32 +131,87 @@ pub(crate) async fn request_token(
     let url = metadata.token_endpoint.as_str();
     let (pairs, headers) = authenticated(client, metadata, params, url)?;
     let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let response = post(
+    let mut all_secrets: Vec<&Secret> = secrets.to_vec();
+    if let Some(s) = &client.client_secret {
+        all_secrets.push(s);
+    }
+    send_token_request(
+        fetcher,
+        url,
+        &pairs,
+        headers,
+        &all_secrets,
+        previous_refresh,
+        requested_scope,
+    )
+    .await
+}
+
+/// The one POST of every token request this crate makes, to an
+/// authorization server's token endpoint or an identity provider's (RFC
+/// 8693 token exchange): `pairs` form-encoded, with `headers` (client
+/// authentication). Whatever every token request must carry is added
+/// here.
+///
+/// Errors: `Fetch`.
+pub(crate) async fn token_post(
+    fetcher: &Fetcher,
+    url: &str,
+    pairs: &[(&str, &str)],
+    headers: Vec<(HeaderName, HeaderValue)>,
+) -> Result<http::Response<bytes::Bytes>, AuthError> {
+    post(
         fetcher,
         "token request",
         url,
         "application/x-www-form-urlencoded",
         headers,
-        form(&pairs),
+        form(pairs),
     )
-    .await?;
-    let status = response.status().as_u16();
-    let mut all_secrets: Vec<&Secret> = secrets.to_vec();
-    if let Some(s) = &client.client_secret {
-        all_secrets.push(s);
+    .await
+}
+
+/// The `error` and `error_description` of an OAuth error answer (RFC 6749
+/// § 5.2), scrubbed of `secrets`; `None` when the answer is not JSON or
+/// not such an object.
+pub(crate) fn oauth_error_body(
+    response: &http::Response<bytes::Bytes>,
+    secrets: &[&Secret],
+) -> Option<(Option<String>, Option<String>)> {
+    if !is_json(response) {
+        return None;
     }
+    let b = crate::metadata::read_json::<ErrorBody>(response.body()).ok()?;
+    Some((
+        b.error.map(|e| scrub(&e, secrets)),
+        b.error_description.map(|d| scrub(&d, secrets)),
+    ))
+}
+
+/// [`token_post`] to the token endpoint `url` with `pairs` and `headers`
+/// already holding the grant and the client's authentication, then reads
+/// the token response as [`request_token`] does; `secrets` are scrubbed
+/// from an error's text.
+///
+/// Errors: `TokenRefused`, `TokenResponse`, `Fetch`.
+pub(crate) async fn send_token_request(
+    fetcher: &Fetcher,
+    url: &str,
+    pairs: &[(&str, &str)],
+    headers: Vec<(HeaderName, HeaderValue)>,
+    all_secrets: &[&Secret],
+    previous_refresh: Option<Secret>,
+    requested_scope: Option<&str>,
+) -> Result<TokenRecord, AuthError> {
+    let response = token_post(fetcher, url, pairs, headers).await?;
+    let status = response.status().as_u16();
     if !response.status().is_success() {
-        let body = if is_json(&response) {
-            crate::metadata::read_json::<ErrorBody>(response.body()).ok()
-        } else {
-            None
-        };
-        return Err(match body {
-            Some(b) => AuthError::TokenRefused {
+        return Err(match oauth_error_body(&response, all_secrets) {
+            Some((error, description)) => AuthError::TokenRefused {
                 url: url.to_owned(),
                 status,
-                error: b.error.map(|e| scrub(&e, &all_secrets)),
-                description: b.error_description.map(|d| scrub(&d, &all_secrets)),
+                error,
+                description,
             },
             None => AuthError::TokenRefused {
                 url: url.to_owned(),

@@ -119,7 +119,7 @@ fn prm_model(body: &[u8]) -> Option<ProtectedResourceMetadata> {
 }
 
 fn as_model(body: &[u8]) -> Option<AuthorizationServerMetadata> {
-    const FIELDS: [&str; 12] = [
+    const FIELDS: [&str; 13] = [
         "issuer",
         "authorization_endpoint",
         "token_endpoint",
@@ -127,6 +127,7 @@ fn as_model(body: &[u8]) -> Option<AuthorizationServerMetadata> {
         "scopes_supported",
         "code_challenge_methods_supported",
         "token_endpoint_auth_methods_supported",
+        "token_endpoint_auth_signing_alg_values_supported",
         "grant_types_supported",
         "client_id_metadata_document_supported",
         "authorization_response_iss_parameter_supported",
@@ -152,6 +153,10 @@ fn as_model(body: &[u8]) -> Option<AuthorizationServerMetadata> {
         token_endpoint_auth_methods_supported: strings(
             &map,
             "token_endpoint_auth_methods_supported",
+        )?,
+        token_endpoint_auth_signing_alg_values_supported: strings(
+            &map,
+            "token_endpoint_auth_signing_alg_values_supported",
         )?,
         grant_types_supported: strings(&map, "grant_types_supported")?,
         client_id_metadata_document_supported: flag(&map, "client_id_metadata_document_supported")?,

@@ -1,0 +1,434 @@
+//! The grants without a person (client credentials, enterprise-managed
+//! authorization, workload identity federation) against a scripted MCP
+//! server and authorization server on 127.0.0.1: what each token request
+//! carries, a new grant when the token expires, refusals reported as they
+//! came with no retry and no other grant, and bad input (a key the server
+//! does not accept, an identity provider that answers with HTML or an
+//! error, an expired workload JWT) as one typed error each, the
+//! connection going on once the input is good.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use common::*;
+use fault_http::Reply;
+use mcp_auth::{
+    AssertionProblem, AuthError, CallbackAssertion, ClientAuthentication, ConfidentialClient,
+    ExchangeProblem, FileAssertion, Grant, IdentityProvider, KeyProblem, MemoryStore, OAuth,
+    OAuthConfig, PrivateKey, Secret,
+};
+use serde_json::{Value, json};
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// An unsigned-looking JWT with `claims` (the client never verifies it).
+fn jwt(claims: Value) -> String {
+    format!(
+        "{}.{}.c2ln",
+        URL_SAFE_NO_PAD.encode(r#"{"alg":"ES256","typ":"JWT"}"#),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    )
+}
+
+fn machine(mock: &Mock, grant: Grant) -> OAuth {
+    let config = OAuthConfig::for_grant(mock.url(), grant).with_fetch(fetch_options());
+    OAuth::for_grant(config, Arc::new(MemoryStore::new())).unwrap()
+}
+
+fn basic(id: &str, secret: &str) -> Grant {
+    Grant::ClientCredentials(ConfidentialClient::new(
+        id,
+        ClientAuthentication::ClientSecretBasic(Secret::new(secret)),
+    ))
+}
+
+/// `e` and its causes, one string.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+#[tokio::test]
+async fn client_credentials_run_on_the_first_request_and_again_on_expiry() {
+    let script = Script {
+        auth_methods: vec!["client_secret_basic"],
+        expires_in: 1,
+        ..Script::default()
+    };
+    let mock = Mock::start(script).await;
+    let oauth = machine(&mock, basic("machine-1", "cc-secret-value"));
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 1);
+    let f = form(&tokens[0]);
+    assert_eq!(get(&f, "grant_type"), Some("client_credentials"));
+    assert_eq!(get(&f, "resource"), Some(mock.url().as_str()));
+    assert_eq!(get(&f, "client_secret"), None);
+    let basic = tokens[0].header("authorization").unwrap();
+    assert_eq!(
+        basic,
+        format!("Basic {}", STANDARD.encode("machine-1:cc-secret-value"))
+    );
+    assert!(mock.to("/authorize").is_empty() && mock.to("/register").is_empty());
+
+    // The token lives 1 s and has no refresh token: the grant runs again.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    call(&t, "tools/list").await.unwrap();
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 2, "one new client_credentials request");
+    assert_eq!(
+        get(&form(&tokens[1]), "grant_type"),
+        Some("client_credentials")
+    );
+    assert!(format!("{oauth:?}").find("cc-secret-value").is_none());
+}
+
+/// The authorization server metadata of `base` with the client
+/// credentials grant and `private_key_jwt` signed with `algs`.
+fn jwt_metadata(base: &str, algs: &[&str]) -> Reply {
+    Reply::json(
+        json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": algs,
+        })
+        .to_string(),
+    )
+}
+
+#[tokio::test]
+async fn private_key_jwt_signs_an_assertion_for_the_issuer() {
+    let mock = Mock::start_with(Script::default(), |base, r| {
+        (r.path() == "/.well-known/oauth-authorization-server")
+            .then(|| jwt_metadata(base, &["ES256"]))
+    })
+    .await;
+    let key = PrivateKey::from_pem(include_str!("keys/ec-p256.pem")).unwrap();
+    let public = key.public_key_bytes();
+    let grant = Grant::ClientCredentials(ConfidentialClient::new(
+        "machine-jwt",
+        ClientAuthentication::PrivateKeyJwt(Arc::new(key)),
+    ));
+    let oauth = machine(&mock, grant);
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 1);
+    let f = form(&tokens[0]);
+    assert_eq!(get(&f, "grant_type"), Some("client_credentials"));
+    assert_eq!(
+        get(&f, "client_assertion_type"),
+        Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+    );
+    assert_eq!(get(&f, "client_id"), None, "the assertion names the client");
+    assert!(tokens[0].header("authorization").is_none());
+    let assertion = get(&f, "client_assertion").unwrap();
+    let parts: Vec<&str> = assertion.split('.').collect();
+    let header: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[0]).unwrap()).unwrap();
+    let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    assert_eq!(header["alg"], "ES256");
+    assert_eq!(claims["iss"], "machine-jwt");
+    assert_eq!(claims["sub"], "machine-jwt");
+    assert_eq!(claims["aud"], mock.base.as_str());
+    assert_eq!(
+        claims["exp"].as_u64().unwrap() - claims["iat"].as_u64().unwrap(),
+        60
+    );
+    assert!(claims["jti"].as_str().is_some_and(|j| !j.is_empty()));
+    let sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+    ring::signature::UnparsedPublicKey::new(&ring::signature::ECDSA_P256_SHA256_FIXED, public)
+        .verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+        .expect("the assertion verifies with the client's public key");
+}
+
+#[tokio::test]
+async fn a_key_the_server_does_not_accept_is_one_typed_error_and_nothing_is_sent() {
+    let mock = Mock::start_with(Script::default(), |base, r| {
+        (r.path() == "/.well-known/oauth-authorization-server")
+            .then(|| jwt_metadata(base, &["RS256"]))
+    })
+    .await;
+    let key = PrivateKey::from_pem_file(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/keys/ec-p256.pem"
+    ))
+    .unwrap();
+    let grant = Grant::ClientCredentials(ConfidentialClient::new(
+        "machine-jwt",
+        ClientAuthentication::PrivateKeyJwt(Arc::new(key)),
+    ));
+    let err = machine(&mock, grant).login().await.unwrap_err();
+    match &err {
+        AuthError::Key {
+            origin,
+            problem: KeyProblem::NotAccepted { key, accepted },
+            ..
+        } => {
+            assert!(origin.ends_with("ec-p256.pem"), "{origin}");
+            assert_eq!((key.as_str(), accepted.as_str()), ("ES256", "RS256"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(mock.to("/token").is_empty());
+    // A malformed key file is refused before anything is sent.
+    let dir = std::env::temp_dir().join(format!("mcp-auth-machine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.pem");
+    std::fs::write(
+        &bad,
+        "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    match PrivateKey::from_pem_file(&bad) {
+        Err(AuthError::Key {
+            origin,
+            problem: KeyProblem::NotPem,
+            ..
+        }) => assert!(origin.ends_with("bad.pem")),
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A mock whose token endpoint refuses every request with `error`.
+async fn refusing(error: &'static str) -> Mock {
+    Mock::start_with(Script::default(), move |_, r| {
+        (r.path() == "/token").then(|| {
+            Reply::json(json!({"error": error, "error_description": "no"}).to_string())
+                .with_status(400)
+        })
+    })
+    .await
+}
+
+#[tokio::test]
+async fn workload_identity_refusals_are_reported_as_they_came_without_retry() {
+    for error in ["invalid_grant", "invalid_scope", "unauthorized_client"] {
+        let mock = refusing(error).await;
+        let token =
+            jwt(json!({"iss": "https://idp", "sub": "w", "aud": mock.base, "exp": now() + 300}));
+        let t2 = token.clone();
+        let grant = Grant::WorkloadIdentity {
+            assertion: Arc::new(CallbackAssertion::new("test", move || {
+                let t = t2.clone();
+                async move { Ok(Secret::new(t)) }
+            })),
+        };
+        let oauth = machine(&mock, grant);
+        let err = oauth.login().await.unwrap_err();
+        assert_eq!(err.oauth_error(), Some(error), "{err}");
+        assert!(matches!(err, AuthError::TokenRefused { status: 400, .. }));
+        assert!(!chain(&err).contains(&token));
+        // Through the transport: the request fails with that error, after
+        // exactly one token request of the JWT bearer grant.
+        let t = mock.connect(&oauth).await;
+        let before = mock.to("/token").len();
+        let e = call(&t, "tools/list").await.unwrap_err();
+        assert!(chain(&e).contains(error), "{}", chain(&e));
+        let tokens = mock.to("/token");
+        assert_eq!(tokens.len(), before + 1, "no retry");
+        for r in &tokens {
+            let f = form(r);
+            assert_eq!(
+                get(&f, "grant_type"),
+                Some("urn:ietf:params:oauth:grant-type:jwt-bearer"),
+                "no other grant"
+            );
+            assert_eq!(get(&f, "assertion"), Some(token.as_str()));
+            assert_eq!(get(&f, "resource"), Some(mock.url().as_str()));
+            assert_eq!(get(&f, "client_id"), None, "no client registration");
+        }
+        assert!(mock.to("/register").is_empty() && mock.to("/authorize").is_empty());
+    }
+}
+
+#[tokio::test]
+async fn an_expired_workload_jwt_is_not_sent_and_the_connection_goes_on() {
+    let mock = Mock::start(Script::default()).await;
+    let dir = std::env::temp_dir().join(format!("mcp-auth-wif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("token");
+    let expired = jwt(json!({"sub": "w", "aud": mock.base, "exp": now() - 60}));
+    std::fs::write(&path, &expired).unwrap();
+    let grant = Grant::WorkloadIdentity {
+        assertion: Arc::new(FileAssertion::new(&path)),
+    };
+    let oauth = machine(&mock, grant);
+    match oauth.login().await.unwrap_err() {
+        AuthError::Assertion {
+            what: "workload JWT",
+            origin,
+            problem: AssertionProblem::Expired { seconds_ago, .. },
+            ..
+        } => {
+            assert!(origin.contains("token"), "{origin}");
+            assert!(seconds_ago >= 60);
+        }
+        other => panic!("{other:?}"),
+    }
+    let t = mock.connect(&oauth).await;
+    let e = call(&t, "tools/list").await.unwrap_err();
+    let text = chain(&e);
+    assert!(text.contains("expired"), "{text}");
+    assert!(!text.contains(&expired));
+    assert!(mock.to("/token").is_empty(), "an expired JWT is never sent");
+    // The platform writes a new token: the same connection goes on.
+    std::fs::write(&path, jwt(json!({"sub": "w", "exp": now() + 300}))).unwrap();
+    call(&t, "tools/list").await.unwrap();
+    assert_eq!(mock.to("/token").len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn enterprise(mock: &Mock, id_token: &str) -> Grant {
+    let token = id_token.to_owned();
+    Grant::EnterpriseManaged {
+        client: ConfidentialClient::new(
+            "ema-client",
+            ClientAuthentication::ClientSecretBasic(Secret::new("ema-secret-value")),
+        ),
+        identity_provider: IdentityProvider::with_token_endpoint(format!(
+            "{}/idp/token",
+            mock.base
+        ))
+        .with_client("idp-client", None),
+        id_token: Arc::new(CallbackAssertion::new("test", move || {
+            let t = token.clone();
+            async move { Ok(Secret::new(t)) }
+        })),
+    }
+}
+
+#[tokio::test]
+async fn enterprise_managed_authorization_exchanges_the_id_token_then_presents_the_id_jag() {
+    let script = Script {
+        auth_methods: vec!["client_secret_basic"],
+        ..Script::default()
+    };
+    let mock = Mock::start_with(script, |_, r| {
+        (r.path() == "/idp/token").then(|| {
+            Reply::json(
+                json!({"access_token": "the.id-jag.value", "token_type": "N_A",
+                       "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag"})
+                .to_string(),
+            )
+        })
+    })
+    .await;
+    let id_token = jwt(json!({"sub": "u", "exp": now() + 300}));
+    let oauth = machine(&mock, enterprise(&mock, &id_token));
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    let exchange = mock.to("/idp/token");
+    assert_eq!(exchange.len(), 1);
+    let f = form(&exchange[0]);
+    assert_eq!(
+        get(&f, "grant_type"),
+        Some("urn:ietf:params:oauth:grant-type:token-exchange")
+    );
+    assert_eq!(
+        get(&f, "requested_token_type"),
+        Some("urn:ietf:params:oauth:token-type:id-jag")
+    );
+    assert_eq!(get(&f, "subject_token"), Some(id_token.as_str()));
+    assert_eq!(
+        get(&f, "subject_token_type"),
+        Some("urn:ietf:params:oauth:token-type:id_token")
+    );
+    assert_eq!(get(&f, "audience"), Some(mock.base.as_str()));
+    assert_eq!(get(&f, "resource"), Some(mock.url().as_str()));
+    assert_eq!(get(&f, "client_id"), Some("idp-client"));
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 1);
+    let f = form(&tokens[0]);
+    assert_eq!(
+        get(&f, "grant_type"),
+        Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+    );
+    assert_eq!(get(&f, "assertion"), Some("the.id-jag.value"));
+    assert_eq!(
+        tokens[0].header("authorization"),
+        Some(format!("Basic {}", STANDARD.encode("ema-client:ema-secret-value")).as_str())
+    );
+}
+
+#[tokio::test]
+async fn an_identity_provider_answering_html_or_an_error_is_one_typed_error() {
+    let html = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/idp/token").then(|| {
+            Reply::status(200)
+                .header("content-type", "text/html")
+                .body("<html>log in</html>")
+        })
+    })
+    .await;
+    let id_token = jwt(json!({"sub": "u", "exp": now() + 300}));
+    let err = machine(&html, enterprise(&html, &id_token))
+        .login()
+        .await
+        .unwrap_err();
+    match &err {
+        AuthError::TokenExchange {
+            url,
+            problem:
+                ExchangeProblem::NotJson {
+                    status: 200,
+                    content_type,
+                },
+            ..
+        } => {
+            assert!(url.ends_with("/idp/token"));
+            assert_eq!(content_type, "text/html");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(html.to("/token").is_empty(), "no grant without an ID-JAG");
+
+    let refusing = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/idp/token").then(|| {
+            Reply::json(json!({"error": "invalid_grant", "error_description": "stale"}).to_string())
+                .with_status(400)
+        })
+    })
+    .await;
+    let err = machine(&refusing, enterprise(&refusing, &id_token))
+        .login()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            AuthError::TokenExchange {
+                problem: ExchangeProblem::Refused { status: 400, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.oauth_error(), Some("invalid_grant"));
+    assert!(!chain(&err).contains(&id_token));
+    assert!(!format!("{err:?}").contains(&id_token));
+}
