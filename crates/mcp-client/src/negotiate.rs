@@ -648,27 +648,15 @@ mod tests {
             Probe::Fail(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::http(
-                400,
-                String::new(),
-                None,
-                None,
-                None
-            ))),
+            classify(Err(TransportError::http(400, String::new(), None))),
             Probe::Legacy(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::http(
-                401,
-                String::new(),
-                None,
-                None,
-                None
-            ))),
+            classify(Err(TransportError::http(401, String::new(), None))),
             Probe::Fail(_)
         ));
         assert!(matches!(
-            classify(Err(TransportError::http(400, json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(), None, None, None))),
+            classify(Err(TransportError::http(400, json!({"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}).to_string(), None))),
             Probe::Unsupported(_)
         ));
         assert!(matches!(

@@ -22,7 +22,8 @@ use crate::wire_rules::MCP_AUTH_SERVER;
 /// `SessionExpired` (404, or a 400 saying the session is unknown, to a
 /// request that carried `Mcp-Session-Id`; the id is dropped), the JSON-RPC
 /// error for `request` when the body is one, else `Http` with the body
-/// (truncated to 4 KiB) and the auth hints. Every secret value the
+/// (truncated to 4 KiB) and a hint (the header a 406 or 400 is about, or
+/// the authorization a refusal asks for). Every secret value the
 /// connection sent is hidden in all of them.
 ///
 /// The body is read for at most [`ERROR_BODY_WAIT`], and not past
@@ -74,15 +75,26 @@ pub(crate) async fn http_error(
         return TransportError::JsonRpc(e);
     }
     let hint = header_hint(status, &body, reply.sent_accept, reply.sent_version)
+        .or_else(|| authorization_hint(&headers))
         .map(|hint| shared.exchange.scrub(&hint).into_boxed_str());
-    let shown = |name: &str| header_text(&headers, name).map(|text| shared.exchange.scrub(&text));
-    TransportError::http(
-        status,
-        body,
-        shown(WWW_AUTHENTICATE.as_str()),
-        shown(MCP_AUTH_SERVER),
-        hint,
-    )
+    TransportError::http(status, body, hint)
+}
+
+/// What a refusal says about the authorization it wants, for people: its
+/// `WWW-Authenticate` and `Mcp-Auth-Server` headers as sent (secrets the
+/// connection sent are scrubbed by the caller). A configured
+/// [`AuthProvider`](crate::AuthProvider) sees them itself, as an
+/// [`AuthChallenge`](crate::AuthChallenge); this is for a connection
+/// without one.
+fn authorization_hint(headers: &http::HeaderMap) -> Option<String> {
+    let shown: Vec<String> = [
+        (WWW_AUTHENTICATE.as_str(), "WWW-Authenticate"),
+        (MCP_AUTH_SERVER, "Mcp-Auth-Server"),
+    ]
+    .into_iter()
+    .filter_map(|(name, shown)| header_text(headers, name).map(|text| format!("{shown}: {text}")))
+    .collect();
+    (!shown.is_empty()).then(|| format!("the server asks for authorization; {}", shown.join("; ")))
 }
 
 /// The request header a refusal is about, with the value sent (a 406 or

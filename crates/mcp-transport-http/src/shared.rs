@@ -58,12 +58,12 @@ impl Shared {
         initial: ModeState,
     ) -> Result<Arc<Shared>, TransportError> {
         let url: Uri = config.url.parse().map_err(|e| {
-            TransportError::protocol(format!("invalid URL {}: {e}", redact_url(&config.url)))
+            TransportError::misuse(format!("invalid URL {}: {e}", redact_url(&config.url)))
         })?;
         match url.scheme_str() {
             Some("http") | Some("https") if url.authority().is_some() => {}
             _ => {
-                return Err(TransportError::protocol(format!(
+                return Err(TransportError::misuse(format!(
                     "URL {} is not an absolute http(s) URL",
                     redact_url(&config.url)
                 )));

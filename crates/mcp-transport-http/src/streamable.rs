@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
-use mcp_transport::{Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
+use mcp_transport::{
+    CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
+};
 use mcp_types::RequestId;
 
 use crate::body::read_bounded;
@@ -243,7 +245,9 @@ async fn fall_back_to_legacy(
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(), TransportError> {
     let Some(me) = shared.me.upgrade() else {
-        return Err(TransportError::protocol("transport dropped"));
+        return Err(TransportError::Closed(CloseReason::new(
+            "transport dropped",
+        )));
     };
     let link = {
         let _guard = shared.session.lock_fallback().await;

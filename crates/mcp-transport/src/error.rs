@@ -127,12 +127,11 @@ pub enum TransportError {
         status: u16,
         /// The reply body as text (truncated to 4 KiB).
         body: String,
-        /// The `WWW-Authenticate` header, when present (an auth hint).
-        www_authenticate: Option<String>,
-        /// The `Mcp-Auth-Server` header, when present (an auth hint).
-        auth_server: Option<String>,
-        /// What the transport can tell about the refusal, e.g. the request
-        /// header a 406 or 400 is about and the value that was sent.
+        /// What the transport can tell about the refusal, for people: e.g.
+        /// the request header a 406 or 400 is about and the value that was
+        /// sent, or the authorization a 401 asks for. Transport-specific
+        /// detail goes here as text; this crate does no I/O and knows no
+        /// HTTP header.
         hint: Option<Box<str>>,
     },
     /// The HTTP server no longer knows the `Mcp-Session-Id` (404, or a 400
@@ -194,9 +193,10 @@ pub enum TransportError {
     /// Any other I/O error; what failed, and why, is the `source`.
     #[error("I/O error")]
     Io(#[source] Arc<std::io::Error>),
-    /// A protocol rule was broken in a way no other variant names (by the
-    /// peer, e.g. a 2xx reply that held no response; or by what the client
-    /// was asked to send, e.g. a URL or a header that cannot be used).
+    /// The peer broke a protocol rule in a way no other variant names
+    /// (e.g. a 2xx reply that held no response, an unusable endpoint
+    /// event, an error response with no id, a redirect the client refuses
+    /// to follow). The catch-all for the peer's faults.
     #[error("protocol error: {detail}")]
     #[non_exhaustive]
     Protocol {
@@ -204,6 +204,17 @@ pub enum TransportError {
         request: Option<RequestId>,
         /// What happened, for people (URLs redacted, header values never
         /// shown).
+        detail: String,
+    },
+    /// The transport was asked to send what cannot be sent: a URL, a
+    /// header name or value, or params that cannot be used. The caller's
+    /// (or its configuration's) mistake, not the peer's: sending it again
+    /// fails the same way.
+    #[error("cannot send: {detail}")]
+    #[non_exhaustive]
+    Misuse {
+        /// What cannot be used, for people (URLs redacted, header values
+        /// never shown).
         detail: String,
     },
     /// The server refused the request for want of authorization (spec:
@@ -301,19 +312,11 @@ impl TransportError {
     }
 
     /// A [`TransportError::Http`] for a non-2xx reply with `status` and
-    /// `body` (truncated by the caller), its auth headers and a hint.
-    pub fn http(
-        status: u16,
-        body: impl Into<String>,
-        www_authenticate: Option<String>,
-        auth_server: Option<String>,
-        hint: Option<Box<str>>,
-    ) -> Self {
+    /// `body` (truncated by the caller) and the transport's hint.
+    pub fn http(status: u16, body: impl Into<String>, hint: Option<Box<str>>) -> Self {
         TransportError::Http {
             status,
             body: body.into(),
-            www_authenticate,
-            auth_server,
             hint,
         }
     }
@@ -368,6 +371,13 @@ impl TransportError {
     pub fn protocol(detail: impl Into<String>) -> Self {
         TransportError::Protocol {
             request: None,
+            detail: detail.into(),
+        }
+    }
+
+    /// A [`TransportError::Misuse`]: `detail` says what cannot be sent.
+    pub fn misuse(detail: impl Into<String>) -> Self {
+        TransportError::Misuse {
             detail: detail.into(),
         }
     }
@@ -526,6 +536,14 @@ mod tests {
             }
         ));
         assert_eq!(protocol.to_string(), "protocol error: no response");
+        let misuse = TransportError::misuse("invalid header name \"a b\"");
+        assert_eq!(
+            misuse.to_string(),
+            "cannot send: invalid header name \"a b\""
+        );
+        let http = TransportError::http(406, "no", Some("about Accept".into()));
+        assert_eq!(http.http_status(), Some(406));
+        assert_eq!(http.to_string(), "HTTP 406: no (about Accept)");
         // The waits that are not a request's name their phase.
         for (phase, text) in [
             (TimeoutPhase::Connect, "connect"),

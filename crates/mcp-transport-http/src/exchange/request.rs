@@ -227,11 +227,11 @@ fn encode_metadata(
         .iter()
         .map(|(name, value)| {
             let header = HeaderName::try_from(name.as_str()).map_err(|_| {
-                TransportError::protocol(format!("invalid request-metadata header name {name:?}"))
+                TransportError::misuse(format!("invalid request-metadata header name {name:?}"))
             })?;
             let encoded = header_value::encode(value);
             let value = HeaderValue::try_from(encoded.as_str()).map_err(|_| {
-                TransportError::protocol(format!("cannot encode the value of header {name}"))
+                TransportError::misuse(format!("cannot encode the value of header {name}"))
             })?;
             Ok((header, value))
         })

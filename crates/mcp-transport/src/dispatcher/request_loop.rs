@@ -80,7 +80,7 @@ impl Dispatcher {
                 Ok(value) => write(Some(&value)),
                 Err(e) => {
                     self.pending.remove(&id);
-                    return Err(TransportError::protocol(format!(
+                    return Err(TransportError::misuse(format!(
                         "{method}: the serialized params are not JSON: {e}"
                     )));
                 }
