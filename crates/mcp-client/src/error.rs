@@ -346,6 +346,11 @@ pub enum ServerFault {
     /// acknowledging it (spec 2026-07-28 `basic/subscriptions`).
     #[error("it ended the listen before acknowledging it")]
     ListenEndedUnacknowledged,
+    /// It refused the version it had just named as supported, twice, so
+    /// version negotiation could not settle on one (spec:
+    /// `basic/lifecycle` § Version Negotiation).
+    #[error("it refused the protocol version it had named as supported, twice")]
+    NegotiationDidNotConverge,
 }
 
 /// What this client does not implement ([`ClientError::Incompatible`]).

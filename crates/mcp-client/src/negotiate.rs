@@ -31,7 +31,7 @@ use mcp_types::lifecycle::{Initialize, InitializeRequestParams, InitializeResult
 use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion, RawResult, Request};
 use serde_json::{Map, Value};
 
-use crate::error::ClientError;
+use crate::error::{ClientError, ServerFault};
 pub use crate::negotiated::Negotiated;
 use crate::negotiated::{modern_meta, request_meta_for};
 use crate::options::{ClientOptions, VersionPreference};
@@ -228,9 +228,9 @@ async fn initialize(
             ),
         });
     }
-    Err(ClientError::Protocol {
+    Err(ClientError::ServerMisbehaved {
         method: Initialize::METHOD.into(),
-        message: "version negotiation did not converge".into(),
+        fault: ServerFault::NegotiationDidNotConverge,
     })
 }
 
@@ -559,9 +559,9 @@ async fn discover(
             Probe::Fail(e) => return Err(crate::codec::shown_error(e, transport)),
         }
     }
-    Err(ClientError::Protocol {
+    Err(ClientError::ServerMisbehaved {
         method: Discover::METHOD.into(),
-        message: "version negotiation did not converge".into(),
+        fault: ServerFault::NegotiationDidNotConverge,
     })
 }
 

@@ -197,16 +197,17 @@ impl Client {
                         fault: ServerFault::ListenEndedUnacknowledged,
                     }
                 }
-                Err(_) => ClientError::Protocol {
+                // The listen's task ended without a word: the same fault.
+                Err(_) => ClientError::ServerMisbehaved {
                     method: method.to_owned(),
-                    message: "the listen ended before it was acknowledged".into(),
+                    fault: ServerFault::ListenEndedUnacknowledged,
                 },
             }
         };
         let outcome = tokio::select! {
-            granted = acked_rx => granted.map_err(|_| ClientError::Protocol {
+            granted = acked_rx => granted.map_err(|_| ClientError::ServerMisbehaved {
                 method: method.to_owned(),
-                message: "the listen ended before it was acknowledged".into(),
+                fault: ServerFault::ListenEndedUnacknowledged,
             }),
             e = ended_early => Err(e),
             limit = sleep_for(limit) => Err(ClientError::Transport(TransportError::timeout(
