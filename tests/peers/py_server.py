@@ -26,6 +26,10 @@ Surface (kept small and stable; tests rely on these names):
                    action ("decline", "cancel") when the form was not accepted
     resources  peer://static/greeting (text/plain "hello from py_server")
                peer://echo/{text} (template; reads back `text`)
+               files.read_text(path, max_bytes=None, encoding=None) -> "read <path> ..." (a
+                   dotted name, Optional[...] arguments: anyOf with null in the schema)
+               describe_person(person, note=None) -> "<name> lives in <city> (<n> friends)";
+                   nested and recursive models: a deep $defs/$ref schema
     prompts    greet(name) -> one user message "Say hello to <name>."
 
     2026-07-28 extras (mcp >= 2 only):
@@ -42,7 +46,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import anyio
 from pydantic import BaseModel, Field
@@ -70,6 +74,18 @@ class _Name(BaseModel):
     name: str
 
 
+class Address(BaseModel):
+    street: str
+    city: str
+    zip: Optional[str] = None
+
+
+class Person(BaseModel):
+    name: str
+    address: Address
+    friends: list["Person"] = []
+
+
 def build_server(**settings) -> _Server:
     """Build the server and register its tools, resources and prompts."""
     server = _Server(name="py-peer", instructions="Test peer for the Rust MCP client.", **settings)
@@ -92,6 +108,15 @@ def build_server(**settings) -> _Server:
     @server.tool(description="Always fails: returns a result with isError true.")
     def fail(message: str = "boom") -> str:
         raise ToolError(message)
+
+    @server.tool(name="files.read_text", description="Read a text file (dotted name, optional arguments).")
+    def files_read_text(path: str, max_bytes: Optional[int] = None, encoding: Optional[str] = None) -> str:
+        return f"read {path} max_bytes={max_bytes} encoding={encoding}"
+
+    @server.tool(description="Describe a person (nested and recursive models: $defs and $ref).")
+    def describe_person(person: Person, note: Optional[str] = None) -> str:
+        text = f"{person.name} lives in {person.address.city} ({len(person.friends)} friends)"
+        return text if note is None else f"{text}; {note}"
 
     @server.tool(description="Wait `ms` milliseconds (at most 60000), then return.")
     async def sleep(ms: int) -> str:

@@ -103,6 +103,7 @@ setup_python() {
   fi
   PIP_NO_INPUT=1 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
   .venv/bin/python -c 'import mcp.server' # the SDK imports
+  .venv/bin/python -c 'import anthropic, openai, google.genai' # the provider SDKs (mcp-llm's oracles) import
   echo "$want" >"$stamp_file"
   say "python peer installed: $(.venv/bin/python -m pip show mcp 2>/dev/null | sed -n 's/^Version: /mcp /p')"
 }

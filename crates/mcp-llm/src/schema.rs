@@ -500,13 +500,16 @@ fn strict_node(schema: &mut Value, path: &str, depth: usize, is_root: bool) -> R
             continue;
         }
         if k == "title" {
-            if !node.contains_key("description") {
-                notes.push(
-                    v.as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| v.to_string()),
-                );
+            // The title stands in for a missing description; beside one it
+            // adds nothing.
+            if let (Value::String(t), false) = (&v, node.contains_key("description")) {
+                node.insert("description".into(), Value::String(t.clone()));
             }
+            continue;
+        }
+        if k == "default" && v.is_null() {
+            // Every optional property becomes nullable: a null default
+            // tells the model nothing more.
             continue;
         }
         notes.push(format!("{k}: {v}"));
