@@ -10,6 +10,13 @@ use mcp_transport_http::FetchOptions;
 use crate::grant::Grant;
 use crate::secret::Secret;
 
+/// How long discovery waits for one document by default: 10 s.
+pub(crate) const DISCOVERY_DOCUMENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a whole discovery may take by default: 15 s, half the default
+/// request timeout.
+pub(crate) const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// A client registered with an authorization server beforehand (spec
 /// `basic/authorization` § Preregistration).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,6 +95,16 @@ pub struct OAuthConfig {
     pub request_offline_access: bool,
     /// Options of the requests of the flow (proxy, timeouts, body bound).
     pub fetch: FetchOptions,
+    /// The longest wait for one document of discovery (the unauthenticated
+    /// request to the server, a Protected Resource Metadata or
+    /// authorization server metadata URL), from the request until its whole
+    /// body has arrived: a server that does not answer, or trickles its
+    /// answer, is given up on then. Default 10 s.
+    pub discovery_document_timeout: Duration,
+    /// The longest wait for a whole discovery (every URL it tries), so that
+    /// it ends well within the request it runs for (30 s by default).
+    /// Default 15 s.
+    pub discovery_timeout: Duration,
     /// The account the tokens are stored under: two accounts at one server
     /// are two sets of tokens. Default [`DEFAULT_ACCOUNT`](crate::DEFAULT_ACCOUNT).
     pub account: String,
@@ -129,6 +146,8 @@ impl OAuthConfig {
             refresh_skew: Duration::from_secs(60),
             request_offline_access: true,
             fetch: FetchOptions::default(),
+            discovery_document_timeout: DISCOVERY_DOCUMENT_TIMEOUT,
+            discovery_timeout: DISCOVERY_TIMEOUT,
             account: crate::store::DEFAULT_ACCOUNT.to_owned(),
             scopes: Vec::new(),
             auth_server_metadata_url: None,
@@ -207,6 +226,15 @@ impl OAuthConfig {
     /// discovering it (see [`auth_server_metadata_url`](Self::auth_server_metadata_url)).
     pub fn with_auth_server_metadata_url(mut self, url: impl Into<String>) -> Self {
         self.auth_server_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Sets how long discovery waits for one document (`per_document`) and
+    /// in all (`whole`); see
+    /// [`discovery_document_timeout`](Self::discovery_document_timeout).
+    pub fn with_discovery_timeouts(mut self, per_document: Duration, whole: Duration) -> Self {
+        self.discovery_document_timeout = per_document;
+        self.discovery_timeout = whole;
         self
     }
 

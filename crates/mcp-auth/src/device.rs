@@ -10,7 +10,6 @@ use std::time::{Duration, SystemTime};
 
 use serde::Deserialize;
 
-use crate::discovery::Walk;
 use crate::error::{AuthError, MetadataProblem, ResponseProblem, store_error};
 use crate::fetch::{check_url, is_json, post};
 use crate::scope;
@@ -68,7 +67,8 @@ impl OAuth {
         let inner = &self.inner;
         let _flow = inner.flow.lock().await;
         let probed = inner.probe().await?;
-        let discovered = Walk::new(&inner.fetcher)
+        let discovered = inner
+            .walk()
             .discover(
                 &inner.server,
                 probed.resource_metadata.as_deref(),

@@ -21,8 +21,17 @@
 //!
 //! Nothing is cached: each authorization discovers anew, so a server that
 //! moved to another authorization server is followed.
+//!
+//! The walk keeps its own time: each document (each URL tried) must
+//! arrive whole within the per-document time, and the walk as a whole
+//! within its own, so that a server that does not answer, or trickles its
+//! answer, ends discovery with an error naming the URL well within the
+//! request that needed it. The fetcher's own timeout covers one exchange
+//! only, and is as long as a request's.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::header;
 use mcp_transport_http::Fetcher;
@@ -30,6 +39,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::config::{DISCOVERY_DOCUMENT_TIMEOUT, DISCOVERY_TIMEOUT};
 use crate::error::{AuthError, MetadataProblem};
 use crate::fetch::{check_url, get, is_json, post};
 use crate::metadata::{
@@ -76,6 +86,11 @@ pub(crate) trait Observer: Send {
 pub(crate) struct Walk<'a> {
     fetcher: &'a Fetcher,
     observer: Option<&'a mut dyn Observer>,
+    /// The longest wait for one document.
+    per_document: Duration,
+    /// The whole walk's time, and when it runs out.
+    whole: Duration,
+    deadline: tokio::time::Instant,
 }
 
 /// Outcome of looking for one document at one URL.
@@ -100,15 +115,76 @@ impl<'a> Walk<'a> {
         Walk {
             fetcher,
             observer: None,
+            per_document: DISCOVERY_DOCUMENT_TIMEOUT,
+            whole: DISCOVERY_TIMEOUT,
+            deadline: tokio::time::Instant::now() + DISCOVERY_TIMEOUT,
         }
     }
 
     /// The walk with `observer` watching every step.
     pub(crate) fn observed(fetcher: &'a Fetcher, observer: &'a mut dyn Observer) -> Walk<'a> {
         Walk {
-            fetcher,
             observer: Some(observer),
+            ..Walk::new(fetcher)
         }
+    }
+
+    /// The walk giving each document at most `per_document`, and itself
+    /// (from now) at most `whole`.
+    pub(crate) fn with_deadlines(mut self, per_document: Duration, whole: Duration) -> Self {
+        self.per_document = per_document;
+        self.whole = whole;
+        self.deadline = tokio::time::Instant::now() + whole;
+        self
+    }
+
+    /// `request` (the fetch of `what` at `url`), given up on when the
+    /// document's time or the walk's runs out first. The fetcher's own
+    /// timeout, when it comes first, is reported the same way. A failure is
+    /// a step the observer sees.
+    ///
+    /// Errors: `Metadata` with `NoAnswer` or `DiscoveryTimeout`, naming
+    /// `url`; the request's own.
+    async fn timed<T>(
+        &mut self,
+        what: &'static str,
+        url: &str,
+        request: impl Future<Output = Result<T, AuthError>>,
+    ) -> Result<T, AuthError> {
+        let left = self
+            .deadline
+            .saturating_duration_since(tokio::time::Instant::now());
+        let (budget, problem) = if left < self.per_document {
+            (
+                left,
+                MetadataProblem::DiscoveryTimeout {
+                    ms: millis(self.whole),
+                },
+            )
+        } else {
+            (
+                self.per_document,
+                MetadataProblem::NoAnswer {
+                    ms: millis(self.per_document),
+                },
+            )
+        };
+        let problem = match tokio::time::timeout(budget, request).await {
+            Ok(Err(AuthError::Fetch { source, .. })) if source.is_timeout() => {
+                MetadataProblem::NoAnswer {
+                    ms: millis(self.fetcher.options().timeout),
+                }
+            }
+            Ok(Err(e)) => {
+                self.note(what, Some(url), None, failed(&e), false);
+                return Err(e);
+            }
+            Ok(Ok(response)) => return Ok(response),
+            Err(_) => problem,
+        };
+        tracing::warn!(what, url = %crate::fetch::redacted(url), %problem, "discovery gave up on a document");
+        self.note(what, Some(url), None, problem.to_string(), false);
+        Err(AuthError::metadata(what, url, problem))
     }
 
     fn note(
@@ -148,16 +224,15 @@ impl<'a> Walk<'a> {
         })
         .to_string();
         let accept = http::HeaderValue::from_static("application/json, text/event-stream");
-        let response = post(
+        let request = post(
             self.fetcher,
             what,
             server.as_str(),
             "application/json",
             vec![(header::ACCEPT, accept)],
             body,
-        )
-        .await
-        .inspect_err(|e| self.note(what, Some(server.as_str()), None, failed(e), false))?;
+        );
+        let response = self.timed(what, server.as_str(), request).await?;
         let status = response.status().as_u16();
         let values: Vec<&str> = response
             .headers()
@@ -550,9 +625,8 @@ impl<'a> Walk<'a> {
         url: &str,
         protocol_version: Option<&str>,
     ) -> Result<Found<T>, AuthError> {
-        let response = get(self.fetcher, what, url, protocol_version)
-            .await
-            .inspect_err(|e| self.note(what, Some(url), None, failed(e), false))?;
+        let request = get(self.fetcher, what, url, protocol_version);
+        let response = self.timed(what, url, request).await?;
         let status = response.status();
         if !status.is_success() {
             tracing::debug!(what, url, status = status.as_u16(), "not found here");
@@ -582,6 +656,11 @@ impl<'a> Walk<'a> {
             }
         }
     }
+}
+
+/// `d` in whole milliseconds.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Why a request of the walk failed, without repeating what it was for

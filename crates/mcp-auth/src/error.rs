@@ -349,6 +349,25 @@ pub enum MetadataProblem {
     /// (RFC 8628): no device login there.
     #[error("it offers no device_authorization_endpoint (RFC 8628)")]
     NoDeviceAuthorization,
+    /// The document did not arrive whole (status, headers and body) within
+    /// the time one document of discovery is given
+    /// ([`OAuthConfig::discovery_document_timeout`](crate::OAuthConfig::discovery_document_timeout)):
+    /// a server that does not answer, or trickles its answer. `ms`: how
+    /// long was waited, in milliseconds.
+    #[error("no complete answer within {ms} ms")]
+    NoAnswer {
+        /// How long was waited, in milliseconds.
+        ms: u64,
+    },
+    /// The whole discovery's time
+    /// ([`OAuthConfig::discovery_timeout`](crate::OAuthConfig::discovery_timeout))
+    /// ran out while this document was awaited. `ms`: the discovery's
+    /// deadline, in milliseconds.
+    #[error("discovery gave up waiting for it: its {ms} ms were spent")]
+    DiscoveryTimeout {
+        /// The whole discovery's time, in milliseconds.
+        ms: u64,
+    },
     /// Anything else, in words.
     #[error("{0}")]
     Other(String),

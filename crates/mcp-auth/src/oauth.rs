@@ -18,12 +18,21 @@ use crate::token::request_token;
 use crate::user_agent::AuthorizationPrompt;
 
 impl Inner {
+    /// A discovery walk on the flow's fetcher, with the configured
+    /// deadlines (from now).
+    pub(crate) fn walk(&self) -> Walk<'_> {
+        Walk::new(&self.fetcher).with_deadlines(
+            self.config.discovery_document_timeout,
+            self.config.discovery_timeout,
+        )
+    }
+
     /// What the server asks for when called without a token: the
     /// discovery walk's first step.
     ///
     /// Errors: `Fetch` when the server cannot be reached.
     pub(crate) async fn probe(&self) -> Result<Probed, AuthError> {
-        Walk::new(&self.fetcher)
+        self.walk()
             .probe(&self.server, &self.config.client_name)
             .await
     }
@@ -94,7 +103,7 @@ impl Inner {
         challenge_scope: Option<&str>,
         step_up: bool,
     ) -> Result<(), AuthError> {
-        let mut walk = Walk::new(&self.fetcher);
+        let mut walk = self.walk();
         let discovered = walk
             .discover(
                 &self.server,
@@ -307,7 +316,7 @@ impl Inner {
         {
             return Ok(d);
         }
-        let metadata = Walk::new(&self.fetcher).issuer_metadata(issuer).await?;
+        let metadata = self.walk().issuer_metadata(issuer).await?;
         let discovered = Discovered {
             resource: resource.clone(),
             prm_scopes: None,

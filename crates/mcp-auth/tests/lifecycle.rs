@@ -1,0 +1,259 @@
+//! Faults of a hostile authorization server or resource server over an
+//! OAuth lifecycle, each as a kind: discovery against a server that does
+//! not answer or trickles its answer gives up on its own deadlines, naming
+//! the URL.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use common::*;
+use fault_http::{Part, Reply};
+use mcp_auth::{AuthError, MetadataProblem, OAuthConfig};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// A server on 127.0.0.1 that accepts connections, reads nothing and
+/// never answers; stopped when dropped.
+struct Silent {
+    addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl Silent {
+    async fn start() -> Silent {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = listener.accept().await {
+                held.push(stream);
+            }
+        });
+        Silent { addr, task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for Silent {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// 200 JSON whose status and headers come at once and whose body then
+/// comes one byte every 100 ms, for 6 s.
+fn trickle() -> Reply {
+    let mut parts = vec![Part::bytes("{")];
+    for _ in 0..60 {
+        parts.push(Part::pause_ms(100));
+        parts.push(Part::bytes(" "));
+    }
+    parts.push(Part::bytes("}"));
+    Reply::json("").parts(parts)
+}
+
+/// The time one document and the whole discovery get in these tests.
+const PER_DOCUMENT: Duration = Duration::from_millis(300);
+const WHOLE: Duration = Duration::from_millis(700);
+
+fn timed(config: OAuthConfig) -> OAuthConfig {
+    config.with_discovery_timeouts(PER_DOCUMENT, WHOLE)
+}
+
+/// Runs `login` with a limit well above the deadlines (a discovery that
+/// waits for the fetcher's 30 s fails here) and returns its error and how
+/// long it took.
+async fn login_error(mock: &Mock, config: OAuthConfig) -> (AuthError, Duration) {
+    let oauth = mock.oauth(config);
+    let start = Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(5), oauth.login())
+        .await
+        .expect("discovery did not give up on its own deadline");
+    (result.unwrap_err(), start.elapsed())
+}
+
+/// The metadata document that did not arrive, its URL and why.
+fn gave_up(e: &AuthError) -> (&'static str, &str, &MetadataProblem) {
+    match e {
+        AuthError::Metadata {
+            what, url, reason, ..
+        } => (what, url.as_str(), reason),
+        other => panic!("not a metadata error: {other:?}"),
+    }
+}
+
+/// Each document of discovery (the challenge's resource metadata URL, the
+/// authorization server's metadata) from a server that never answers, or
+/// that sends its headers and then trickles its body, is given up on after
+/// the per-document time, with the URL named; several slow documents stop
+/// at the whole discovery's deadline, naming the one being waited for.
+#[tokio::test]
+async fn discovery_gives_up_on_silent_and_trickling_servers() {
+    let silent = Silent::start().await;
+
+    // The challenge names a resource metadata URL on a silent server.
+    let prm_url = silent.url("/.well-known/oauth-protected-resource/mcp");
+    let named = prm_url.clone();
+    let mock = Mock::start_with(Script::default(), move |_, r| {
+        (r.path() == "/mcp" && r.header("authorization").is_none()).then(|| {
+            Reply::status(401).header(
+                "www-authenticate",
+                &format!(r#"Bearer resource_metadata="{named}""#),
+            )
+        })
+    })
+    .await;
+    let (err, took) = login_error(&mock, timed(mock.config())).await;
+    let (what, url, reason) = gave_up(&err);
+    assert_eq!(
+        (what, url, reason),
+        (
+            "protected resource metadata",
+            prm_url.as_str(),
+            &MetadataProblem::NoAnswer { ms: 300 }
+        )
+    );
+    assert!(err.to_string().contains(&prm_url), "{err}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+
+    // The resource metadata trickles its body.
+    let mock = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/.well-known/oauth-protected-resource/mcp").then(trickle)
+    })
+    .await;
+    let (err, took) = login_error(&mock, timed(mock.config())).await;
+    let want = format!("{}/.well-known/oauth-protected-resource/mcp", mock.base);
+    assert_eq!(
+        gave_up(&err),
+        (
+            "protected resource metadata",
+            want.as_str(),
+            &MetadataProblem::NoAnswer { ms: 300 }
+        )
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+
+    // The resource names a silent authorization server.
+    let issuer = silent.url("");
+    let listed = issuer.clone();
+    let mock = Mock::start_with(Script::default(), move |base, r| {
+        (r.path() == "/.well-known/oauth-protected-resource/mcp").then(|| {
+            Reply::json(format!(
+                r#"{{"resource":"{base}/mcp","authorization_servers":["{listed}"]}}"#
+            ))
+        })
+    })
+    .await;
+    let (err, took) = login_error(&mock, timed(mock.config())).await;
+    let want = format!("{issuer}/.well-known/oauth-authorization-server");
+    assert_eq!(
+        gave_up(&err),
+        (
+            "authorization server metadata",
+            want.as_str(),
+            &MetadataProblem::NoAnswer { ms: 300 }
+        )
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+
+    // The authorization server's metadata trickles its body.
+    let mock = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/.well-known/oauth-authorization-server").then(trickle)
+    })
+    .await;
+    let (err, _) = login_error(&mock, timed(mock.config())).await;
+    let want = format!("{}/.well-known/oauth-authorization-server", mock.base);
+    assert_eq!(
+        gave_up(&err),
+        (
+            "authorization server metadata",
+            want.as_str(),
+            &MetadataProblem::NoAnswer { ms: 300 }
+        )
+    );
+
+    // Each document answers within its own time, but together they take
+    // longer than the whole discovery may: the resource metadata after
+    // 250 ms, the first well-known URL of the authorization server a 404
+    // after 250 ms; the second URL gets what is left of the 700 ms, and is
+    // the one named.
+    let mock = Mock::start_with(Script::default(), |base, r| match r.path() {
+        "/.well-known/oauth-protected-resource/mcp" => Some(Reply::json("").parts(vec![
+            Part::pause_ms(250),
+            Part::bytes(format!(
+                r#"{{"resource":"{base}/mcp","authorization_servers":["{base}"]}}"#
+            )),
+        ])),
+        "/.well-known/oauth-authorization-server" => {
+            Some(Reply::status(404).parts(vec![Part::pause_ms(250), Part::bytes("no")]))
+        }
+        "/.well-known/openid-configuration" => Some(trickle()),
+        _ => None,
+    })
+    .await;
+    let (err, took) = login_error(&mock, timed(mock.config())).await;
+    let want = format!("{}/.well-known/openid-configuration", mock.base);
+    assert_eq!(
+        gave_up(&err),
+        (
+            "authorization server metadata",
+            want.as_str(),
+            &MetadataProblem::DiscoveryTimeout { ms: 700 }
+        )
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+/// On the request path (a 401 answered by a discovery), a silent
+/// authorization server fails the request with an error naming its URL
+/// long before the request's own timeout.
+#[tokio::test]
+async fn a_request_fails_on_the_discovery_deadline_not_its_own_timeout() {
+    let silent = Silent::start().await;
+    let issuer = silent.url("");
+    let listed = issuer.clone();
+    let mock = Mock::start_with(Script::default(), move |base, r| {
+        (r.path() == "/.well-known/oauth-protected-resource/mcp").then(|| {
+            Reply::json(format!(
+                r#"{{"resource":"{base}/mcp","authorization_servers":["{listed}"]}}"#
+            ))
+        })
+    })
+    .await;
+    let oauth = mock.oauth(timed(mock.config()));
+    let t = mock.connect(&oauth).await;
+    let start = Instant::now();
+    let err = tokio::time::timeout(Duration::from_secs(5), call(&t, "tools/list"))
+        .await
+        .expect("the request waited past the discovery deadline")
+        .unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    let text = mcp_auth_chain(&err);
+    assert!(
+        text.contains(&format!("{issuer}/.well-known/oauth-authorization-server")),
+        "{text}"
+    );
+    assert!(text.contains("no complete answer within 300 ms"), "{text}");
+}
+
+/// `e`'s text and its causes', joined.
+fn mcp_auth_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
