@@ -129,6 +129,8 @@
 //!   level, the cause is its `source()`.
 //! - [`Backoff`]: the retry policy of every reconnection (the HTTP
 //!   transport's stream resumption, the manager's restarts).
+//! - `testkit` (feature `testkit`): the contract checks a transport author
+//!   runs against their own transport (`docs/transports.md`).
 //!
 //! # Cancel safety
 //! Dropping a request future before it completes sends the server
@@ -147,6 +149,8 @@ pub mod options;
 mod pause_clock;
 mod pending;
 pub mod tap;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod transport;
 
 pub use backoff::{Backoff, BackoffError};
