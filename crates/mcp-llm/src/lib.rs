@@ -12,6 +12,14 @@
 //!   [`Clients`], or an application's own [`ToolSource`]).
 //! - [`check`]: a checker of each dialect's documented rules.
 //!
+//!
+//! # Feature flags
+//! - `schema-validation` (on by default): a model's arguments are checked
+//!   against the tool's `inputSchema` before the call is sent (through
+//!   `mcp-client`'s feature of that name, the `jsonschema` crate); refused
+//!   arguments come back to the model as a tool-result error naming each
+//!   violation. Without it, arguments are sent as the model wrote them.
+//!
 //! [`Manager`]: mcp_manager::Manager
 
 pub mod calls;

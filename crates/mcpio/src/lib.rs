@@ -34,6 +34,12 @@ pub use mcp_auth as auth;
 #[cfg(feature = "manager")]
 pub use mcp_manager as manager;
 
+/// MCP tools in a model's hands: tool definitions for OpenAI, Anthropic and
+/// Gemini, model tool calls routed back, results as model content (the
+/// crate `mcpio-llm`, feature `llm`).
+#[cfg(feature = "llm")]
+pub use mcp_llm as llm;
+
 pub use mcp_client::{
     CallOptions, Client, ClientError, ClientHandler, ClientOptions, ElicitationModes,
     RequestOptions, VersionPreference,

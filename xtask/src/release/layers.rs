@@ -40,7 +40,7 @@ pub(crate) struct Layer {
     pub(crate) why: &'static str,
 }
 
-pub(crate) const LAYERS: [Layer; 6] = [
+pub(crate) const LAYERS: [Layer; 7] = [
     Layer {
         name: "types",
         crates: &["mcpio-types"],
@@ -91,13 +91,23 @@ pub(crate) const LAYERS: [Layer; 6] = [
               `schema-validation` no jsonschema",
     },
     Layer {
+        name: "llm",
+        crates: &["mcpio-llm"],
+        forbidden: &["mcpio-auth"],
+        forbidden_without_defaults: &["jsonschema"],
+        features_without_defaults: &[],
+        why: "the model-tool bridge is the manager's tree and no more: no OAuth, no provider \
+              HTTP client; without `schema-validation` no jsonschema",
+    },
+    Layer {
         name: "mcpio",
         crates: &["mcpio"],
-        forbidden: &["mcpio-auth", "mcpio-manager", "jsonschema"],
+        forbidden: &["mcpio-auth", "mcpio-manager", "mcpio-llm", "jsonschema"],
         forbidden_without_defaults: &concat_forbidden::STDIO,
         features_without_defaults: &["stdio"],
         why: "the facade builds the layers its features name and no other: by default stdio and \
-              HTTP (no OAuth, manager or schema validator); with only `stdio`, no HTTP stack",
+              HTTP (no OAuth, manager, model-tool bridge or schema validator); with only `stdio`, \
+              no HTTP stack",
     },
 ];
 

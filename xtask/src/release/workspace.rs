@@ -10,7 +10,7 @@ use crate::util;
 
 /// The library crates, bottom layer first: the order they are published in
 /// (each one's workspace dependencies come before it).
-pub(crate) const PUBLISH_ORDER: [&str; 9] = [
+pub(crate) const PUBLISH_ORDER: [&str; 10] = [
     "mcpio-types",
     "mcpio-transport",
     "mcpio-transport-stdio",
@@ -18,6 +18,7 @@ pub(crate) const PUBLISH_ORDER: [&str; 9] = [
     "mcpio-auth",
     "mcpio-client",
     "mcpio-manager",
+    "mcpio-llm",
     "mcpio",
     "mcpio-cli",
 ];
