@@ -194,6 +194,27 @@ pub enum AuthError {
         /// What went wrong.
         problem: String,
     },
+    /// The MCP server refused (HTTP 401) an access token issued moments
+    /// before: by the refresh or the authorization made for its previous
+    /// refusal, or by a login just now that left nothing to refresh. It
+    /// rejects freshly issued tokens, which another login would not
+    /// change, so the flow stops instead of sending the user (or a script)
+    /// round the login again. Tokens another authorization server issues,
+    /// once the server names one, are tried as usual.
+    #[error(
+        "{server} rejects freshly issued tokens: it refused (HTTP 401{}) an access token {issuer} issued moments before; logging in again would not help",
+        error.as_deref().map(|e| format!(" {e}")).unwrap_or_default()
+    )]
+    #[non_exhaustive]
+    FreshTokenRejected {
+        /// The MCP server.
+        server: String,
+        /// The authorization server that issued the token.
+        issuer: String,
+        /// The `error` of the server's `WWW-Authenticate` challenge (e.g.
+        /// `invalid_token`), when it sent one.
+        error: Option<String>,
+    },
     /// The step-up limit was reached.
     #[error("{attempts} step-up authorizations for {operation} were not enough")]
     #[non_exhaustive]

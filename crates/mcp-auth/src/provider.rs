@@ -1,11 +1,14 @@
 //! How [`OAuth`] answers the HTTP transport's auth hook: before a request,
 //! the current access token (refreshed when it is about to expire); on a
 //! 401, a retry when the refused token was already replaced, else a
-//! refresh, else a whole authorization; on a 403 `insufficient_scope`, a
+//! refresh, else a whole authorization, but never for a token issued
+//! moments before (a server that rejects freshly issued tokens is
+//! reported, not logged into again); on a 403 `insufficient_scope`, a
 //! step-up authorization with the union of scopes, a bounded number of
 //! times per operation.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 use async_trait::async_trait;
 use http::{HeaderMap, HeaderValue};
@@ -16,7 +19,14 @@ use mcp_transport_http::{
 use crate::challenge::{oauth_challenge, parse_challenges};
 use crate::error::{AuthError, ResponseProblem};
 use crate::state::{Inner, OAuth, lock};
+use crate::store::{Revision, StoreKey, TokenRecord};
 use crate::token::expiring;
+
+/// How long after they were issued tokens that the server refuses count
+/// as freshly issued (see `Inner::freshly_issued`): a server that takes
+/// a token for longer has shown that it accepts this kind of token, and a
+/// later refusal (a revocation) calls for a refresh or a login as usual.
+const FRESHLY_ISSUED: Duration = Duration::from_secs(60);
 
 impl OAuth {
     /// The transport hook for this flow: put it in
@@ -110,12 +120,13 @@ impl Inner {
                     operation,
                 });
             }
-            return self.authorize(resource_metadata, scope, true).await;
+            self.authorize(resource_metadata, scope, true).await?;
+            return self.mark_answered().await;
         }
         // 401.
-        let current = self.current_tokens().await?.map(|(_, _, rev)| rev);
-        let stale = match (challenge.sent_credential, current) {
-            (Some(sent), Some(now)) => sent != now.0,
+        let current = self.current_tokens().await?;
+        let stale = match (challenge.sent_credential, &current) {
+            (Some(sent), Some((_, _, now))) => sent != now.0,
             // Sent before any token existed (or after one was forgotten):
             // stale if there is one now (another refusal's login, or a
             // login in another process).
@@ -127,12 +138,97 @@ impl Inner {
             return Ok(());
         }
         if challenge.sent_credential.is_some()
-            && challenge.attempt == 0
-            && self.refresh(current).await?
+            && let Some((key, tokens, revision)) = &current
+            && self.freshly_issued(key, tokens, *revision)
         {
-            return Ok(());
+            // Only an authorization server the server did not name before
+            // can issue a token it takes (it moved); the same one would
+            // issue the same kind of token again.
+            if !self.moved(key, resource_metadata).await {
+                lock(&self.state).rejected = Some((key.clone(), *revision));
+                let StoreKey::Tokens { issuer, .. } = key else {
+                    return Err(AuthError::Store {
+                        problem: "not a key of tokens".into(),
+                        source: None,
+                    });
+                };
+                return Err(AuthError::FreshTokenRejected {
+                    server: self.server.to_string(),
+                    issuer: issuer.clone(),
+                    error: error.map(str::to_owned),
+                });
+            }
+        } else if challenge.sent_credential.is_some()
+            && self.refresh(current.map(|(_, _, rev)| rev)).await?
+        {
+            return self.mark_answered().await;
         }
-        self.authorize(resource_metadata, scope, false).await
+        self.authorize(resource_metadata, scope, false).await?;
+        self.mark_answered().await
+    }
+
+    /// `true` when the refused tokens at `key` (revision `revision`) were
+    /// issued moments ago, so that their refusal is no reason for another
+    /// login: refused before right after they were issued; obtained in
+    /// answer to a refusal less than [`FRESHLY_ISSUED`] ago; or, with
+    /// nothing to refresh them with, received less than that ago (a login
+    /// just now, here or in another process).
+    fn freshly_issued(&self, key: &StoreKey, tokens: &TokenRecord, revision: Revision) -> bool {
+        let st = lock(&self.state);
+        let this = |k: &StoreKey, r: &Revision| k == key && *r == revision;
+        if st.rejected.as_ref().is_some_and(|(k, r)| this(k, r)) {
+            return true;
+        }
+        if st
+            .answered
+            .as_ref()
+            .is_some_and(|(k, r, at)| this(k, r) && at.elapsed() < FRESHLY_ISSUED)
+        {
+            return true;
+        }
+        let received_just_now = tokens.received_at.is_some_and(|at| {
+            // A clock set back makes the token look fresh, not stale.
+            SystemTime::now()
+                .duration_since(at)
+                .map_or(true, |age| age < FRESHLY_ISSUED)
+        });
+        tokens.refresh_token.is_none() && self.config.grant.is_none() && received_just_now
+    }
+
+    /// `true` when discovery (from the refusal's `resource_metadata`) now
+    /// finds another resource or authorization server than the one that
+    /// issued the tokens at `key`. A discovery that fails is logged and
+    /// counts as no move: the refusal is what gets reported.
+    async fn moved(&self, key: &StoreKey, resource_metadata: Option<&str>) -> bool {
+        let StoreKey::Tokens {
+            resource, issuer, ..
+        } = key
+        else {
+            return false;
+        };
+        let found = self
+            .walk()
+            .discover(
+                &self.server,
+                resource_metadata,
+                self.config.auth_server_metadata_url.as_deref(),
+            )
+            .await;
+        match found {
+            Ok(d) => &d.resource != resource || &d.metadata.issuer != issuer,
+            Err(e) => {
+                tracing::warn!(error = %e, "discovery after a refused fresh token failed");
+                false
+            }
+        }
+    }
+
+    /// Remembers the current tokens as obtained in answer to a refusal.
+    async fn mark_answered(&self) -> Result<(), AuthError> {
+        if let Some((key, _, revision)) = self.current_tokens().await? {
+            lock(&self.state).answered = Some((key, revision, Instant::now()));
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@ use crate::config::OAuthConfig;
 use crate::discovery::Discovered;
 use crate::error::AuthError;
 use crate::fetch::check_url;
-use crate::store::{CredentialStore, StoreKey};
+use crate::store::{CredentialStore, Revision, StoreKey};
 use crate::user_agent::UserAgent;
 
 /// The OAuth 2.1 client for one MCP server (spec `basic/authorization`).
@@ -50,6 +50,13 @@ pub(crate) struct State {
     pub(crate) step_ups: HashMap<String, u32>,
     /// The authorization server of the last authorization, for refreshes.
     pub(crate) discovered: Option<Discovered>,
+    /// The tokens (key and revision) obtained in answer to a refusal, and
+    /// when: refused in their turn soon after, they show a server that
+    /// rejects freshly issued tokens.
+    pub(crate) answered: Option<(StoreKey, Revision, std::time::Instant)>,
+    /// Tokens the server refused right after they were issued: refused
+    /// again, the refusal fails at once, however long after.
+    pub(crate) rejected: Option<(StoreKey, Revision)>,
 }
 
 impl fmt::Debug for OAuth {

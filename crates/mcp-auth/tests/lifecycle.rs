@@ -1,7 +1,8 @@
 //! Faults of a hostile authorization server or resource server over an
 //! OAuth lifecycle, each as a kind: discovery against a server that does
 //! not answer or trickles its answer gives up on its own deadlines, naming
-//! the URL.
+//! the URL; a server that refuses the tokens issued for it moments before
+//! ends the flow with one typed error instead of a login loop.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,11 +12,15 @@
 mod common;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-use fault_http::{Part, Reply};
-use mcp_auth::{AuthError, MetadataProblem, OAuthConfig};
+use fault_http::{Part, Reply, tools_result};
+use mcp_auth::{AuthError, HeadlessRedirect, MemoryStore, MetadataProblem, OAuth, OAuthConfig};
+use mcp_transport::{AuthErrorKind, TransportError};
+use mcp_transport_http::Fetcher;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -256,4 +261,129 @@ fn mcp_auth_chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     text
+}
+
+/// The 401 of a server that refuses every token it is sent.
+fn refuse_tokens(_: &str, r: &fault_http::Recorded) -> Option<Reply> {
+    (r.path() == "/mcp" && r.header("authorization").is_some())
+        .then(|| Reply::status(401).header("www-authenticate", r#"Bearer error="invalid_token""#))
+}
+
+/// The grant types of the token requests `mock` saw, in order.
+fn grants(mock: &Mock) -> Vec<String> {
+    mock.to("/token")
+        .iter()
+        .map(|r| get(&form(r), "grant_type").unwrap_or("").to_owned())
+        .collect()
+}
+
+/// `err` is the typed "rejects freshly issued tokens" of a refusal, not a
+/// "log in" (nothing a user, a script or a caller should answer with
+/// another login).
+fn assert_fresh_token_rejected(err: &TransportError) {
+    assert_eq!(err.auth_kind(), Some(AuthErrorKind::Denied), "{err}");
+    let text = mcp_auth_chain(err);
+    assert!(text.contains("rejects freshly issued tokens"), "{text}");
+}
+
+/// A server that refuses the token of the authorization made for its own
+/// refusal: one authorization, then the typed error; later requests, and
+/// another process with the same store (a login just now and nothing to
+/// refresh it with), fail the same way at once, with no new login.
+#[tokio::test]
+async fn a_server_refusing_a_token_issued_for_it_is_no_login_loop() {
+    let mock = Mock::start_with(Script::default(), refuse_tokens).await;
+    let store = Arc::new(MemoryStore::new());
+    let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch_options())));
+    let oauth = OAuth::new(mock.config(), store.clone(), agent.clone()).unwrap();
+    let t = mock.connect(&oauth).await;
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_fresh_token_rejected(&err);
+    assert_eq!(mock.to("/authorize").len(), 1, "one authorization");
+    assert_eq!(grants(&mock), ["authorization_code"]);
+
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_fresh_token_rejected(&err);
+    let other = OAuth::new(mock.config(), store, agent).unwrap();
+    let t = mock.connect(&other).await;
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_fresh_token_rejected(&err);
+    assert_eq!(mock.to("/authorize").len(), 1, "no login again");
+    assert_eq!(
+        grants(&mock),
+        ["authorization_code"],
+        "no token request again"
+    );
+}
+
+/// A login's token refused, refreshed once, and the refreshed token
+/// refused too: the typed error, no authorization, and no further refresh
+/// on the next request.
+#[tokio::test]
+async fn a_refreshed_token_refused_again_ends_with_one_refresh() {
+    let mock = Mock::start_with(
+        Script {
+            refresh_tokens: true,
+            ..Script::default()
+        },
+        refuse_tokens,
+    )
+    .await;
+    let oauth = mock.oauth(mock.config());
+    oauth.login().await.unwrap();
+    let t = mock.connect(&oauth).await;
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_fresh_token_rejected(&err);
+    let err = call(&t, "tools/list").await.unwrap_err();
+    assert_fresh_token_rejected(&err);
+    assert_eq!(grants(&mock), ["authorization_code", "refresh_token"]);
+    assert_eq!(mock.to("/authorize").len(), 1, "only the login");
+}
+
+/// A fresh token refused because the server has moved to another
+/// authorization server is not the fault: the flow follows the server
+/// there (registration and authorization at the new one) and the request
+/// succeeds.
+#[tokio::test]
+async fn a_fresh_token_refused_after_a_move_authorizes_at_the_new_server() {
+    let second = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/token").then(|| {
+            Reply::json(
+                r#"{"access_token":"second-as-token","token_type":"Bearer","expires_in":3600}"#,
+            )
+        })
+    })
+    .await;
+    let moved = Arc::new(AtomicBool::new(false));
+    let (flag, new_issuer) = (moved.clone(), second.base.clone());
+    let mock = Mock::start_with(Script::default(), move |base, r| {
+        let now_moved = flag.load(Ordering::SeqCst);
+        match (r.path(), r.header("authorization")) {
+            ("/.well-known/oauth-protected-resource/mcp", _) if now_moved => Some(Reply::json(
+                format!(r#"{{"resource":"{base}/mcp","authorization_servers":["{new_issuer}"]}}"#),
+            )),
+            ("/mcp", Some("Bearer second-as-token")) => {
+                Some(Reply::json(tools_result(&r.rpc_id().unwrap_or_default())))
+            }
+            ("/mcp", Some(_)) if now_moved => Some(
+                Reply::status(401).header("www-authenticate", r#"Bearer error="invalid_token""#),
+            ),
+            ("/mcp", Some(_)) => {
+                // Takes the first authorization server's token once, then
+                // moves.
+                flag.store(true, Ordering::SeqCst);
+                None
+            }
+            _ => None,
+        }
+    })
+    .await;
+    let oauth = mock.oauth(mock.config());
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    assert!(moved.load(Ordering::SeqCst));
+    call(&t, "tools/list").await.unwrap();
+    assert_eq!(second.to("/register").len(), 1);
+    assert_eq!(second.to("/authorize").len(), 1);
+    assert_eq!(mock.to("/authorize").len(), 1);
 }
