@@ -40,7 +40,7 @@ pub(crate) struct Layer {
     pub(crate) why: &'static str,
 }
 
-pub(crate) const LAYERS: [Layer; 7] = [
+pub(crate) const LAYERS: [Layer; 8] = [
     Layer {
         name: "types",
         crates: &["mcpio-types"],
@@ -63,6 +63,15 @@ pub(crate) const LAYERS: [Layer; 7] = [
         forbidden_without_defaults: &[],
         features_without_defaults: &[],
         why: "a stdio-only user builds no HTTP stack, no schema validator, no OAuth",
+    },
+    Layer {
+        name: "transport+socket",
+        crates: &["mcpio-transport", "mcpio-transport-socket"],
+        forbidden: &concat_forbidden::STDIO,
+        forbidden_without_defaults: &[],
+        features_without_defaults: &[],
+        why: "a socket-only user builds the stdio framing and no HTTP stack, schema validator or \
+              OAuth",
     },
     Layer {
         name: "client+stdio",

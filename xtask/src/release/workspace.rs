@@ -10,11 +10,12 @@ use crate::util;
 
 /// The library crates, bottom layer first: the order they are published in
 /// (each one's workspace dependencies come before it).
-pub(crate) const PUBLISH_ORDER: [&str; 10] = [
+pub(crate) const PUBLISH_ORDER: [&str; 11] = [
     "mcpio-types",
     "mcpio-transport",
     "mcpio-transport-stdio",
     "mcpio-transport-http",
+    "mcpio-transport-socket",
     "mcpio-auth",
     "mcpio-client",
     "mcpio-manager",
