@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use mcp_llm::Dialect;
 use mcp_manager::VersionPreference;
 
 const AFTER_HELP: &str = "\
@@ -33,6 +34,8 @@ Examples:
   mcp call echo message=hi
   mcp call add a=2 b=3
   mcp call countdown steps=10
+  mcp tools --as anthropic            (the definitions a model is given; openai, openai-responses, gemini)
+  mcp call --from-model openai '{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"add\",\"arguments\":\"{\\\"a\\\":2,\\\"b\\\":3}\"}}'
   mcp skills
   mcp skill pdf-processing --file references/FORMS.md
   mcp --stdio \"npx -y @modelcontextprotocol/server-everything\" tools
@@ -154,16 +157,35 @@ pub(crate) enum Command {
     Tools {
         /// Only this server.
         server: Option<String>,
+        /// Print the tool definitions a model is given, as JSON, in the API's
+        /// dialect: openai, openai-responses, anthropic or gemini (renamed and
+        /// left-out tools are listed on stderr).
+        #[arg(long = "as", value_name = "DIALECT", value_parser = parse_dialect)]
+        as_dialect: Option<Dialect>,
+        /// With --as openai or openai-responses: strict mode for every tool
+        /// that has a strict form.
+        #[arg(long, requires = "as_dialect")]
+        strict: bool,
     },
     /// Call a tool: `call [SERVER] TOOL [JSON | key=value ...]`.
     #[command(
-        override_usage = "mcp call [OPTIONS] [SERVER] <TOOL> [JSON | key=value ...] [-- ARGS...]"
+        override_usage = "mcp call [OPTIONS] [SERVER] <TOOL> [JSON | key=value ...] [-- ARGS...]\n       \
+                          mcp call --from-model DIALECT [--strict] ['CALL-JSON' | -]"
     )]
     Call {
         /// The words: an optional server, the tool, its arguments.
         #[arg(help = "[SERVER] TOOL [JSON | key=value ...]; words after `--` are never options.")]
-        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
+        #[arg(required_unless_present = "from_model", num_args = 1.., value_name = "WORDS")]
         words: Vec<String>,
+        /// Carry out a model's tool call given in this dialect's JSON (openai,
+        /// openai-responses, anthropic, gemini), as one argument or on stdin, and
+        /// print the tool result in that dialect. Names are those `mcp tools
+        /// --as DIALECT` prints.
+        #[arg(long = "from-model", value_name = "DIALECT", value_parser = parse_dialect)]
+        from_model: Option<Dialect>,
+        /// With --from-model: the definitions were strict (`mcp tools --as ... --strict`).
+        #[arg(long, requires = "from_model")]
+        strict: bool,
     },
     /// List the resources and resource templates.
     Resources {
@@ -337,6 +359,10 @@ pub(crate) enum AuthCommand {
 }
 
 fn parse_version_preference(s: &str) -> Result<VersionPreference, String> {
+    s.parse()
+}
+
+fn parse_dialect(s: &str) -> Result<Dialect, String> {
     s.parse()
 }
 

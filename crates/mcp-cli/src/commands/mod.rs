@@ -4,6 +4,7 @@
 
 mod call;
 mod complete;
+mod model;
 mod ping;
 mod precheck;
 mod prompt;
@@ -32,8 +33,18 @@ impl Session {
     async fn dispatch(&self, command: Command) -> Result<u8, Failure> {
         match command {
             Command::Servers => self.servers_cmd().await,
-            Command::Tools { server } => self.tools(server.as_deref()).await,
-            Command::Call { words } => self.call(&words).await,
+            Command::Tools {
+                server,
+                as_dialect: Some(dialect),
+                strict,
+            } => self.model_tools(server.as_deref(), dialect, strict).await,
+            Command::Tools { server, .. } => self.tools(server.as_deref()).await,
+            Command::Call {
+                words,
+                from_model: Some(dialect),
+                strict,
+            } => self.model_call(dialect, strict, &words).await,
+            Command::Call { words, .. } => self.call(&words).await,
             Command::Resources { server } => self.resources(server.as_deref()).await,
             Command::Read { words } => self.read(&words).await,
             Command::Prompts { server } => self.prompts(server.as_deref()).await,

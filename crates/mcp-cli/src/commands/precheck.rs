@@ -11,7 +11,12 @@ use crate::exit::Failure;
 /// Errors: a usage [`Failure`].
 pub(super) fn precheck(command: &Command) -> Result<(), Failure> {
     match command {
-        Command::Call { words } | Command::Prompt { words } => {
+        Command::Call {
+            words,
+            from_model: None,
+            ..
+        }
+        | Command::Prompt { words } => {
             let first_argument = words.iter().position(|w| is_argument(w));
             if first_argument == Some(0) {
                 return Err(Failure::new(format!(

@@ -196,12 +196,17 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
 fn named_servers(command: &Command, config: &mcp_manager::McpConfig) -> Option<BTreeSet<String>> {
     let configured = |name: &str| config.servers.contains_key(name);
     let (name, qualified) = match command {
-        Command::Tools { server }
+        Command::Tools { server, .. }
         | Command::Resources { server }
         | Command::Prompts { server }
         | Command::Skills { server }
         | Command::Ping { server } => (server.as_deref(), None),
-        Command::Call { words } | Command::Prompt { words, .. } => match words.as_slice() {
+        Command::Call {
+            words,
+            from_model: None,
+            ..
+        }
+        | Command::Prompt { words, .. } => match words.as_slice() {
             [first, second, ..] if configured(first) && !crate::arguments::is_argument(second) => {
                 (Some(first.as_str()), None)
             }
