@@ -18,6 +18,10 @@
 //! ID Metadata Document URL, a pre-registered client when the context carries
 //! `client_id` (and `client_secret`), and the headless user agent (the suite's
 //! authorization endpoint redirects at once; nothing listens on the redirect URI).
+//! When the context carries credentials for a grant without a person (a private key,
+//! an ID token and its identity provider, a workload JWT, or a client secret in a
+//! client-credentials scenario), that grant is configured instead (`grant_for`) and its
+//! extension declared in the client's capabilities.
 //!
 //! Output: logs on stderr (`RUST_LOG`, default `info`), then a last stderr line
 //! `conformance-client: ok` (exit 0) or `conformance-client: error: <error chain>`
@@ -28,7 +32,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig, PreregisteredClient, Secret};
+use mcp_auth::{
+    CallbackAssertion, ClientAuthentication, ConfidentialClient, Grant, HeadlessRedirect,
+    IdentityProvider, MemoryStore, OAuth, OAuthConfig, PreregisteredClient, PrivateKey, Secret,
+};
 use mcp_client::{
     Client, ClientError, ClientHandler, ClientOptions, ElicitationModes, RequestContext,
     RequestOptions, VersionPreference,
@@ -232,9 +239,86 @@ const REDIRECT_URI: &str = "http://localhost:3000/callback";
 /// The Client ID Metadata Document URL the suite expects.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-/// The OAuth flow for `url`, as a host would configure it: its redirect URI and metadata
-/// document, a pre-registered client when the context gives one, an in-memory store.
-fn oauth(url: &str, context: Option<&Value>) -> Result<OAuth, mcp_auth::AuthError> {
+/// The grant without a person the context's credentials call for: a private key
+/// (`private_key_pem`) is client credentials with `private_key_jwt`; an ID token
+/// (`idp_id_token`) is enterprise-managed authorization; a workload JWT (`valid_jwt`)
+/// is workload identity federation; a client secret is client credentials with
+/// `client_secret_basic` when the scenario is one of client credentials (the same
+/// context is a pre-registered client elsewhere). `None`: a person's login.
+fn grant_for(
+    scenario: &str,
+    context: Option<&Value>,
+) -> Result<Option<Grant>, mcp_auth::AuthError> {
+    let text = |k: &str| context.and_then(|c| c.get(k)).and_then(Value::as_str);
+    let fixed = |v: &str| {
+        let v = v.to_owned();
+        Arc::new(CallbackAssertion::new(
+            "MCP_CONFORMANCE_CONTEXT",
+            move || {
+                let v = v.clone();
+                async move { Ok(Secret::new(v)) }
+            },
+        ))
+    };
+    let secret_client = |id: &str| {
+        text("client_secret").map(|s| {
+            ConfidentialClient::new(id, ClientAuthentication::ClientSecretBasic(Secret::new(s)))
+        })
+    };
+    if let (Some(id), Some(pem)) = (text("client_id"), text("private_key_pem")) {
+        let mut key = PrivateKey::from_pem(pem)?;
+        if let Some(alg) = text("signing_algorithm") {
+            key = key.require_algorithm(alg)?;
+        }
+        let auth = ClientAuthentication::PrivateKeyJwt(Arc::new(key));
+        return Ok(Some(Grant::ClientCredentials(ConfidentialClient::new(
+            id, auth,
+        ))));
+    }
+    if let (Some(id), Some(id_token)) = (text("client_id"), text("idp_id_token")) {
+        let Some(client) = secret_client(id) else {
+            return Ok(None);
+        };
+        let mut idp = match (text("idp_token_endpoint"), text("idp_issuer")) {
+            (Some(url), _) => IdentityProvider::with_token_endpoint(url),
+            (None, Some(issuer)) => IdentityProvider::with_issuer(issuer),
+            (None, None) => return Ok(None),
+        };
+        if let Some(idp_client) = text("idp_client_id") {
+            idp = idp.with_client(idp_client, None);
+        }
+        return Ok(Some(Grant::EnterpriseManaged {
+            client,
+            identity_provider: idp,
+            id_token: fixed(id_token),
+        }));
+    }
+    if let Some(jwt) = text("valid_jwt") {
+        return Ok(Some(Grant::WorkloadIdentity {
+            assertion: fixed(jwt),
+        }));
+    }
+    if scenario.starts_with("auth/client-credentials")
+        && let Some(client) = text("client_id").and_then(secret_client)
+    {
+        return Ok(Some(Grant::ClientCredentials(client)));
+    }
+    Ok(None)
+}
+
+/// The OAuth flow for `url`, as a host would configure it: the grant the context's
+/// credentials call for, else a person's login with its redirect URI and metadata
+/// document, a pre-registered client when the context gives one; an in-memory store.
+fn oauth(
+    url: &str,
+    grant: Option<Grant>,
+    context: Option<&Value>,
+) -> Result<OAuth, mcp_auth::AuthError> {
+    if let Some(grant) = grant {
+        let config =
+            OAuthConfig::for_grant(url, grant).with_client_name("mcp-rs-conformance-client");
+        return OAuth::for_grant(config, Arc::new(MemoryStore::new()));
+    }
     let mut config = OAuthConfig::new(url, REDIRECT_URI)
         .with_client_name("mcp-rs-conformance-client")
         .with_client_metadata_url(CLIENT_METADATA_URL);
@@ -254,13 +338,20 @@ async fn run(url: String, scenario: &str, context: Option<Value>) -> Result<(), 
     let plan = plan_for(scenario, context.as_ref());
     tracing::info!(%url, scenario, ?plan, "connecting");
     let mut config = HttpConfig::new(url.clone());
-    match oauth(&url, context.as_ref()) {
+    // Credentials the client cannot use (a bad key) fail the run: a host says so.
+    let grant = grant_for(scenario, context.as_ref())?;
+    let mut options = options();
+    if let Some(g) = &grant {
+        // The grant's extension is declared in the client's capabilities.
+        options = options.with_extension(g.extension(), json!({}));
+    }
+    match oauth(&url, grant, context.as_ref()) {
         Ok(oauth) => config = config.with_auth_provider(oauth.provider()),
         // A server URL the flow refuses (not https, not loopback): no OAuth for it.
         Err(e) => tracing::warn!(error = %e, "no OAuth for this server"),
     }
     let transport = HttpTransport::connect(config, HttpMode::Streamable).await?;
-    let client = Client::connect(transport, options()).await?;
+    let client = Client::connect(transport, options).await?;
     tracing::info!(version = %client.protocol_version(), server = ?client.server_info(), "connected");
     let outcome = async {
         match &plan {
@@ -407,6 +498,55 @@ mod tests {
         assert_eq!(
             plan_for("sep-2640-client-verify-digest", None),
             Plan::LoadSkills
+        );
+    }
+
+    #[test]
+    fn the_context_credentials_pick_the_grant() {
+        let kind = |scenario: &str, ctx: Value| {
+            grant_for(scenario, Some(&ctx))
+                .unwrap()
+                .map(|g| g.extension())
+        };
+        let pem = include_str!("../../../crates/mcp-auth/tests/keys/ec-p256.pem");
+        assert_eq!(
+            kind(
+                "auth/client-credentials-jwt",
+                json!({"client_id": "c", "private_key_pem": pem, "signing_algorithm": "ES256"})
+            ),
+            Some(mcp_auth::CLIENT_CREDENTIALS_EXTENSION)
+        );
+        let secret = json!({"client_id": "c", "client_secret": "s"});
+        assert_eq!(
+            kind("auth/client-credentials-basic", secret.clone()),
+            Some(mcp_auth::CLIENT_CREDENTIALS_EXTENSION)
+        );
+        assert_eq!(kind("auth/pre-registration", secret), None);
+        assert_eq!(
+            kind(
+                "auth/enterprise-managed-authorization",
+                json!({"client_id": "c", "client_secret": "s", "idp_id_token": "a.b.c",
+                       "idp_token_endpoint": "http://localhost:1/token", "idp_client_id": "i"})
+            ),
+            Some(mcp_auth::ENTERPRISE_MANAGED_AUTHORIZATION_EXTENSION)
+        );
+        assert_eq!(
+            kind(
+                "auth/wif-jwt-bearer",
+                json!({"client_id": "w", "valid_jwt": "a.b.c"})
+            ),
+            Some(mcp_auth::WORKLOAD_IDENTITY_FEDERATION_EXTENSION)
+        );
+        assert_eq!(kind("auth/metadata-default", json!({})), None);
+        // A key of the other algorithm is the run's error, not a silent fallback.
+        assert!(
+            grant_for(
+                "auth/client-credentials-jwt",
+                Some(
+                    &json!({"client_id": "c", "private_key_pem": pem, "signing_algorithm": "RS256"})
+                )
+            )
+            .is_err()
         );
     }
 
