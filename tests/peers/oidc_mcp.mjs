@@ -25,8 +25,14 @@
 // how many tokens were issued per grant and how many refresh tokens were
 // consumed (rotation), how many tokens were revoked (RFC 7009), so the
 // test can check what really happened.
+//
+// MACHINE_CLIENT (env, optional): JSON {"client_id", "public_key_pem"}
+// registers a client for the client_credentials grant that authenticates
+// with private_key_jwt (RFC 7523) signed by that key's private half
+// (ES256 for an EC key, RS256 for RSA); stats count `client_credentials`
+// tokens.
 
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey } from "node:crypto";
 import http from "node:http";
 
 import Provider from "oidc-provider";
@@ -52,12 +58,28 @@ const issuer = `http://${HOST}:${asPort}`;
 const resource = `http://${HOST}:${mcpPort}/mcp`;
 const prmUrl = `http://${HOST}:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
 
-const stats = { authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0, "urn:ietf:params:oauth:grant-type:device_code": 0 };
+const machine = process.env.MACHINE_CLIENT ? JSON.parse(process.env.MACHINE_CLIENT) : null;
+const machineJwk = machine ? createPublicKey(machine.public_key_pem).export({ format: "jwk" }) : null;
+const machineClients = machine
+  ? [{
+      client_id: machine.client_id,
+      grant_types: ["client_credentials"],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: "private_key_jwt",
+      token_endpoint_auth_signing_alg: machineJwk.kty === "RSA" ? "RS256" : "ES256",
+      jwks: { keys: [machineJwk] },
+      scope: SCOPE,
+    }]
+  : [];
+
+const stats = { client_credentials: 0, authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0, "urn:ietf:params:oauth:grant-type:device_code": 0 };
 
 const provider = new Provider(issuer, {
-  clients: [],
+  clients: machineClients,
   scopes: ["openid", "offline_access", SCOPE],
   features: {
+    clientCredentials: { enabled: machine !== null },
     devInteractions: { enabled: true },
     // RFC 8628: `mcp login --device`; the user code is entered on the
     // provider's own /device page.
@@ -87,7 +109,7 @@ const provider = new Provider(issuer, {
     response_types: ["code"],
     token_endpoint_auth_method: "none",
   },
-  ttl: { AccessToken: ttl },
+  ttl: { AccessToken: ttl, ClientCredentials: ttl },
 });
 provider.on("grant.success", (ctx) => {
   const grant = ctx.oidc.params.grant_type;
@@ -106,9 +128,10 @@ asServer.on("request", provider.callback());
 
 /// The token's record when the provider vouches for it for this resource.
 async function verify(authorization) {
-  const match = /^Bearer (.+)$/.exec(authorization || "");
+  // A client that proves possession sends its DPoP-bound token as `DPoP`.
+  const match = /^(?:Bearer|DPoP) (.+)$/.exec(authorization || "");
   if (!match) return null;
-  const token = await provider.AccessToken.find(match[1]);
+  const token = (await provider.AccessToken.find(match[1])) || (await provider.ClientCredentials.find(match[1]));
   if (!token || token.isExpired) return null;
   const audience = Array.isArray(token.aud) ? token.aud : [token.aud];
   if (!audience.includes(resource)) return null;

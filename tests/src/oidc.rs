@@ -41,6 +41,13 @@ impl OidcPeers {
     /// installed. Panics under `MCP_PEERS_REQUIRED=1` when they are not,
     /// or when the peer does not start.
     pub fn start(ttl_secs: u64) -> Option<OidcPeers> {
+        OidcPeers::start_with(ttl_secs, &[])
+    }
+
+    /// [`start`](Self::start) with more environment for the script (e.g.
+    /// `MACHINE_CLIENT`, a client_credentials client with
+    /// `private_key_jwt`; see `oidc_mcp.mjs`).
+    pub fn start_with(ttl_secs: u64, env: &[(&str, &str)]) -> Option<OidcPeers> {
         let dir = peers_dir();
         let node = node22_bin().or_else(node_bin);
         let installed = dir
@@ -59,6 +66,7 @@ impl OidcPeers {
             .arg(dir.join("oidc_mcp.mjs"))
             .current_dir(&dir)
             .env("ACCESS_TOKEN_TTL", ttl_secs.to_string())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
