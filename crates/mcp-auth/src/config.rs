@@ -129,6 +129,13 @@ pub struct OAuthConfig {
     /// code flow, and again when its token expires; no user agent, no
     /// redirect URI, no registration. Default `None` (a person logs in).
     pub grant: Option<Grant>,
+    /// DPoP-bound tokens (RFC 9449, the MCP DPoP extension): with `true`
+    /// (the default), tokens are requested with a DPoP proof when the
+    /// authorization server lists `ES256` in
+    /// `dpop_signing_alg_values_supported`, and a token it issues as
+    /// `token_type` `DPoP` goes out with a fresh proof on every request;
+    /// with `false`, never.
+    pub dpop: bool,
 }
 
 impl OAuthConfig {
@@ -152,6 +159,7 @@ impl OAuthConfig {
             scopes: Vec::new(),
             auth_server_metadata_url: None,
             grant: None,
+            dpop: true,
         }
     }
 
@@ -159,6 +167,13 @@ impl OAuthConfig {
     /// its tokens by `grant`, without a person (no redirect URI).
     pub fn for_grant(server_url: impl Into<String>, grant: Grant) -> OAuthConfig {
         OAuthConfig::new(server_url, "").with_grant(grant)
+    }
+
+    /// Turns DPoP-bound tokens on (when the authorization server supports
+    /// them; the default) or off (see [`dpop`](Self::dpop)).
+    pub fn with_dpop(mut self, on: bool) -> Self {
+        self.dpop = on;
+        self
     }
 
     /// Sets the grant for a client without a person (see

@@ -166,6 +166,7 @@ impl OAuth {
                 &[&device_code],
                 None,
                 scope_text.as_deref(),
+                inner.token_dpop(metadata).await?.as_ref(),
             )
             .await;
             match polled {

@@ -240,6 +240,56 @@ pub enum AuthError {
         #[source]
         source: Option<Arc<dyn std::error::Error + Send + Sync>>,
     },
+    /// DPoP (RFC 9449) failed: a nonce loop, a server that refuses the
+    /// proofs of a fresh token, a stored key that cannot be used.
+    #[error("DPoP: {problem}")]
+    #[non_exhaustive]
+    Dpop {
+        /// What went wrong.
+        problem: DpopProblem,
+    },
+}
+
+/// What went wrong with DPoP (in [`AuthError::Dpop`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DpopProblem {
+    /// The server asked for a new nonce again right after the retry with
+    /// the nonce it had sent (RFC 9449 § 8, § 9): it is not retried again.
+    #[error(
+        "{origin} asked for a new DPoP nonce again after the retry with the nonce it sent; not retrying (a nonce loop)"
+    )]
+    NonceLoop {
+        /// The server's origin.
+        origin: String,
+    },
+    /// The server asked for a nonce (`use_dpop_nonce`) without sending one
+    /// in `DPoP-Nonce`.
+    #[error("{origin} asked for a DPoP nonce (use_dpop_nonce) but sent none in DPoP-Nonce")]
+    NonceMissing {
+        /// The server's origin.
+        origin: String,
+    },
+    /// The MCP server refused the proofs of a token this client had just
+    /// obtained with a fresh key (`invalid_dpop_proof`): another
+    /// authorization would end the same way.
+    #[error(
+        "the server refuses the DPoP proofs of a freshly issued token (invalid_dpop_proof){}",
+        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )]
+    ProofRefused {
+        /// The server's `error_description`, when it gave one.
+        description: Option<String>,
+    },
+    /// The stored key of the authorization server cannot be used.
+    #[error("the stored DPoP key cannot be used ({0}); remove it to get a new one")]
+    BadStoredKey(String),
+    /// The system could not produce a key or a signature.
+    #[error("cannot {0}")]
+    Crypto(&'static str),
+    /// The URL a proof is for cannot be put in one (no scheme or host).
+    #[error("cannot make a DPoP proof for a URL without scheme and host")]
+    BadUrl,
 }
 
 impl AuthError {

@@ -127,6 +127,7 @@ pub(crate) fn file_stem(key: &StoreKey) -> String {
     let kind = match key {
         StoreKey::Client { .. } => "client",
         StoreKey::Tokens { .. } => "tokens",
+        StoreKey::DpopKey { .. } => "dpop-key",
     };
     let json = serde_json::to_vec(key).unwrap_or_default();
     let digest = Sha256::digest(&json);
@@ -460,6 +461,44 @@ mod tests {
 
     /// A record file that opens with a UTF-8 byte order mark (saved by an
     /// editor on Windows) is read, and can be replaced.
+    /// A DPoP key is a record of its own kind, kept across processes; a
+    /// token file written before tokens could be DPoP-bound still reads
+    /// (as a bearer token).
+    #[tokio::test]
+    async fn a_dpop_key_is_stored_and_old_token_files_still_read() {
+        let dir = temp_dir("dpop");
+        let store = FileStore::new(&dir).unwrap();
+        let (_, record) = crate::dpop::DpopKey::generate().unwrap();
+        let dpop = StoreKey::dpop_key("https://as.example");
+        store
+            .put(&dpop, Record::DpopKey(record.clone()), None)
+            .await
+            .unwrap();
+        let path = store.path_of(&dpop);
+        assert!(
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("dpop-key-"),
+            "{path:?}"
+        );
+        let again = FileStore::new(&dir).unwrap();
+        let (read, _) = again.get(&dpop).await.unwrap().unwrap();
+        assert_eq!(read, Record::DpopKey(record));
+        assert!(again.keys().await.unwrap().contains(&dpop));
+
+        let old = r#"{"format":1,"key":{"Tokens":{"resource":"https://r.example/mcp","issuer":"https://as.example","account":"default"}},"revision":7,"record":{"Tokens":{"access_token":"at-old","refresh_token":null,"expires_at":null,"received_at":null,"scope":null}}}"#;
+        fs::write(store.path_of(&key()), old).unwrap();
+        fs::set_permissions(store.path_of(&key()), fs::Permissions::from_mode(0o600)).unwrap();
+        let (record, revision) = store.get(&key()).await.unwrap().unwrap();
+        assert_eq!(revision, Revision(7));
+        let Record::Tokens(t) = record else {
+            panic!("{record:?}")
+        };
+        assert_eq!((t.access_token.expose(), t.dpop_jkt), ("at-old", None));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[tokio::test]
     async fn a_byte_order_mark_opening_a_record_is_skipped() {
         let dir = temp_dir("bom");

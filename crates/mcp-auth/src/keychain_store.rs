@@ -123,6 +123,7 @@ fn secrets_of(record: &mut Record) -> Vec<&mut Secret> {
             v.extend(t.refresh_token.iter_mut());
             v
         }
+        Record::DpopKey(k) => vec![&mut k.private_key],
     }
 }
 

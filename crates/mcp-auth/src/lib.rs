@@ -98,13 +98,24 @@
 //!   authorization server lists it; on 403 `insufficient_scope` the union
 //!   with what was asked before, at most
 //!   [`OAuthConfig::max_step_ups`] times per operation.
-//! - **Tokens**: a `Bearer` `token_type` and an `access_token` are
-//!   required; expiry is kept as an absolute time and the token refreshed
+//! - **Tokens**: a `Bearer` (or, after a DPoP proof, `DPoP`) `token_type`
+//!   and an `access_token` are required; expiry is kept as an absolute time and the token refreshed
 //!   [`OAuthConfig::refresh_skew`] ahead of it; a refresh that returns no
 //!   refresh token keeps the old one; only `invalid_grant` forgets tokens.
 //!   Client authentication at the token endpoint follows the registered
 //!   method, else what the server lists (`client_secret_basic`,
 //!   `client_secret_post`, `none`).
+//! - **DPoP** (RFC 9449, the MCP DPoP extension; on by default, see
+//!   [`OAuthConfig::dpop`]): when the authorization server lists `ES256` in
+//!   `dpop_signing_alg_values_supported`, every token request carries a
+//!   proof signed with that server's P-256 key (made once and kept in the
+//!   [`CredentialStore`], [`StoreKey::DpopKey`]); a `DPoP` token goes out as
+//!   `Authorization: DPoP` with a fresh proof (`jti`, `htm`, `htu` without
+//!   query, `iat`, `ath`, `content_digest`) on every request, retries and
+//!   redirect hops included. A `DPoP-Nonce` is learnt from every reply, per
+//!   origin; `use_dpop_nonce` gets one retry ([`DpopProblem::NonceLoop`]
+//!   after that); `invalid_dpop_proof` one fresh authorization with a new
+//!   key ([`DpopProblem::ProofRefused`] after that).
 //! - **Every URL** of the flow is https, or http on a loopback host.
 //!
 //! # Seams
@@ -135,10 +146,10 @@
 //!
 //! # Secrets
 //!
-//! Tokens, codes, verifiers and client secrets are [`Secret`]s: their
-//! `Debug` and `Display` print `***`, they are never logged, and an
-//! authorization server's error text is scrubbed of them before it is
-//! shown. Header values carrying them are marked sensitive.
+//! Tokens, codes, verifiers, client secrets, DPoP keys and proofs are
+//! [`Secret`]s: their `Debug` and `Display` print `***`, they are never
+//! logged, and an authorization server's error text is scrubbed of them
+//! before it is shown. Header values carrying them are marked sensitive.
 
 mod assertion;
 mod authorize;
@@ -146,6 +157,8 @@ pub mod challenge;
 mod config;
 mod device;
 mod discovery;
+mod dpop;
+mod dpop_flow;
 mod error;
 mod fetch;
 #[cfg(unix)]
@@ -200,9 +213,10 @@ pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
 pub use assertion::{AssertionSource, CallbackAssertion, EnvAssertion, FileAssertion};
 pub use config::{OAuthConfig, PreregisteredClient};
 pub use device::DevicePrompt;
+pub use dpop::DPOP_ALGORITHM;
 pub use error::{
-    AssertionProblem, AuthError, ExchangeProblem, KeyProblem, MetadataProblem, RegistrationProblem,
-    ResponseProblem,
+    AssertionProblem, AuthError, DpopProblem, ExchangeProblem, KeyProblem, MetadataProblem,
+    RegistrationProblem, ResponseProblem,
 };
 #[cfg(unix)]
 pub use file_store::{CREDENTIALS_DIR_ENV, FileStore};
@@ -226,8 +240,8 @@ pub use secret::Secret;
 pub use session::{LoginStatus, LogoutReport, Revocation, logins};
 pub use state::OAuth;
 pub use store::{
-    ClientRecord, CredentialStore, DEFAULT_ACCOUNT, MemoryStore, Record, Revision, StoreError,
-    StoreKey, StoreLock, TokenRecord,
+    ClientRecord, CredentialStore, DEFAULT_ACCOUNT, DpopKeyRecord, MemoryStore, Record, Revision,
+    StoreError, StoreKey, StoreLock, TokenRecord,
 };
 pub use user_agent::{
     AuthorizationPrompt, CallbackParams, HeadlessRedirect, NoInteraction, UserAgent,

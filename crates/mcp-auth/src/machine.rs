@@ -200,6 +200,7 @@ impl Inner {
             &secrets,
             None,
             scope,
+            self.token_dpop(metadata).await?.as_ref(),
         )
         .await
     }

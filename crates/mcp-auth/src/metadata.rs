@@ -135,6 +135,10 @@ pub struct AuthorizationServerMetadata {
     /// RFC 8628 device authorization, when offered.
     #[serde(default)]
     pub device_authorization_endpoint: Option<String>,
+    /// The JWS algorithms the server accepts in DPoP proofs (RFC 9449
+    /// § 5.1), e.g. `ES256`; absent when it does not do DPoP.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthorizationServerMetadata {
@@ -156,6 +160,7 @@ impl AuthorizationServerMetadata {
             authorization_response_iss_parameter_supported: false,
             revocation_endpoint: None,
             device_authorization_endpoint: None,
+            dpop_signing_alg_values_supported: None,
         }
     }
 

@@ -198,6 +198,7 @@ impl Inner {
             &[&code, &pkce.verifier],
             None,
             scope_text.as_deref(),
+            self.token_dpop(metadata).await?.as_ref(),
         )
         .await?;
         let mut tokens = tokens;
@@ -265,6 +266,7 @@ impl Inner {
             &[&refresh_token, &tokens.access_token],
             Some(refresh_token.clone()),
             tokens.scope.as_deref(),
+            self.token_dpop(&discovered.metadata).await?.as_ref(),
         )
         .await;
         match result {

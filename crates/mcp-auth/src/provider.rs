@@ -5,7 +5,8 @@
 //! moments before (a server that rejects freshly issued tokens is
 //! reported, not logged into again); on a 403 `insufficient_scope`, a
 //! step-up authorization with the union of scopes, a bounded number of
-//! times per operation.
+//! times per operation; a `DPoP` refusal as `dpop_flow.rs` says, and every
+//! reply's `DPoP-Nonce` learnt.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -13,10 +14,12 @@ use std::time::{Duration, Instant, SystemTime};
 use async_trait::async_trait;
 use http::{HeaderMap, HeaderValue};
 use mcp_transport_http::{
-    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, OutgoingRequest,
+    AuthChallenge, AuthDecision, AuthFailure, AuthProvider, Credential, IncomingResponse,
+    OutgoingRequest,
 };
 
 use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::dpop_flow::DpopRefusal;
 use crate::error::{AuthError, ResponseProblem};
 use crate::state::{Inner, OAuth, lock};
 use crate::store::{Revision, StoreKey, TokenRecord};
@@ -48,13 +51,17 @@ fn failure(e: AuthError) -> AuthFailure {
 
 impl Inner {
     /// The header for the current token, refreshing it first when it is
-    /// about to expire. The credential's generation is the revision of the
-    /// stored record it came from.
-    async fn credential(&self) -> Result<Option<Credential>, AuthError> {
-        let Some((_, tokens, revision)) = self.current_tokens().await? else {
+    /// about to expire: `Bearer`, or for a DPoP-bound token `DPoP` with a
+    /// fresh proof for `request`. The credential's generation is the
+    /// revision of the stored record it came from.
+    async fn credential(
+        &self,
+        request: &OutgoingRequest<'_>,
+    ) -> Result<Option<Credential>, AuthError> {
+        let Some((key, tokens, revision)) = self.current_tokens().await? else {
             return Ok(None);
         };
-        let (tokens, revision) = if expiring(&tokens, self.config.refresh_skew)
+        let (key, tokens, revision) = if expiring(&tokens, self.config.refresh_skew)
             && (tokens.refresh_token.is_some() || self.config.grant.is_some())
         {
             let _flow = self.flow.lock().await;
@@ -66,12 +73,16 @@ impl Inner {
                 tracing::warn!(error = %e, "refreshing the access token ahead of expiry failed");
             }
             match self.current_tokens().await? {
-                Some((_, t, r)) => (t, r),
+                Some((k, t, r)) => (k, t, r),
                 None => return Ok(None),
             }
         } else {
-            (tokens, revision)
+            (key, tokens, revision)
         };
+        if let Some(jkt) = &tokens.dpop_jkt {
+            let headers = self.dpop_headers(&key, &tokens, jkt, request).await?;
+            return Ok(headers.map(|h| Credential::new(h).with_generation(revision.0)));
+        }
         let mut value = HeaderValue::try_from(format!("Bearer {}", tokens.access_token.expose()))
             .map_err(|_| AuthError::TokenResponse {
             url: "(stored token)".into(),
@@ -85,6 +96,11 @@ impl Inner {
 
     /// The answer to a refusal.
     async fn on_refusal(&self, challenge: &AuthChallenge) -> Result<(), AuthError> {
+        match self.on_dpop_refusal(challenge).await {
+            DpopRefusal::NotDpop => {}
+            DpopRefusal::Retry => return Ok(()),
+            DpopRefusal::Fail(e) => return Err(e),
+        }
         let _flow = self.flow.lock().await;
         let values: Vec<&str> = challenge
             .headers
@@ -236,9 +252,13 @@ impl Inner {
 impl AuthProvider for OAuth {
     async fn prepare(
         &self,
-        _request: &OutgoingRequest<'_>,
+        request: &OutgoingRequest<'_>,
     ) -> Result<Option<Credential>, AuthFailure> {
-        self.inner.credential().await.map_err(failure)
+        self.inner.credential(request).await.map_err(failure)
+    }
+
+    fn observe(&self, response: &IncomingResponse<'_>) {
+        self.inner.observe_reply(response);
     }
 
     async fn on_unauthorized(&self, challenge: &AuthChallenge) -> AuthDecision {

@@ -13,6 +13,7 @@ use url::Url;
 
 use crate::config::OAuthConfig;
 use crate::discovery::Discovered;
+use crate::dpop::DpopState;
 use crate::error::AuthError;
 use crate::fetch::check_url;
 use crate::store::{CredentialStore, Revision, StoreKey};
@@ -36,6 +37,8 @@ pub(crate) struct Inner {
     /// others wait and then find its token.
     pub(crate) flow: tokio::sync::Mutex<()>,
     pub(crate) state: Mutex<State>,
+    /// DPoP keys and nonces.
+    pub(crate) dpop: DpopState,
 }
 
 /// What the flow remembers between requests.
@@ -115,6 +118,7 @@ impl OAuth {
                 agent,
                 flow: tokio::sync::Mutex::new(()),
                 state: Mutex::new(State::default()),
+                dpop: DpopState::default(),
             }),
         })
     }

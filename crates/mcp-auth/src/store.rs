@@ -4,7 +4,8 @@
 //! in-memory [`MemoryStore`]. Client registrations are keyed by the
 //! authorization server's issuer (never reused with another); tokens by the
 //! resource, the issuer that issued them and the account (never sent to
-//! another resource; two accounts at one server are two records).
+//! another resource; two accounts at one server are two records); DPoP key
+//! pairs by the issuer they are used with.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -40,6 +41,12 @@ pub enum StoreKey {
         #[serde(default = "default_account")]
         account: String,
     },
+    /// The DPoP key pair (RFC 9449) used with an authorization server: the
+    /// tokens it binds stay usable across processes.
+    DpopKey {
+        /// The authorization server's issuer, as its metadata says.
+        issuer: String,
+    },
 }
 
 /// The account of tokens stored without one chosen: `"default"`.
@@ -66,6 +73,13 @@ impl StoreKey {
     /// The key of the client identity at `issuer`.
     pub fn client(issuer: impl Into<String>) -> StoreKey {
         StoreKey::Client {
+            issuer: issuer.into(),
+        }
+    }
+
+    /// The key of the DPoP key pair used with `issuer`.
+    pub fn dpop_key(issuer: impl Into<String>) -> StoreKey {
+        StoreKey::DpopKey {
             issuer: issuer.into(),
         }
     }
@@ -122,6 +136,11 @@ pub struct TokenRecord {
     /// later (403 `insufficient_scope`) when no one could be asked then.
     #[serde(default)]
     pub wanted_scope: Option<String>,
+    /// For a DPoP-bound access token (`token_type` `DPoP`, RFC 9449 § 5),
+    /// the RFC 7638 thumbprint of the key it is bound to; `None` for a
+    /// bearer token.
+    #[serde(default)]
+    pub dpop_jkt: Option<String>,
 }
 
 impl TokenRecord {
@@ -134,7 +153,33 @@ impl TokenRecord {
             received_at: None,
             scope: None,
             wanted_scope: None,
+            dpop_jkt: None,
         }
+    }
+}
+
+/// The stored key pair of one authorization server (see
+/// [`StoreKey::DpopKey`]). Its `Debug` shows no
+/// key material.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DpopKeyRecord {
+    /// The JWS algorithm, `ES256`.
+    pub algorithm: String,
+    /// The private key: PKCS#8 DER, base64url.
+    pub private_key: Secret,
+    /// When it was generated.
+    #[serde(default)]
+    pub created_at: Option<SystemTime>,
+}
+
+impl fmt::Debug for DpopKeyRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DpopKeyRecord")
+            .field("algorithm", &self.algorithm)
+            .field("private_key", &self.private_key)
+            .field("created_at", &self.created_at)
+            .finish()
     }
 }
 
@@ -146,6 +191,8 @@ pub enum Record {
     Client(ClientRecord),
     /// Tokens.
     Tokens(TokenRecord),
+    /// A DPoP key pair.
+    DpopKey(DpopKeyRecord),
 }
 
 /// The revision of a stored record, for compare-and-swap.

@@ -1,18 +1,24 @@
 //! The token endpoint (OAuth 2.1 § 3.2): exchanging a code, refreshing,
 //! client authentication by the registered or advertised method (`none`,
 //! `client_secret_basic`, `client_secret_post`), and reading the answer
-//! strictly: `access_token` and a `Bearer` `token_type` are required.
+//! strictly: `access_token` and a `Bearer` `token_type` are required (or
+//! `DPoP`, for a request that carried a DPoP proof).
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
 use http::{HeaderName, HeaderValue, header};
 use mcp_transport_http::Fetcher;
 use serde::Deserialize;
 use url::form_urlencoded;
 
-use crate::error::AuthError;
+use crate::dpop::{
+    DPOP_HEADER, DpopKey, NonceDemand, Nonces, ProofFor, nonce_of, origin, proof_header,
+};
+use crate::error::{AuthError, DpopProblem};
 use crate::fetch::{is_json, post};
 use crate::metadata::AuthorizationServerMetadata;
 use crate::secret::{Secret, scrub};
@@ -118,7 +124,12 @@ struct ErrorBody {
 /// for the granted scope when the response does not say.
 ///
 /// Errors: `TokenRefused` (an OAuth error answer; `is_invalid_grant()`
-/// tells a dead grant), `TokenResponse` (not a usable answer), `Fetch`.
+/// tells a dead grant), `TokenResponse` (not a usable answer), `Fetch`,
+/// `Dpop` (with `dpop`: see [`send_token_request`]).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the request's parts, each different; a struct would only rename them"
+)]
 pub(crate) async fn request_token(
     fetcher: &Fetcher,
     metadata: &AuthorizationServerMetadata,
@@ -127,6 +138,7 @@ pub(crate) async fn request_token(
     secrets: &[&Secret],
     previous_refresh: Option<Secret>,
     requested_scope: Option<&str>,
+    dpop: Option<&TokenDpop>,
 ) -> Result<TokenRecord, AuthError> {
     let url = metadata.token_endpoint.as_str();
     let (pairs, headers) = authenticated(client, metadata, params, url)?;
@@ -143,6 +155,7 @@ pub(crate) async fn request_token(
         &all_secrets,
         previous_refresh,
         requested_scope,
+        dpop,
     )
     .await
 }
@@ -191,9 +204,15 @@ pub(crate) fn oauth_error_body(
 /// [`token_post`] to the token endpoint `url` with `pairs` and `headers`
 /// already holding the grant and the client's authentication, then reads
 /// the token response as [`request_token`] does; `secrets` are scrubbed
-/// from an error's text.
+/// from an error's text. With `dpop`, the request carries a DPoP proof
+/// (retried once with the nonce the server asks for) and a `DPoP`
+/// `token_type` is accepted: the token is bound to `dpop`'s key.
 ///
-/// Errors: `TokenRefused`, `TokenResponse`, `Fetch`.
+/// Errors: `TokenRefused`, `TokenResponse`, `Fetch`, `Dpop`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the request's parts, each different; a struct would only rename them"
+)]
 pub(crate) async fn send_token_request(
     fetcher: &Fetcher,
     url: &str,
@@ -202,8 +221,12 @@ pub(crate) async fn send_token_request(
     all_secrets: &[&Secret],
     previous_refresh: Option<Secret>,
     requested_scope: Option<&str>,
+    dpop: Option<&TokenDpop>,
 ) -> Result<TokenRecord, AuthError> {
-    let response = token_post(fetcher, url, pairs, headers).await?;
+    let response = match dpop {
+        Some(dpop) => dpop.post(fetcher, url, pairs, headers).await?,
+        None => token_post(fetcher, url, pairs, headers).await?,
+    };
     let status = response.status().as_u16();
     if !response.status().is_success() {
         return Err(match oauth_error_body(&response, all_secrets) {
@@ -234,11 +257,15 @@ pub(crate) async fn send_token_request(
         .access_token
         .filter(|t| !t.is_empty())
         .ok_or_else(|| unusable("no access_token"))?;
-    match body.token_type.as_deref() {
-        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
-        Some(_) => return Err(unusable("token_type is not Bearer")),
-        None => return Err(unusable("no token_type")),
-    }
+    // RFC 9449 § 5: a server may issue a bearer token to a request with a
+    // proof; a DPoP-bound one only to such a request.
+    let dpop_jkt = match (body.token_type.as_deref(), dpop) {
+        (Some(t), _) if t.eq_ignore_ascii_case("bearer") => None,
+        (Some(t), Some(dpop)) if t.eq_ignore_ascii_case("dpop") => Some(dpop.thumbprint()),
+        (Some(_), Some(_)) => return Err(unusable("token_type is neither Bearer nor DPoP")),
+        (Some(_), None) => return Err(unusable("token_type is not Bearer")),
+        (None, _) => return Err(unusable("no token_type")),
+    };
     let expires_at = match body.expires_in {
         Some(serde_json::Value::Number(n)) => n
             .as_u64()
@@ -258,7 +285,81 @@ pub(crate) async fn send_token_request(
         received_at: Some(SystemTime::now()),
         scope: body.scope.or_else(|| requested_scope.map(str::to_owned)),
         wanted_scope: None,
+        dpop_jkt,
     })
+}
+
+/// The DPoP side of a token request: the authorization server's key and
+/// the nonces its origin gave.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenDpop {
+    pub(crate) key: Arc<DpopKey>,
+    pub(crate) nonces: Arc<Nonces>,
+}
+
+impl TokenDpop {
+    /// The thumbprint of the key a token issued to this request is bound
+    /// to.
+    pub(crate) fn thumbprint(&self) -> String {
+        self.key.thumbprint().to_owned()
+    }
+
+    /// [`token_post`] of `pairs` and `headers`
+    /// to the token endpoint `url` with a fresh proof (no `ath`, no
+    /// `content_digest`), the nonce its origin gave last; a 400
+    /// `use_dpop_nonce` answer is sent once more with the nonce it brought
+    /// (RFC 9449 § 8). Every reply's `DPoP-Nonce` is remembered.
+    ///
+    /// Errors: `Fetch`; `Dpop` for a URL a proof cannot name, a nonce
+    /// demanded again after the retry ([`DpopProblem::NonceLoop`]) or
+    /// demanded without one ([`DpopProblem::NonceMissing`]).
+    pub(crate) async fn post(
+        &self,
+        fetcher: &Fetcher,
+        url: &str,
+        pairs: &[(&str, &str)],
+        headers: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<http::Response<Bytes>, AuthError> {
+        let origin = origin(url).ok_or_else(|| AuthError::Dpop {
+            problem: DpopProblem::BadUrl,
+        })?;
+        let mut retried = false;
+        loop {
+            let nonce = self.nonces.for_proof(&origin);
+            let proof = self.key.proof(&ProofFor {
+                method: "POST",
+                url,
+                nonce: nonce.as_deref(),
+                access_token: None,
+                body: None,
+            })?;
+            let mut with_proof = headers.clone();
+            with_proof.push((HeaderName::from_static(DPOP_HEADER), proof_header(&proof)?));
+            let response = token_post(fetcher, url, pairs, with_proof).await?;
+            let demand = response.status() == http::StatusCode::BAD_REQUEST
+                && oauth_error_body(&response, &[])
+                    .and_then(|(error, _)| error)
+                    .as_deref()
+                    == Some("use_dpop_nonce");
+            self.nonces
+                .learn(&origin, nonce_of(response.headers()), demand);
+            if !demand {
+                return Ok(response);
+            }
+            match self.nonces.after_demand(&origin) {
+                NonceDemand::Retry if !retried => {
+                    tracing::debug!(%origin, "the authorization server asks for a DPoP nonce; sending the token request once more with it");
+                    retried = true;
+                }
+                NonceDemand::Retry => {
+                    return Err(AuthError::Dpop {
+                        problem: DpopProblem::NonceLoop { origin },
+                    });
+                }
+                NonceDemand::GiveUp(problem) => return Err(AuthError::Dpop { problem }),
+            }
+        }
+    }
 }
 
 /// The grant type of device authorization (RFC 8628 § 3.4).

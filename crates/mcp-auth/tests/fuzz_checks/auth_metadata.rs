@@ -166,6 +166,7 @@ fn as_model(body: &[u8]) -> Option<AuthorizationServerMetadata> {
         )?,
         revocation_endpoint,
         device_authorization_endpoint,
+        dpop_signing_alg_values_supported: strings(&map, "dpop_signing_alg_values_supported")?,
     })
 }
 
