@@ -273,6 +273,10 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: AuthCommand,
     },
+    /// An interactive explorer of the servers in the terminal: their
+    /// status and capabilities, tools (a call form from the schema),
+    /// resources, prompts, the JSON-RPC traffic and log messages.
+    Ui,
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
     /// no target is given).
     ServeDemo,

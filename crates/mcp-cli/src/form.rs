@@ -12,7 +12,8 @@
 //! [`FormError::Interrupted`], which the caller turns into the command's
 //! interruption. Esc cancels the form (the server gets `cancel`).
 
-mod field;
+// The field rules are shared with `mcp ui`'s forms.
+pub(crate) mod field;
 mod line;
 mod order;
 

@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod demo;
 mod exit;
+mod explorer;
 mod form;
 mod handler;
 mod output;
@@ -68,9 +69,10 @@ fn init_tracing(default: &str) {
     .delimited(" ");
     let log = tracing_subscriber::fmt::layer()
         .fmt_fields(fields)
-        .with_writer(std::io::stderr)
+        // `mcp ui` shows its log lines in its log pane while it owns the terminal.
+        .with_writer(explorer::LogWriter)
         .with_target(true)
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(std::io::stderr().is_terminal() && !explorer::log_captured())
         .with_filter(filter);
     let warnings = WarningLine.with_filter(
         tracing_subscriber::filter::Targets::new().with_target(BOM_TARGET, tracing::Level::WARN),
@@ -185,6 +187,9 @@ fn main() -> ExitCode {
             }
         }
     } else {
+        if matches!(cli.command, Command::Ui) {
+            explorer::capture_log();
+        }
         init_tracing(if cli.verbose {
             "warn,mcp::wire=debug,mcp_client=debug,mcp_transport=debug,mcp_transport_stdio=debug,mcp_transport_http=debug,mcp_stdio::stderr=info"
         } else {

@@ -41,7 +41,7 @@ fn describe(text: &str) -> String {
     }
 }
 
-fn describe_message(message: &JsonRpcMessage) -> String {
+pub(crate) fn describe_message(message: &JsonRpcMessage) -> String {
     match message {
         JsonRpcMessage::Request(r) => format!("request {} (id {})", r.method, r.id),
         JsonRpcMessage::Notification(n) => format!("notification {}", n.method),

@@ -54,6 +54,7 @@ impl Session {
             Command::Skills { server } => self.skills(server.as_deref()).await,
             Command::Skill { words, file } => self.skill(&words, file.as_deref()).await,
             Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
+            Command::Ui => Err(Failure::new("ui runs its own servers")),
             Command::Login(_) | Command::Logout(_) | Command::Auth { .. } => {
                 Err(Failure::new("login commands start no server"))
             }

@@ -110,6 +110,9 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
         allow_input: !cli.no_input,
         listings: listings_for(&cli.command),
     };
+    if matches!(cli.command, Command::Ui) {
+        return crate::explorer::run(config, settings, cancel).await;
+    }
     let bound = servers::start_bound(&config, &settings);
     let starting: Vec<String> = config
         .servers
@@ -351,6 +354,7 @@ fn listings_for(command: &Command) -> StartListings {
         | Command::Skills { .. }
         | Command::Skill { .. }
         | Command::ServeDemo
+        | Command::Ui
         | Command::Login(_)
         | Command::Logout(_)
         | Command::Auth { .. } => StartListings::NONE,
