@@ -192,7 +192,7 @@ impl OAuth {
                         error: Some(e),
                     });
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(inner.client_refused(e, &metadata.issuer, &client).await?),
             }
         };
         let mut tokens = tokens;

@@ -215,6 +215,31 @@ pub enum AuthError {
         /// `invalid_token`), when it sent one.
         error: Option<String>,
     },
+    /// The authorization server does not know the client identity it was
+    /// sent: `invalid_client` from the token endpoint (a code exchange or a
+    /// refresh), or `invalid_client` / `unauthorized_client` from the
+    /// authorization endpoint. A registration the flow made (Dynamic Client
+    /// Registration) is then forgotten, and the client registers again
+    /// once; this error reports a registration refused again, or a
+    /// configured client (pre-registered, or a Client ID Metadata Document
+    /// URL), which is never forgotten: its `client_id` must be fixed where
+    /// it is configured.
+    #[error(
+        "authorization server {issuer} does not know the {} client {client_id:?} ({error}){}",
+        if *configured { "configured" } else { "registered" },
+        if *configured { ": check the client id configured for this server" } else { "" }
+    )]
+    #[non_exhaustive]
+    ClientRejected {
+        /// The authorization server's issuer.
+        issuer: String,
+        /// The client id it refused (not a secret).
+        client_id: String,
+        /// The OAuth `error` code it sent.
+        error: String,
+        /// `true` for a configured client, `false` for a registration.
+        configured: bool,
+    },
     /// The step-up limit was reached.
     #[error("{attempts} step-up authorizations for {operation} were not enough")]
     #[non_exhaustive]

@@ -7,7 +7,7 @@
 
 use crate::authorize::{AuthorizationRequest, authorization_url, validate_response};
 use crate::discovery::{Discovered, Probed, Walk};
-use crate::error::{AuthError, store_error};
+use crate::error::{AuthError, ResponseProblem, store_error};
 use crate::metadata::resource_matches;
 use crate::pkce::{Pkce, random_token};
 use crate::registration::{self, Source};
@@ -93,11 +93,38 @@ impl Inner {
         Ok(best)
     }
 
+    /// Runs a whole authorization (see `authorize_once`); when the
+    /// authorization server refuses the registration it was made with as
+    /// unknown, that registration is already forgotten and the
+    /// authorization runs once more, with a new one.
+    ///
+    /// Errors: `ClientRejected` for a configured client, or for the new
+    /// registration refused too (forgotten as well); the flow's others.
+    pub(crate) async fn authorize(
+        &self,
+        resource_metadata: Option<&str>,
+        challenge_scope: Option<&str>,
+        step_up: bool,
+    ) -> Result<(), AuthError> {
+        match self
+            .authorize_once(resource_metadata, challenge_scope, step_up)
+            .await
+        {
+            Err(AuthError::ClientRejected {
+                configured: false, ..
+            }) => {
+                self.authorize_once(resource_metadata, challenge_scope, step_up)
+                    .await
+            }
+            other => other,
+        }
+    }
+
     /// Runs a whole authorization: discovery, client identity, the user
     /// agent, the code exchange; stores the tokens. `challenge_scope` and
     /// `resource_metadata` come from the refusal; `step_up` asks for the
     /// union with the scopes asked for before.
-    pub(crate) async fn authorize(
+    async fn authorize_once(
         &self,
         resource_metadata: Option<&str>,
         challenge_scope: Option<&str>,
@@ -182,8 +209,11 @@ impl Inner {
                 metadata.issuer.clone(),
                 metadata.authorization_response_iss_parameter_supported,
             ))
-            .await?;
-        let code = validate_response(&params, &state, metadata)?;
+            .await;
+        let code = match params.and_then(|p| validate_response(&p, &state, metadata)) {
+            Ok(code) => code,
+            Err(e) => return Err(self.client_refused(e, &metadata.issuer, &client).await?),
+        };
         let tokens = request_token(
             &self.fetcher,
             metadata,
@@ -200,8 +230,11 @@ impl Inner {
             scope_text.as_deref(),
             self.token_dpop(metadata).await?.as_ref(),
         )
-        .await?;
-        let mut tokens = tokens;
+        .await;
+        let mut tokens = match tokens {
+            Ok(tokens) => tokens,
+            Err(e) => return Err(self.client_refused(e, &metadata.issuer, &client).await?),
+        };
         tokens.wanted_scope = Some(wanted.join(" ")).filter(|s| !s.is_empty());
         self.put_tokens(&key, tokens).await?;
         let mut st = lock(&self.state);
@@ -295,8 +328,69 @@ impl Inner {
                 self.store.delete(&key).await.map_err(store_error)?;
                 Ok(false)
             }
-            Err(e) => Err(e),
+            Err(e) => {
+                match self
+                    .client_refused(e, &discovered.metadata.issuer, &client)
+                    .await?
+                {
+                    AuthError::ClientRejected {
+                        configured: false, ..
+                    } => {
+                        // The refresh token was issued to the forgotten
+                        // client: it goes with it.
+                        self.store.delete(&key).await.map_err(store_error)?;
+                        Ok(false)
+                    }
+                    e => Err(e),
+                }
+            }
         }
+    }
+
+    /// What becomes of `e`, an error of a request `client` made to the
+    /// authorization server `issuer`: when it says the server does not
+    /// know the client (`invalid_client` from the token endpoint;
+    /// `invalid_client` or `unauthorized_client` from the authorization
+    /// endpoint), `ClientRejected`, and a registration (not a configured
+    /// client) is forgotten so that no other authorization uses its id;
+    /// else `e` as it is.
+    ///
+    /// Errors: `Store` when the registration cannot be forgotten.
+    pub(crate) async fn client_refused(
+        &self,
+        e: AuthError,
+        issuer: &str,
+        client: &ClientRecord,
+    ) -> Result<AuthError, AuthError> {
+        let code = match &e {
+            AuthError::TokenRefused {
+                error: Some(code), ..
+            } if code == "invalid_client" => code,
+            AuthError::AuthorizationResponse {
+                reason: ResponseProblem::Refused,
+                error: Some(code),
+            } if code == "invalid_client" || code == "unauthorized_client" => code,
+            _ => return Ok(e),
+        };
+        let configured = registration::preregistered(&self.config, issuer)
+            .is_some_and(|c| c.client_id == client.client_id)
+            || self.config.client_metadata_url.as_ref() == Some(&client.client_id);
+        if !configured {
+            let key = StoreKey::client(issuer);
+            if let Some((Record::Client(stored), _)) =
+                self.store.get(&key).await.map_err(store_error)?
+                && stored.client_id == client.client_id
+            {
+                self.store.delete(&key).await.map_err(store_error)?;
+            }
+            tracing::warn!(%issuer, error = %code, "the authorization server does not know the registered client; its registration is forgotten");
+        }
+        Ok(AuthError::ClientRejected {
+            issuer: issuer.to_owned(),
+            client_id: client.client_id.clone(),
+            error: code.clone(),
+            configured,
+        })
     }
 
     /// The authorization server behind the tokens at `key`: the one of the

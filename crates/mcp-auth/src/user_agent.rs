@@ -214,6 +214,15 @@ impl UserAgent for HeadlessRedirect {
                 source,
             })?;
         if !response.status().is_redirection() {
+            // An authorization server that does not know the client (or
+            // its redirect URI) answers itself instead of redirecting
+            // (RFC 6749 § 4.1.2.1); its OAuth error code is the answer.
+            if let Some(error) = oauth_error_code(&response) {
+                return Err(AuthError::AuthorizationResponse {
+                    reason: crate::error::ResponseProblem::Refused,
+                    error: Some(error),
+                });
+            }
             return Err(AuthError::UserAgent {
                 problem: format!(
                     "the authorization endpoint answered HTTP {}, not a redirect",
@@ -247,6 +256,27 @@ impl UserAgent for HeadlessRedirect {
             target.query_pairs().into_owned().collect(),
         ))
     }
+}
+
+/// The `error` of a JSON OAuth error answer (RFC 6749 § 5.2 shape), when
+/// `response` is one and the code is a plain token (no secret can be in
+/// one: it is shown as it is).
+fn oauth_error_code(response: &http::Response<Bytes>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        error: String,
+    }
+    if !crate::fetch::is_json(response) {
+        return None;
+    }
+    let body: ErrorBody = crate::metadata::read_json(response.body()).ok()?;
+    let plain = !body.error.is_empty()
+        && body.error.len() <= 64
+        && body
+            .error
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    plain.then_some(body.error)
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! OAuth lifecycle, each as a kind: discovery against a server that does
 //! not answer or trickles its answer gives up on its own deadlines, naming
 //! the URL; a server that refuses the tokens issued for it moments before
-//! ends the flow with one typed error instead of a login loop.
+//! ends the flow with one typed error instead of a login loop; a
+//! registration the authorization server no longer knows is forgotten and
+//! made again, never used for another authorization.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,13 +14,16 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
 use fault_http::{Part, Reply, tools_result};
-use mcp_auth::{AuthError, HeadlessRedirect, MemoryStore, MetadataProblem, OAuth, OAuthConfig};
+use mcp_auth::{
+    AuthError, ClientRecord, CredentialStore, HeadlessRedirect, MemoryStore, MetadataProblem,
+    OAuth, OAuthConfig, PreregisteredClient, Record, Secret, StoreKey, TokenRecord,
+};
 use mcp_transport::{AuthErrorKind, TransportError};
 use mcp_transport_http::Fetcher;
 use tokio::net::TcpListener;
@@ -386,4 +391,227 @@ async fn a_fresh_token_refused_after_a_move_authorizes_at_the_new_server() {
     assert_eq!(second.to("/register").len(), 1);
     assert_eq!(second.to("/authorize").len(), 1);
     assert_eq!(mock.to("/authorize").len(), 1);
+}
+
+/// How the hostile authorization server tells a client it does not know.
+#[derive(Debug, Clone, Copy)]
+enum Unknown {
+    /// `invalid_client` from the token endpoint (the code exchange or a
+    /// refresh); the authorization endpoint lets it through.
+    AtToken,
+    /// The authorization endpoint redirects back with this `error`.
+    Redirect(&'static str),
+    /// The authorization endpoint answers itself (no redirect) with a
+    /// JSON `invalid_client`.
+    Answer,
+}
+
+/// An authorization server that knows only the clients it registered
+/// (`client-1`, `client-2`, … in order) and those in `known`, and tells
+/// any other one so as `how` says.
+async fn forgetful(how: Unknown, known: &'static [&'static str]) -> Mock {
+    let registered = Arc::new(AtomicU32::new(0));
+    let ids = Arc::new(Mutex::new(Vec::<String>::new()));
+    Mock::start_with(Script::default(), move |_, r| {
+        let knows = |id: &str| known.contains(&id) || ids.lock().unwrap().iter().any(|k| k == id);
+        match r.path() {
+            "/register" => {
+                let id = format!("client-{}", registered.fetch_add(1, Ordering::SeqCst) + 1);
+                ids.lock().unwrap().push(id.clone());
+                Some(
+                    Reply::json(format!(
+                        r#"{{"client_id":"{id}","redirect_uris":["{REDIRECT}"]}}"#
+                    ))
+                    .with_status(201),
+                )
+            }
+            "/authorize" => {
+                let q: Vec<(String, String)> =
+                    url::form_urlencoded::parse(r.uri.query().unwrap_or("").as_bytes())
+                        .into_owned()
+                        .collect();
+                if knows(get(&q, "client_id").unwrap_or("")) {
+                    return None;
+                }
+                match how {
+                    Unknown::AtToken => None,
+                    Unknown::Redirect(error) => {
+                        let mut to = url::Url::parse(REDIRECT).unwrap();
+                        to.query_pairs_mut()
+                            .append_pair("error", error)
+                            .append_pair("state", get(&q, "state").unwrap_or(""));
+                        Some(Reply::status(302).header("location", to.as_str()))
+                    }
+                    Unknown::Answer => Some(
+                        Reply::json(
+                            r#"{"error":"invalid_client","error_description":"unknown client"}"#,
+                        )
+                        .with_status(400),
+                    ),
+                }
+            }
+            "/token" if !knows(get(&form(r), "client_id").unwrap_or("")) => {
+                Some(Reply::json(r#"{"error":"invalid_client"}"#).with_status(401))
+            }
+            _ => None,
+        }
+    })
+    .await
+}
+
+/// A store holding the registration `client_id` for `mock`'s issuer.
+async fn store_with_client(mock: &Mock, client_id: &str) -> Arc<MemoryStore> {
+    let store = Arc::new(MemoryStore::new());
+    store
+        .put(
+            &StoreKey::client(mock.base.clone()),
+            Record::Client(ClientRecord::new(client_id, None)),
+            None,
+        )
+        .await
+        .unwrap();
+    store
+}
+
+fn flow(config: OAuthConfig, store: Arc<MemoryStore>) -> OAuth {
+    let agent = Arc::new(HeadlessRedirect::new(Fetcher::new(fetch_options())));
+    OAuth::new(config, store, agent).unwrap()
+}
+
+/// The client ids of the authorization requests `mock` saw, in order.
+fn authorized_clients(mock: &Mock) -> Vec<String> {
+    mock.authorize_queries()
+        .iter()
+        .map(|q| get(q, "client_id").unwrap_or("").to_owned())
+        .collect()
+}
+
+/// The registration stored for `mock`'s issuer, if any.
+async fn stored_client(mock: &Mock, store: &MemoryStore) -> Option<String> {
+    match store
+        .get(&StoreKey::client(mock.base.clone()))
+        .await
+        .unwrap()
+    {
+        Some((Record::Client(c), _)) => Some(c.client_id),
+        _ => None,
+    }
+}
+
+/// Each way an authorization server says it does not know a stored
+/// registration (the code exchange's `invalid_client`, an authorization
+/// redirect with `invalid_client` or `unauthorized_client`, the
+/// authorization endpoint's own `invalid_client` answer): the registration
+/// is forgotten, the client registers again and the login goes through;
+/// the dead client id is never used again, here or by the next process.
+#[tokio::test]
+async fn a_registration_the_server_forgot_is_made_again() {
+    for how in [
+        Unknown::AtToken,
+        Unknown::Redirect("invalid_client"),
+        Unknown::Redirect("unauthorized_client"),
+        Unknown::Answer,
+    ] {
+        let mock = forgetful(how, &[]).await;
+        let store = store_with_client(&mock, "dead-client").await;
+        flow(mock.config(), store.clone())
+            .login()
+            .await
+            .unwrap_or_else(|e| panic!("{how:?}: {e}"));
+        assert_eq!(
+            authorized_clients(&mock),
+            ["dead-client", "client-1"],
+            "{how:?}"
+        );
+        assert_eq!(mock.to("/register").len(), 1, "{how:?}");
+        assert_eq!(
+            stored_client(&mock, &store).await.as_deref(),
+            Some("client-1")
+        );
+
+        // The next process logs in with the new registration.
+        flow(mock.config(), store.clone()).login().await.unwrap();
+        assert_eq!(
+            authorized_clients(&mock),
+            ["dead-client", "client-1", "client-1"],
+            "{how:?}"
+        );
+        assert_eq!(mock.to("/register").len(), 1, "{how:?}");
+    }
+}
+
+/// A refresh refused with `invalid_client`: the registration and the
+/// tokens issued to it are forgotten, and the refused request is answered
+/// by a new registration and authorization, never one with the dead id.
+#[tokio::test]
+async fn a_refresh_refused_as_invalid_client_registers_again() {
+    let mock = forgetful(Unknown::AtToken, &[]).await;
+    let store = store_with_client(&mock, "dead-client").await;
+    let mut tokens = TokenRecord::new(Secret::new("revoked-token"));
+    tokens.refresh_token = Some(Secret::new("refresh-of-the-dead-client"));
+    store
+        .put(
+            &StoreKey::tokens(mock.url(), mock.base.clone(), "default"),
+            Record::Tokens(tokens),
+            None,
+        )
+        .await
+        .unwrap();
+    let oauth = flow(mock.config(), store.clone());
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    assert_eq!(grants(&mock), ["refresh_token", "authorization_code"]);
+    assert_eq!(authorized_clients(&mock), ["client-1"]);
+    assert_eq!(
+        stored_client(&mock, &store).await.as_deref(),
+        Some("client-1")
+    );
+}
+
+/// A configured client id the authorization server does not know is kept
+/// and reported as a typed error (nothing is registered); a registration
+/// refused again right after it was made is forgotten too and reported.
+#[tokio::test]
+async fn a_configured_or_new_client_refused_is_a_typed_error() {
+    for how in [Unknown::AtToken, Unknown::Redirect("invalid_client")] {
+        let mock = forgetful(how, &[]).await;
+        let config = mock
+            .config()
+            .with_preregistered(PreregisteredClient::new("configured-client", None));
+        let store = Arc::new(MemoryStore::new());
+        let err = flow(config, store.clone()).login().await.unwrap_err();
+        match &err {
+            AuthError::ClientRejected {
+                client_id,
+                configured: true,
+                ..
+            } => assert_eq!(client_id, "configured-client"),
+            other => panic!("{how:?}: {other:?}"),
+        }
+        assert!(err.to_string().contains("configured"), "{err}");
+        assert!(mock.to("/register").is_empty(), "{how:?}");
+        assert_eq!(authorized_clients(&mock), ["configured-client"]);
+    }
+
+    // Every client is unknown at the token endpoint: the stored one, then
+    // the new one; both forgotten, two authorizations in all.
+    let mock = Mock::start_with(Script::default(), |_, r| {
+        (r.path() == "/token")
+            .then(|| Reply::json(r#"{"error":"invalid_client"}"#).with_status(401))
+    })
+    .await;
+    let store = store_with_client(&mock, "dead-client").await;
+    let err = flow(mock.config(), store.clone())
+        .login()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            AuthError::ClientRejected { client_id, configured: false, .. } if client_id == "dcr-client"
+        ),
+        "{err:?}"
+    );
+    assert_eq!(authorized_clients(&mock), ["dead-client", "dcr-client"]);
+    assert_eq!(stored_client(&mock, &store).await, None);
 }
