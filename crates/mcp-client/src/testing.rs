@@ -68,7 +68,9 @@ pub struct MemoryTransport {
 }
 
 /// The server side of an in-memory connection: reads what the client sent
-/// and sends messages back.
+/// and sends messages back. Dropping it is the server going away: the
+/// connection closes and every request still pending fails with `Closed`
+/// at once, as over stdio or a socket (not at its timeout).
 #[derive(Debug)]
 pub struct MemoryPeer {
     rx: mpsc::UnboundedReceiver<JsonRpcMessage>,
@@ -165,6 +167,13 @@ impl Transport for MemoryTransport {
 
     fn pending_requests(&self) -> usize {
         self.dispatcher.pending_len()
+    }
+}
+
+impl Drop for MemoryPeer {
+    fn drop(&mut self) {
+        self.dispatcher
+            .close(CloseReason::new("the server side (MemoryPeer) was dropped"));
     }
 }
 
