@@ -55,6 +55,16 @@ pub enum ClientAuthentication {
     /// `iss` = `sub` = the client id, `aud` = the authorization server's
     /// issuer, a fresh `jti`, valid for 60 s.
     PrivateKeyJwt(Arc<PrivateKey>),
+    /// `private_key_jwt` with the PEM key in the file `path`, read at each
+    /// token request (a rotated key is followed; a key file that is
+    /// missing, malformed or of another algorithm than `algorithm`, when
+    /// given, is that request's [`AuthError::Key`](crate::AuthError::Key)).
+    PrivateKeyJwtFile {
+        /// The PEM file (see [`PrivateKey::from_pem_file`]).
+        path: std::path::PathBuf,
+        /// The algorithm the key must sign with (`ES256`, `RS256`).
+        algorithm: Option<String>,
+    },
 }
 
 impl fmt::Debug for ClientAuthentication {
@@ -65,6 +75,11 @@ impl fmt::Debug for ClientAuthentication {
             ClientAuthentication::PrivateKeyJwt(k) => {
                 f.debug_tuple("PrivateKeyJwt").field(k).finish()
             }
+            ClientAuthentication::PrivateKeyJwtFile { path, algorithm } => f
+                .debug_struct("PrivateKeyJwtFile")
+                .field("path", path)
+                .field("algorithm", algorithm)
+                .finish(),
         }
     }
 }
@@ -75,7 +90,8 @@ impl ClientAuthentication {
         match self {
             ClientAuthentication::ClientSecretBasic(_) => "client_secret_basic",
             ClientAuthentication::ClientSecretPost(_) => "client_secret_post",
-            ClientAuthentication::PrivateKeyJwt(_) => "private_key_jwt",
+            ClientAuthentication::PrivateKeyJwt(_)
+            | ClientAuthentication::PrivateKeyJwtFile { .. } => "private_key_jwt",
         }
     }
 }

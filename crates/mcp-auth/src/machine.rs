@@ -17,12 +17,14 @@ use crate::grant::{
     ClientAuthentication, ConfidentialClient, Grant, ID_JAG_TOKEN_TYPE, IdentityProvider,
     JWT_CLIENT_ASSERTION, exchange_pairs,
 };
-use crate::jwt::{check_assertion, client_assertion_claims, now_secs};
+use crate::jwt::{PrivateKey, check_assertion, client_assertion_claims, now_secs};
 use crate::scope;
 use crate::secret::{Secret, scrub};
 use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, StoreKey, TokenRecord};
-use crate::token::{authenticated, oauth_error_body, send_token_request, token_post};
+use crate::token::{
+    authenticated, oauth_error_body, send_token_request, token_post, with_nonce_retry,
+};
 
 /// A token request's form pairs, headers and the secrets it holds.
 #[derive(Default)]
@@ -56,19 +58,38 @@ fn authenticate(
             req.headers.extend(headers);
             req.secrets.push(secret.clone());
         }
-        ClientAuthentication::PrivateKeyJwt(key) => {
-            key.check_accepted(
-                metadata
-                    .token_endpoint_auth_signing_alg_values_supported
-                    .as_deref(),
-            )?;
-            let claims = client_assertion_claims(&client.client_id, &metadata.issuer, now_secs());
-            let jwt = key.sign(&claims)?;
-            req.pair("client_assertion_type", JWT_CLIENT_ASSERTION);
-            req.pair("client_assertion", jwt.expose());
-            req.secrets.push(jwt);
+        ClientAuthentication::PrivateKeyJwt(key) => sign_assertion(req, client, metadata, key)?,
+        ClientAuthentication::PrivateKeyJwtFile { path, algorithm } => {
+            let key = PrivateKey::from_pem_file(path)?;
+            let key = match algorithm {
+                Some(alg) => key.require_algorithm(alg)?,
+                None => key,
+            };
+            sign_assertion(req, client, metadata, &key)?;
         }
     }
+    Ok(())
+}
+
+/// Adds a client assertion signed with `key` (RFC 7523 § 2.2: `iss` =
+/// `sub` = the client id, `aud` = the issuer) to `req`, after checking the
+/// server accepts its algorithm.
+fn sign_assertion(
+    req: &mut Request,
+    client: &ConfidentialClient,
+    metadata: &crate::metadata::AuthorizationServerMetadata,
+    key: &PrivateKey,
+) -> Result<(), AuthError> {
+    key.check_accepted(
+        metadata
+            .token_endpoint_auth_signing_alg_values_supported
+            .as_deref(),
+    )?;
+    let claims = client_assertion_claims(&client.client_id, &metadata.issuer, now_secs());
+    let jwt = key.sign(&claims)?;
+    req.pair("client_assertion_type", JWT_CLIENT_ASSERTION);
+    req.pair("client_assertion", jwt.expose());
+    req.secrets.push(jwt);
     Ok(())
 }
 
@@ -79,6 +100,12 @@ struct ExchangeBody {
 }
 
 impl crate::OAuth {
+    /// The grant without a person this flow runs, if any (a host declares
+    /// its [`extension`](Grant::extension) in the client's capabilities).
+    pub fn grant(&self) -> Option<&Grant> {
+        self.inner.config.grant.as_ref()
+    }
+
     /// The flow for `config`, which carries a [`Grant`]: no person, so no
     /// user agent ([`NoInteraction`](crate::NoInteraction) stands in).
     ///
@@ -126,9 +153,9 @@ impl Inner {
             scope::union(&scope::union(&first, &previous), &self.config.scopes)
         };
         let scope_text = (!wanted.is_empty()).then(|| wanted.join(" "));
-        let mut tokens = self
-            .grant_token(grant, &discovered, scope_text.as_deref())
-            .await?;
+        let mut tokens =
+            with_nonce_retry(|| self.grant_token(grant, &discovered, scope_text.as_deref()))
+                .await?;
         tokens.wanted_scope = scope_text;
         self.put_tokens(&key, tokens).await?;
         let mut st = lock(&self.state);

@@ -283,6 +283,14 @@ async fn log_in(
     if let Some(url) = &args.auth_server_metadata_url {
         remote.oauth.auth_server_metadata_url = Some(url.clone());
     }
+    if remote.oauth.grant.is_machine() {
+        // `mcp login` is for people; a grant without a person runs on the
+        // server's first request.
+        return Err(Failure::new(format!(
+            "{name} uses a grant without a person ({:?}): it needs no login; its token is obtained on the first request",
+            remote.oauth.grant
+        )));
+    }
     if args.device {
         return login_device(name, &remote, args, cancel).await;
     }

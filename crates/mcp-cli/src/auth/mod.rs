@@ -13,10 +13,11 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use mcp_auth::{
-    CredentialStore, FileStore, MemoryStore, NoInteraction, OAuth, OAuthConfig,
-    PreregisteredClient, Secret,
+    AssertionSource, ClientAuthentication, ConfidentialClient, CredentialStore, EnvAssertion,
+    FileAssertion, FileStore, Grant, IdentityProvider, MemoryStore, NoInteraction, OAuth,
+    OAuthConfig, PreregisteredClient, Secret,
 };
-use mcp_manager::config::RemoteServer;
+use mcp_manager::config::{GrantSetting, RemoteServer};
 use mcp_manager::{ServerConfig, TransportConfig};
 
 pub(crate) use commands::{run, store_setting};
@@ -186,6 +187,80 @@ pub(crate) fn oauth_config(
     config
 }
 
+/// The grant without a person `remote`'s settings name (`oauth.grant`),
+/// or `None` for a person's login. The private key and the ID token or
+/// workload JWT are read at each token request (a missing or bad one is
+/// that request's error, naming the file or variable); client secrets are
+/// read now from the variables named.
+///
+/// Errors: a secret's environment variable is named but not set.
+pub(crate) fn machine_grant(remote: &RemoteServer) -> Result<Option<Grant>, Failure> {
+    let settings = &remote.oauth;
+    let creds = &settings.credentials;
+    let env_secret = |var: &str| {
+        std::env::var(var).map(Secret::new).map_err(|_| {
+            Failure::new(format!(
+                "the client secret's environment variable {var} is not set"
+            ))
+        })
+    };
+    let source = || -> Option<Arc<dyn AssertionSource>> {
+        match (&creds.token_file, &creds.token_env) {
+            (Some(path), _) => Some(Arc::new(FileAssertion::new(path))),
+            (None, Some(var)) => Some(Arc::new(EnvAssertion::new(var))),
+            (None, None) => None,
+        }
+    };
+    let client = || -> Result<Option<ConfidentialClient>, Failure> {
+        let Some(id) = &settings.client_id else {
+            return Ok(None);
+        };
+        let authentication = match (&creds.private_key_file, &settings.client_secret_env) {
+            (Some(path), _) => ClientAuthentication::PrivateKeyJwtFile {
+                path: path.into(),
+                algorithm: creds.signing_algorithm.clone(),
+            },
+            (None, Some(var)) => ClientAuthentication::ClientSecretBasic(env_secret(var)?),
+            (None, None) => match &settings.client_secret {
+                Some(s) => ClientAuthentication::ClientSecretBasic(Secret::new(s.clone())),
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(ConfidentialClient::new(id.clone(), authentication)))
+    };
+    // The configuration's parser has checked that each grant has what it
+    // needs; a `None` below is a settings value built by hand.
+    let incomplete = || Failure::new("the grant's settings are incomplete");
+    Ok(Some(match settings.grant {
+        GrantSetting::ClientCredentials => {
+            Grant::ClientCredentials(client()?.ok_or_else(incomplete)?)
+        }
+        GrantSetting::EnterpriseManaged => {
+            let mut idp = match (&creds.idp_token_endpoint, &creds.idp_issuer) {
+                (Some(url), _) => IdentityProvider::with_token_endpoint(url.clone()),
+                (None, Some(issuer)) => IdentityProvider::with_issuer(issuer.clone()),
+                (None, None) => return Err(incomplete()),
+            };
+            if let Some(id) = &creds.idp_client_id {
+                let secret = match &creds.idp_client_secret_env {
+                    Some(var) => Some(env_secret(var)?),
+                    None => None,
+                };
+                idp = idp.with_client(id.clone(), secret);
+            }
+            Grant::EnterpriseManaged {
+                client: client()?.ok_or_else(incomplete)?,
+                identity_provider: idp,
+                id_token: source().ok_or_else(incomplete)?,
+            }
+        }
+        GrantSetting::WorkloadIdentity => Grant::WorkloadIdentity {
+            assertion: source().ok_or_else(incomplete)?,
+        },
+        _ => return Ok(None),
+    }))
+}
+
 /// The OAuth flow every command gives a remote entry that wants one (see
 /// `RemoteServer::wants_oauth`: not one configured with its own
 /// `Authorization` header or `auth: "headers"`/`"none"`). Its user agent
@@ -207,6 +282,27 @@ pub(crate) fn flow_for(config: &ServerConfig) -> Option<OAuth> {
         tracing::warn!(why = %f.message, "logins cannot be read; none is used");
         Arc::new(MemoryStore::new())
     });
+    if remote.oauth.grant.is_machine() {
+        let grant = match machine_grant(remote) {
+            Ok(g) => g?,
+            Err(f) => {
+                tracing::warn!(server = %config.name, why = %f.message, "the configured grant is not used");
+                return None;
+            }
+        };
+        let flow = OAuth::for_grant(
+            oauth_config(remote, NO_REDIRECT, None).with_grant(grant),
+            store,
+        );
+        return match flow {
+            Ok(flow) => Some(flow),
+            Err(_) => {
+                // As below: the URL is refused, and not logged unredacted.
+                tracing::debug!(server = %config.name, "no OAuth flow for this server: its URL is not https or loopback");
+                None
+            }
+        };
+    }
     let client = match preregistered(remote, None, None) {
         Ok(c) => c,
         Err(f) => {

@@ -36,6 +36,15 @@
 //!     (Claude Code's: where to read the authorization server's metadata
 //!     instead of discovering it; its issuer is still checked). Snake-case spellings
 //!     (`client_id`, …) are accepted; other members are ignored.
+//!     `grant` picks a grant without a person (no `mcp login`; it runs on
+//!     the first request): `"client_credentials"` (`clientId` with
+//!     `clientSecretEnv`, or `privateKeyFile` and optionally
+//!     `signingAlgorithm` `ES256`/`RS256`), `"enterprise_managed"` (the
+//!     same client, plus the ID token in `tokenFile` or `tokenEnv` and the
+//!     identity provider: `idpTokenEndpoint` or `idpIssuer`, `idpClientId`,
+//!     `idpClientSecretEnv`), `"workload_identity"` (the workload JWT in
+//!     `tokenFile` or `tokenEnv`); default `"authorization_code"` (a
+//!     person's login). These are read under their camelCase names only.
 //! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
 //!   (Streamable HTTP) or `"sse"` (the 2024-11-05 HTTP+SSE transport).
 //!   Omitted: `command` means stdio, `url` means Streamable HTTP.
@@ -86,7 +95,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-pub use auth::{AuthMode, OAuthSettings};
+pub use auth::{AuthMode, GrantCredentials, GrantSetting, OAuthSettings};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use expand::ExpandError;
 pub use server::{RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig};

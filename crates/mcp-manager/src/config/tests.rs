@@ -531,3 +531,95 @@ fn a_byte_order_mark_opening_a_file_is_skipped() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The grants without a person in an `oauth` object: each with what it
+/// needs, and an entry missing it refused at parse time, naming the
+/// member.
+#[test]
+fn machine_grants_in_the_oauth_object() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "cc-secret": {"url": "https://a.example/mcp",
+                      "oauth": {"grant": "client_credentials", "clientId": "m1", "clientSecretEnv": "CC_SECRET"}},
+        "cc-key": {"url": "https://b.example/mcp",
+                   "oauth": {"grant": "client_credentials", "clientId": "m2",
+                             "privateKeyFile": "/keys/m2.pem", "signingAlgorithm": "ES256"}},
+        "ema": {"url": "https://c.example/mcp",
+                "oauth": {"grant": "enterprise_managed", "clientId": "m3", "clientSecretEnv": "S",
+                          "tokenFile": "/run/id_token", "idpTokenEndpoint": "https://idp.example/token",
+                          "idpClientId": "idp-m3"}},
+        "wif": {"url": "https://d.example/mcp",
+                "oauth": {"grant": "workload_identity", "tokenEnv": "WORKLOAD_JWT"}},
+        "person": {"url": "https://e.example/mcp", "oauth": {"grant": "authorization_code"}},
+        "no-client": {"url": "https://f.example/mcp", "oauth": {"grant": "client_credentials"}},
+        "no-token": {"url": "https://g.example/mcp", "oauth": {"grant": "workload_identity"}},
+        "no-idp": {"url": "https://h.example/mcp",
+                   "oauth": {"grant": "enterprise_managed", "clientId": "x", "clientSecretEnv": "S",
+                             "tokenEnv": "T"}},
+        "bad-grant": {"url": "https://i.example/mcp", "oauth": {"grant": "password"}},
+        "bad-alg": {"url": "https://j.example/mcp",
+                    "oauth": {"grant": "client_credentials", "clientId": "x",
+                              "privateKeyFile": "/k.pem", "signingAlgorithm": "HS256"}}
+    }}"#,
+    );
+    let cc = remote(&c, "cc-secret");
+    assert_eq!(cc.oauth.grant, GrantSetting::ClientCredentials);
+    assert!(cc.oauth.grant.is_machine() && cc.wants_oauth());
+    assert_eq!(cc.oauth.client_secret_env.as_deref(), Some("CC_SECRET"));
+    let key = remote(&c, "cc-key");
+    assert_eq!(
+        key.oauth.credentials.private_key_file.as_deref(),
+        Some("/keys/m2.pem")
+    );
+    assert_eq!(
+        key.oauth.credentials.signing_algorithm.as_deref(),
+        Some("ES256")
+    );
+    let ema = remote(&c, "ema");
+    assert_eq!(ema.oauth.grant, GrantSetting::EnterpriseManaged);
+    assert_eq!(
+        ema.oauth.credentials.token_file.as_deref(),
+        Some("/run/id_token")
+    );
+    assert_eq!(
+        ema.oauth.credentials.idp_token_endpoint.as_deref(),
+        Some("https://idp.example/token")
+    );
+    assert_eq!(
+        ema.oauth.credentials.idp_client_id.as_deref(),
+        Some("idp-m3")
+    );
+    let wif = remote(&c, "wif");
+    assert_eq!(wif.oauth.grant, GrantSetting::WorkloadIdentity);
+    assert_eq!(
+        wif.oauth.credentials.token_env.as_deref(),
+        Some("WORKLOAD_JWT")
+    );
+    assert_eq!(
+        remote(&c, "person").oauth.grant,
+        GrantSetting::AuthorizationCode
+    );
+    let errors: Vec<(&str, String)> = c
+        .errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.to_string()))
+        .collect();
+    let paths: Vec<&str> = errors.iter().map(|(p, _)| *p).collect();
+    assert_eq!(
+        paths,
+        [
+            "mcpServers.bad-alg.oauth.signingAlgorithm",
+            "mcpServers.bad-grant.oauth.grant",
+            "mcpServers.no-client.oauth.grant",
+            "mcpServers.no-idp.oauth.grant",
+            "mcpServers.no-token.oauth.grant",
+        ]
+    );
+    assert!(errors[2].1.contains("clientId"), "{:?}", errors[2]);
+    assert!(errors[3].1.contains("idpTokenEndpoint"), "{:?}", errors[3]);
+    assert!(
+        errors[4].1.contains("tokenFile or tokenEnv"),
+        "{:?}",
+        errors[4]
+    );
+}

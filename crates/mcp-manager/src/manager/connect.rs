@@ -232,6 +232,17 @@ async fn open_once(
     };
     // The manager refreshes tool lists itself.
     client_options.auto_refresh_tools = false;
+    // A grant without a person declares its authorization extension in
+    // the client's capabilities (ext-auth).
+    #[cfg(feature = "oauth")]
+    if let Some(extension) = options
+        .oauth
+        .as_ref()
+        .and_then(|factory| factory(config))
+        .and_then(|oauth| oauth.grant().map(|g| g.extension()))
+    {
+        client_options = client_options.with_extension(extension, serde_json::json!({}));
+    }
 
     let mut initialized = false;
     let mut login_needed = false;
