@@ -1,13 +1,16 @@
 //! B25: on timeout, and when the caller drops the future, exactly one
 //! `notifications/cancelled` with the id and a reason; never for
 //! `initialize`; the late response is ignored; the id is never reused.
+//! The transport kit (`transport_kit.rs`) checks the dropped future and
+//! `initialize`; here, what the kit does not: the timeout's reason, and a
+//! drop right before `close()`.
 //!
 //! Catalogue cases: B25.
 mod support;
 
 use std::time::Duration;
 
-use mcp_transport::{Transport, TransportError};
+use mcp_transport::Transport;
 use mcp_transport_stdio::StdioTransport;
 use serde_json::{Value, json};
 use support::*;
@@ -50,63 +53,6 @@ async fn timeout_sends_one_cancelled_and_ignores_the_late_response() {
         .filter(|m| m.get("method").is_some() && m.get("id") == Some(&id))
         .count();
     assert_eq!(reused, 1, "the id is never reused");
-    let _ = std::fs::remove_file(record);
-}
-
-#[tokio::test]
-async fn dropping_the_request_future_sends_one_cancelled() {
-    let record = temp_path("stdin");
-    let t = StdioTransport::spawn(fake(&["--record", record.to_str().unwrap()]))
-        .await
-        .unwrap();
-    let dropped = tokio::time::timeout(
-        Duration::from_millis(200),
-        script(&t, late_answer(), within(30_000)),
-    )
-    .await;
-    assert!(dropped.is_err(), "the future was dropped while pending");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    ping(&t).await;
-    t.close().await.unwrap();
-
-    let sent = recorded(&record);
-    let cancelled = cancels(&sent);
-    assert_eq!(cancelled.len(), 1, "{sent:?}");
-    assert_eq!(cancelled[0]["params"]["requestId"], sent[0]["id"]);
-    assert!(cancelled[0]["params"]["reason"].is_string());
-    let _ = std::fs::remove_file(record);
-}
-
-#[tokio::test]
-async fn initialize_is_never_cancelled() {
-    let record = temp_path("stdin");
-    // The fake sleeps 1.5 s before reading stdin: initialize times out.
-    let t = StdioTransport::spawn(fake(&[
-        "--record",
-        record.to_str().unwrap(),
-        "--startup",
-        "[{\"sleep_ms\": 1500}]",
-    ]))
-    .await
-    .unwrap();
-    let err = t
-        .request(
-            "initialize",
-            Some(&json!({"protocolVersion": "2025-06-18"})),
-            within(300),
-        )
-        .await
-        .unwrap_err();
-    assert!(matches!(err, TransportError::Timeout { .. }), "{err:?}");
-    // A later request proves the fake has read everything sent before it.
-    ping(&t).await;
-    t.close().await.unwrap();
-    let sent = recorded(&record);
-    assert_eq!(sent[0]["method"], "initialize", "{sent:?}");
-    assert!(
-        cancels(&sent).is_empty(),
-        "no notifications/cancelled for initialize: {sent:?}"
-    );
     let _ = std::fs::remove_file(record);
 }
 

@@ -14,6 +14,10 @@
 //! - `--startup JSON`: run a JSON array of steps (see below) before serving.
 //! - `--ignore-eof`: on stdin EOF, sleep forever instead of exiting.
 //! - `--crlf`: end every built-in response with `\r\n`.
+//! - `--relay HOST:PORT`: serve nothing itself: connect to a TCP listener
+//!   (the test's, on 127.0.0.1) and copy stdin to it and it to stdout,
+//!   byte for byte, exiting when either side ends, so a test plays the
+//!   server over the socket (the transport kit's peer).
 //!
 //! # Requests (method → behaviour); `<ID>` is the request id's raw JSON
 //! - `initialize` → `INIT(<ID>)` (protocolVersion 2025-06-18); `tools/list`
@@ -88,11 +92,37 @@ fn main() {
             }
             "--ignore-eof" => opts.ignore_eof = true,
             "--crlf" => opts.crlf = true,
+            "--relay" => relay(&next(i)),
             other => eprintln!("fake-stdio-server: unknown argument {other}"),
         }
         i += 1;
     }
     serve(&out, &opts);
+}
+
+/// Copies stdin to a TCP connection to `address` and the connection to
+/// stdout; exits when either side ends.
+fn relay(address: &str) -> ! {
+    let socket = std::net::TcpStream::connect(address).expect("--relay: connect");
+    socket.set_nodelay(true).expect("--relay: TCP_NODELAY");
+    let mut to_socket = socket.try_clone().expect("--relay: clone the socket");
+    thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_socket);
+        std::process::exit(0);
+    });
+    let mut from_socket = socket;
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        match std::io::Read::read(&mut from_socket, &mut buf) {
+            Ok(0) | Err(_) => std::process::exit(0),
+            Ok(n) => {
+                let mut out = std::io::stdout().lock();
+                if out.write_all(&buf[..n]).and_then(|()| out.flush()).is_err() {
+                    std::process::exit(0);
+                }
+            }
+        }
+    }
 }
 
 fn append(path: &str, bytes: &[u8]) {

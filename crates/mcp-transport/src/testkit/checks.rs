@@ -341,8 +341,28 @@ pub async fn check_timeout_sends_cancelled<H: Harness>(harness: &H) -> Result<()
                 again + 1
             )));
         }
-        // The late response is dropped; the connection goes on.
+        // The late response is dropped; the connection goes on, and the
+        // id is not issued again (spec basic/index § Requests).
         wire.answer(&request, json!({"echo": {"n": 1}})).await?;
+        let next = spawn_request(&transport, ECHO, json!({"n": 2}), PROMPT * 2);
+        let next_request = wire.take_request(ECHO).await?;
+        if next_request["id"] == id {
+            return Err(wire.violation(format!(
+                "the id {id} of the request that timed out was issued again"
+            )));
+        }
+        wire.answer(&next_request, json!({"echo": next_request["params"]}))
+            .await?;
+        let mut next = next;
+        let answer = outcome(&mut next, PROMPT)
+            .await
+            .map_err(|e| wire.violation(e))?;
+        expect_echo(
+            &wire,
+            "the request after the timeout",
+            answer,
+            &json!({"n": 2}),
+        )?;
         second_request_works(&transport, &mut wire).await
     }
     .await;
