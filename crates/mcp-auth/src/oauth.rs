@@ -14,7 +14,7 @@ use crate::registration::{self, Source};
 use crate::scope;
 use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, Record, Revision, StoreError, StoreKey, TokenRecord};
-use crate::token::request_token;
+use crate::token::{request_token, with_nonce_retry};
 use crate::user_agent::AuthorizationPrompt;
 
 impl Inner {
@@ -273,7 +273,7 @@ impl Inner {
             };
             let discovered = self.discovered_for(&key).await?;
             let scope = tokens.wanted_scope.as_deref().or(tokens.scope.as_deref());
-            let mut new = self.grant_token(grant, &discovered, scope).await?;
+            let mut new = with_nonce_retry(|| self.grant_token(grant, &discovered, scope)).await?;
             new.wanted_scope = tokens.wanted_scope.clone();
             match self
                 .store

@@ -147,16 +147,18 @@ pub(crate) async fn request_token(
     if let Some(s) = &client.client_secret {
         all_secrets.push(s);
     }
-    send_token_request(
-        fetcher,
-        url,
-        &pairs,
-        headers,
-        &all_secrets,
-        previous_refresh,
-        requested_scope,
-        dpop,
-    )
+    with_nonce_retry(|| {
+        send_token_request(
+            fetcher,
+            url,
+            &pairs,
+            headers.clone(),
+            &all_secrets,
+            previous_refresh.clone(),
+            requested_scope,
+            dpop,
+        )
+    })
     .await
 }
 
@@ -304,15 +306,18 @@ impl TokenDpop {
         self.key.thumbprint().to_owned()
     }
 
-    /// [`token_post`] of `pairs` and `headers`
-    /// to the token endpoint `url` with a fresh proof (no `ath`, no
-    /// `content_digest`), the nonce its origin gave last; a 400
-    /// `use_dpop_nonce` answer is sent once more with the nonce it brought
-    /// (RFC 9449 § 8). Every reply's `DPoP-Nonce` is remembered.
+    /// One [`token_post`] of `pairs` and `headers` to the token endpoint
+    /// `url` with a fresh proof (no `ath`, no `content_digest`) carrying
+    /// the nonce its origin gave last; the reply's `DPoP-Nonce` is
+    /// remembered. A 400 `use_dpop_nonce` answer is returned as it is (it
+    /// becomes `TokenRefused`, which [`with_nonce_retry`] sends once more,
+    /// the request built anew) unless the server is looping or gave no
+    /// nonce.
     ///
     /// Errors: `Fetch`; `Dpop` for a URL a proof cannot name, a nonce
-    /// demanded again after the retry ([`DpopProblem::NonceLoop`]) or
-    /// demanded without one ([`DpopProblem::NonceMissing`]).
+    /// demanded again right after one was given
+    /// ([`DpopProblem::NonceLoop`]) or demanded without one
+    /// ([`DpopProblem::NonceMissing`]).
     pub(crate) async fn post(
         &self,
         fetcher: &Fetcher,
@@ -320,45 +325,74 @@ impl TokenDpop {
         pairs: &[(&str, &str)],
         headers: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<http::Response<Bytes>, AuthError> {
-        let origin = origin(url).ok_or_else(|| AuthError::Dpop {
+        let origin = origin(url).ok_or(AuthError::Dpop {
             problem: DpopProblem::BadUrl,
         })?;
-        let mut retried = false;
-        loop {
-            let nonce = self.nonces.for_proof(&origin);
-            let proof = self.key.proof(&ProofFor {
-                method: "POST",
-                url,
-                nonce: nonce.as_deref(),
-                access_token: None,
-                body: None,
-            })?;
-            let mut with_proof = headers.clone();
-            with_proof.push((HeaderName::from_static(DPOP_HEADER), proof_header(&proof)?));
-            let response = token_post(fetcher, url, pairs, with_proof).await?;
-            let demand = response.status() == http::StatusCode::BAD_REQUEST
-                && oauth_error_body(&response, &[])
-                    .and_then(|(error, _)| error)
-                    .as_deref()
-                    == Some("use_dpop_nonce");
-            self.nonces
-                .learn(&origin, nonce_of(response.headers()), demand);
-            if !demand {
-                return Ok(response);
-            }
-            match self.nonces.after_demand(&origin) {
-                NonceDemand::Retry if !retried => {
-                    tracing::debug!(%origin, "the authorization server asks for a DPoP nonce; sending the token request once more with it");
-                    retried = true;
-                }
-                NonceDemand::Retry => {
-                    return Err(AuthError::Dpop {
-                        problem: DpopProblem::NonceLoop { origin },
-                    });
-                }
-                NonceDemand::GiveUp(problem) => return Err(AuthError::Dpop { problem }),
-            }
+        let nonce = self.nonces.for_proof(&origin);
+        let proof = self.key.proof(&ProofFor {
+            method: "POST",
+            url,
+            nonce: nonce.as_deref(),
+            access_token: None,
+            body: None,
+        })?;
+        let mut with_proof = headers;
+        with_proof.push((HeaderName::from_static(DPOP_HEADER), proof_header(&proof)?));
+        let response = token_post(fetcher, url, pairs, with_proof).await?;
+        let demand = response.status() == http::StatusCode::BAD_REQUEST
+            && is_nonce_demand(
+                oauth_error_body(&response, &[])
+                    .and_then(|(e, _)| e)
+                    .as_deref(),
+            );
+        self.nonces
+            .learn(&origin, nonce_of(response.headers()), demand);
+        if demand && let NonceDemand::GiveUp(problem) = self.nonces.after_demand(&origin) {
+            return Err(AuthError::Dpop { problem });
         }
+        Ok(response)
+    }
+}
+
+fn is_nonce_demand(error: Option<&str>) -> bool {
+    error == Some("use_dpop_nonce")
+}
+
+/// Runs `attempt`, one token request built anew each time (a client
+/// assertion or an ID-JAG is good for one request only), and once more
+/// when the authorization server answered it 400 `use_dpop_nonce` (RFC
+/// 9449 § 8: the nonce it sent is in the next proof). A second such answer
+/// is a nonce loop.
+///
+/// Errors: `attempt`'s; `Dpop` ([`DpopProblem::NonceLoop`]) for a nonce
+/// demanded again after the retry.
+pub(crate) async fn with_nonce_retry<F, Fut>(mut attempt: F) -> Result<TokenRecord, AuthError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<TokenRecord, AuthError>>,
+{
+    let nonce_demand = |r: &Result<TokenRecord, AuthError>| match r {
+        Err(AuthError::TokenRefused {
+            status: 400,
+            error,
+            url,
+            ..
+        }) if is_nonce_demand(error.as_deref()) => Some(url.clone()),
+        _ => None,
+    };
+    let first = attempt().await;
+    let Some(url) = nonce_demand(&first) else {
+        return first;
+    };
+    tracing::debug!(%url, "the authorization server asks for a DPoP nonce; sending the token request once more with it");
+    let second = attempt().await;
+    match nonce_demand(&second) {
+        Some(url) => Err(AuthError::Dpop {
+            problem: DpopProblem::NonceLoop {
+                origin: origin(&url).unwrap_or(url),
+            },
+        }),
+        None => second,
     }
 }
 

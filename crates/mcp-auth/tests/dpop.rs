@@ -470,3 +470,34 @@ async fn dpop_stays_off_without_server_support_or_when_configured_off() {
         assert!(mock.to("/token")[0].header("dpop").is_none());
     }
 }
+
+/// The retry for a nonce is a whole new token request: a grant without a
+/// person signs a new client assertion for it (the first one's `jti` is
+/// spent: a server refuses it again as a replay).
+#[tokio::test]
+async fn the_nonce_retry_of_a_grant_signs_a_new_client_assertion() {
+    use mcp_auth::{ClientAuthentication, ConfidentialClient, Grant, PrivateKey};
+    let (mock, seen) = start(Dpop {
+        supported: true,
+        as_nonce: Some(false),
+        ..Dpop::default()
+    })
+    .await;
+    let key = PrivateKey::from_pem(include_str!("keys/ec-p256.pem")).unwrap();
+    let grant = Grant::ClientCredentials(ConfidentialClient::new(
+        "machine",
+        ClientAuthentication::PrivateKeyJwt(Arc::new(key)),
+    ));
+    let config = OAuthConfig::for_grant(mock.url(), grant).with_fetch(fetch_options());
+    let oauth = OAuth::for_grant(config, Arc::new(MemoryStore::new())).unwrap();
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    assert!(seen.lock().unwrap().problems.is_empty());
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 2, "once without, once with the nonce");
+    let assertions: Vec<String> = tokens
+        .iter()
+        .map(|r| get(&form(r), "client_assertion").unwrap().to_owned())
+        .collect();
+    assert_ne!(assertions[0], assertions[1]);
+}
