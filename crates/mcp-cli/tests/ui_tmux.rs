@@ -1,0 +1,294 @@
+//! `mcp ui` on a real terminal (tmux, on a private socket), driven as a
+//! person would against the built-in demo server: open a tool, fill its
+//! form, call it, see the result; watch a call's progress and cancel it;
+//! answer a server's question (elicitation); read a resource; get a prompt
+//! with completion as you type; look at the wire; resize the window; quit.
+//! Every screen is read with `tmux capture-pane`, and after each way out
+//! (`q`, Ctrl-C, SIGTERM) the terminal is checked to be given back: the
+//! main screen, the cursor shown, canonical mode and echo on. A server that
+//! dies is shown as closed while the explorer goes on.
+//!
+//! Skipped, saying so, when tmux is not installed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: an unexpected value fails the test loudly"
+)]
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a screen may take to show what is awaited: 30 s (a debug
+/// build on a loaded 2-core machine).
+const WAIT: Duration = Duration::from_secs(30);
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new(name: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipped: tmux is not installed");
+            return None;
+        }
+        Some(Tmux {
+            socket: format!("mcp-ui-{name}-{}", std::process::id()),
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> bool {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    fn output(&self, args: &[&str]) -> String {
+        Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+
+    fn screen(&self) -> String {
+        self.output(&["capture-pane", "-p", "-t", "ui"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            assert!(self.run(&["send-keys", "-t", "ui", k]), "send-keys {k}");
+            // One key at a time, as typed: each is one input event.
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "{text:?} never showed; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Starts `mcp ui ARGS` in a 120×35 window; the shell then prints the
+    /// exit code and the terminal's modes (`stty -a`), and waits.
+    fn start(&self, dir: &Path, args: &str) {
+        let command = format!(
+            "cd '{dir}'; echo $$ > shell.pid; HOME='{dir}' XDG_CACHE_HOME='{dir}/.cache' '{mcp}' ui {args}; \
+             echo EXIT=$?; echo \"MODES: $(stty -a | tr ' ' '\\n' | grep -x -e '-*icanon' -e '-*echo' | tr '\\n' ' ')END\"; sleep 60",
+            dir = dir.display(),
+            mcp = env!("CARGO_BIN_EXE_mcp"),
+        );
+        assert!(self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "ui",
+            "-x",
+            "120",
+            "-y",
+            "35",
+            &command
+        ]));
+    }
+
+    /// After the explorer ended: its exit code was `code`, and the
+    /// terminal is as it was (main screen, cursor shown, cooked mode, echo).
+    fn assert_given_back(&self, code: u8) {
+        self.wait_for(&format!("EXIT={code}"));
+        let screen = self.wait_for("END");
+        assert!(
+            screen.contains("MODES: icanon echo END"),
+            "the terminal was left in raw mode:\n{screen}"
+        );
+        let flags = self.output(&[
+            "display",
+            "-p",
+            "-t",
+            "ui",
+            "#{alternate_on} #{cursor_flag}",
+        ]);
+        assert_eq!(
+            flags.trim(),
+            "0 1",
+            "alternate screen still on or cursor hidden"
+        );
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// The pid of `mcp` (the child of the pane's shell) and of its child, the
+/// demo server.
+fn children(of: u32) -> Vec<u32> {
+    let out = Command::new("pgrep")
+        .args(["-P", &of.to_string()])
+        .output()
+        .expect("pgrep");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+fn shell_pid(dir: &Path) -> u32 {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(dir.join("shell.pid"))
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(start.elapsed() < WAIT, "the pane's shell wrote no pid");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_person_explores_the_demo_server() {
+    let Some(tmux) = Tmux::new("explore") else {
+        return;
+    };
+    let dir = support::temp_dir("ui-tmux");
+    tmux.start(&dir, "");
+    let s = tmux.wait_for("demo connected 2025-11-25");
+    for want in ["1 Servers", "server: mcp-demo", "capabilities:", "q quit"] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+
+    // A tool: its form in the schema's order, filled and called.
+    tmux.keys(&["2"]);
+    tmux.wait_for("countdown");
+    tmux.keys(&["Down", "Enter"]);
+    let s = tmux.wait_for("call add");
+    assert!(s.contains("› a* number"), "{s}");
+    tmux.keys(&["2", "Tab", "3", "Enter"]);
+    let s = tmux.wait_for("add → result");
+    assert!(
+        s.contains("structuredContent (matches the outputSchema)"),
+        "{s}"
+    );
+    assert!(s.contains("\"sum\": 5"), "{s}");
+
+    // Progress, live, then cancelled.
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("call countdown");
+    tmux.keys(&["3", "0", "0", "Tab", "5", "0", "Enter"]);
+    tmux.wait_for("calling countdown on demo… progress:");
+    tmux.keys(&["c"]);
+    tmux.wait_for("countdown → cancelled");
+
+    // A tool whose result is an error, and one that asks a question.
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("call fail");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("isError: true");
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("call ask_name");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("What is your name?");
+    tmux.keys(&["A", "d", "a", "Enter"]);
+    tmux.wait_for("Hello, Ada!");
+
+    // A resource, read.
+    tmux.keys(&["3"]);
+    tmux.wait_for("demo://readme");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("# mcp demo server");
+
+    // A prompt, its argument completed as typed.
+    tmux.keys(&["4", "Enter", "G", "r"]);
+    tmux.wait_for("completions: Grace");
+    tmux.keys(&["Tab", "Enter"]);
+    tmux.wait_for("Please greet Grace warmly");
+
+    // The wire: the calls, their answers timed; the log: the server's messages.
+    tmux.keys(&["5"]);
+    let s = tmux.wait_for("request prompts/get");
+    assert!(s.contains("← demo result of"), "{s}");
+    assert!(s.contains(" ms)"), "{s}");
+    tmux.keys(&["6"]);
+    tmux.wait_for("[demo] info:");
+
+    // A smaller window: drawn again at its size, nothing left of the old one.
+    assert!(tmux.run(&["resize-window", "-t", "ui", "-x", "80", "-y", "20"]));
+    tmux.keys(&["3"]);
+    let s = tmux.wait_for("┌Resources");
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(lines[0].starts_with(" mcp ui "), "{s}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{s}");
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("┌Resources")).count(),
+        1,
+        "{s}"
+    );
+
+    tmux.keys(&["q"]);
+    tmux.assert_given_back(0);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ctrl_c_sigterm_and_a_dying_server_give_the_terminal_back() {
+    let Some(tmux) = Tmux::new("exits") else {
+        return;
+    };
+    let dir = support::temp_dir("ui-tmux-exits");
+
+    // Ctrl-C is a key in raw mode: it quits.
+    tmux.start(&dir, "");
+    tmux.wait_for("demo connected");
+    tmux.keys(&["C-c"]);
+    tmux.assert_given_back(0);
+    assert!(tmux.run(&["kill-session", "-t", "ui"]));
+
+    // The server dies: shown as closed, the explorer goes on; then SIGTERM
+    // ends it (143), the terminal given back.
+    let _ = std::fs::remove_file(dir.join("shell.pid"));
+    tmux.start(&dir, "");
+    tmux.wait_for("demo connected");
+    let shell = shell_pid(&dir);
+    let mcp = children(shell);
+    assert_eq!(mcp.len(), 1, "one mcp under the shell: {mcp:?}");
+    let server = children(mcp[0]);
+    assert_eq!(server.len(), 1, "one demo server under mcp: {server:?}");
+    let killed = Command::new("kill")
+        .args(["-KILL", &server[0].to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let s = tmux.wait_for("demo closed");
+    assert!(s.contains("q quit"), "{s}");
+    tmux.keys(&["6"]);
+    tmux.wait_for("connection closed");
+    let term = Command::new("kill")
+        .args(["-TERM", &mcp[0].to_string()])
+        .status()
+        .expect("kill");
+    assert!(term.success());
+    tmux.assert_given_back(143);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
