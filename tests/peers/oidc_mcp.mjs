@@ -31,8 +31,19 @@
 // with private_key_jwt (RFC 7523) signed by that key's private half
 // (ES256 for an EC key, RS256 for RSA); stats count `client_credentials`
 // tokens.
+//
+// DPOP (env, optional): `1` turns on the provider's DPoP (RFC 9449; ES256,
+// a nonce required at the token endpoint) and makes the MCP server accept
+// DPoP-bound tokens only, each request with a proof it checks in full:
+// `typ`, `alg`, the signature with the header's `jwk` (no private part),
+// `htm`, `htu` (the MCP URL, no query or fragment), `iat` within 300 s, a
+// `jti` never seen before, `ath` of the token, the key thumbprint equal to
+// the token's `cnf.jkt`, and a nonce of its own (401 `use_dpop_nonce` with
+// `DPoP-Nonce` until the proof carries it). Stats count checked proofs
+// (`dpop_proofs`), nonce demands (`dpop_nonce_demands`) and refusals with
+// their reasons (`dpop_refused`).
 
-import { createHash, createPublicKey } from "node:crypto";
+import { createHash, createPublicKey, randomBytes, verify as verifySignature } from "node:crypto";
 import http from "node:http";
 
 import Provider from "oidc-provider";
@@ -73,13 +84,20 @@ const machineClients = machine
     }]
   : [];
 
-const stats = { client_credentials: 0, authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0, "urn:ietf:params:oauth:grant-type:device_code": 0 };
+const dpop = process.env.DPOP === "1";
+const rsNonce = `rs-${randomBytes(12).toString("base64url")}`;
+const jtisSeen = new Set();
+
+const stats = { dpop_proofs: 0, dpop_nonce_demands: 0, dpop_refused: [], client_credentials: 0, authorization_code: 0, refresh_token: 0, refresh_tokens_consumed: 0, registrations: 0, rejected: 0, revoked: 0, "urn:ietf:params:oauth:grant-type:device_code": 0 };
 
 const provider = new Provider(issuer, {
   clients: machineClients,
   scopes: ["openid", "offline_access", SCOPE],
   features: {
     clientCredentials: { enabled: machine !== null },
+    dPoP: dpop
+      ? { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true }
+      : { enabled: false },
     devInteractions: { enabled: true },
     // RFC 8628: `mcp login --device`; the user code is entered on the
     // provider's own /device page.
@@ -110,6 +128,7 @@ const provider = new Provider(issuer, {
     token_endpoint_auth_method: "none",
   },
   ttl: { AccessToken: ttl, ClientCredentials: ttl },
+  ...(dpop ? { enabledJWA: { dPoPSigningAlgValues: ["ES256"] } } : {}),
 });
 provider.on("grant.success", (ctx) => {
   const grant = ctx.oidc.params.grant_type;
@@ -136,7 +155,51 @@ async function verify(authorization) {
   const audience = Array.isArray(token.aud) ? token.aud : [token.aud];
   if (!audience.includes(resource)) return null;
   if (!String(token.scope || "").split(" ").includes(SCOPE)) return null;
-  return { token: match[1], clientId: token.clientId, scopes: token.scope.split(" "), expiresAt: token.exp };
+  return { token: match[1], clientId: token.clientId, scopes: token.scope.split(" "), expiresAt: token.exp, jkt: token.jkt };
+}
+
+const b64json = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+
+/// What is wrong with the DPoP proof of `req` for `auth` (a verified
+/// token), or null when it passes every check of RFC 9449 § 4.3 and § 7.1.
+function proofProblem(req, auth) {
+  if (!/^DPoP /.test(req.headers.authorization || "")) return "the token is not presented with the DPoP scheme";
+  if (!auth.jkt) return "the token is not DPoP-bound";
+  const proof = req.headers.dpop;
+  if (typeof proof !== "string" || proof.includes(",")) return "not exactly one DPoP header";
+  const parts = proof.split(".");
+  if (parts.length !== 3) return "the proof is not a compact JWS";
+  let header;
+  let claims;
+  try {
+    header = b64json(parts[0]);
+    claims = b64json(parts[1]);
+  } catch {
+    return "the proof is not JSON";
+  }
+  if (header.typ !== "dpop+jwt" || header.alg !== "ES256") return `header ${JSON.stringify({ typ: header.typ, alg: header.alg })}`;
+  const jwk = header.jwk;
+  if (!jwk || jwk.d !== undefined) return "no public jwk in the header";
+  let key;
+  try {
+    key = createPublicKey({ key: jwk, format: "jwk" });
+  } catch {
+    return "the jwk is not a key";
+  }
+  const signed = Buffer.from(`${parts[0]}.${parts[1]}`);
+  const signature = Buffer.from(parts[2], "base64url");
+  if (!verifySignature("sha256", signed, { key, dsaEncoding: "ieee-p1363" }, signature)) return "the signature does not verify";
+  if (claims.htm !== req.method) return `htm ${claims.htm} for ${req.method}`;
+  if (claims.htu !== resource) return `htu ${claims.htu}`;
+  if (typeof claims.iat !== "number" || Math.abs(Date.now() / 1000 - claims.iat) > 300) return "iat outside 300 s";
+  if (typeof claims.jti !== "string" || !claims.jti) return "no jti";
+  if (jtisSeen.has(claims.jti)) return "a jti seen before (a replayed proof)";
+  jtisSeen.add(claims.jti);
+  if (claims.ath !== createHash("sha256").update(auth.token).digest("base64url")) return "ath is not the token's hash";
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  if (createHash("sha256").update(canonical).digest("base64url") !== auth.jkt) return "the proof's key is not the token's cnf.jkt";
+  if (claims.nonce !== rsNonce) return "use_dpop_nonce";
+  return null;
 }
 
 function makeMcp() {
@@ -174,6 +237,22 @@ mcpServer.on("request", async (req, res) => {
       });
       res.end();
       return;
+    }
+    if (dpop) {
+      const problem = proofProblem(req, auth);
+      if (problem === "use_dpop_nonce") {
+        stats.dpop_nonce_demands += 1;
+        res.writeHead(401, { "www-authenticate": 'DPoP error="use_dpop_nonce"', "dpop-nonce": rsNonce });
+        res.end();
+        return;
+      }
+      if (problem) {
+        stats.dpop_refused.push(problem);
+        res.writeHead(401, { "www-authenticate": `DPoP error="invalid_dpop_proof", error_description="${problem}"` });
+        res.end();
+        return;
+      }
+      stats.dpop_proofs += 1;
     }
     req.auth = auth;
     const chunks = [];
