@@ -116,6 +116,17 @@
 //!   origin; `use_dpop_nonce` gets one retry ([`DpopProblem::NonceLoop`]
 //!   after that); `invalid_dpop_proof` one fresh authorization with a new
 //!   key ([`DpopProblem::ProofRefused`] after that).
+//! - **Without a person** ([`Grant`] in [`OAuthConfig::grant`], the MCP
+//!   authorization extensions): client credentials (`client_secret_basic`,
+//!   `client_secret_post` or `private_key_jwt` with a [`PrivateKey`], ES256
+//!   or RS256), enterprise-managed authorization (the ID token exchanged at
+//!   the identity provider for an ID-JAG, RFC 8693, then the RFC 7523 JWT
+//!   bearer grant) and workload identity federation (the JWT bearer grant
+//!   with a workload JWT); assertions come from an [`AssertionSource`].
+//!   The grant runs where a login would and again instead of a refresh;
+//!   bad keys, assertions and identity-provider answers are
+//!   [`AuthError::Key`], [`AuthError::Assertion`],
+//!   [`AuthError::TokenExchange`].
 //! - **Every URL** of the flow is https, or http on a loopback host.
 //!
 //! # Seams
@@ -146,7 +157,9 @@
 //!
 //! # Secrets
 //!
-//! Tokens, codes, verifiers, client secrets, DPoP keys and proofs are
+//! A [`PrivateKey`]'s `Debug` shows its algorithm and origin only. Tokens,
+//! codes, verifiers, client secrets, client and workload assertions, ID
+//! tokens, DPoP keys and proofs are
 //! [`Secret`]s: their `Debug` and `Display` print `***`, they are never
 //! logged, and an authorization server's error text is scrubbed of them
 //! before it is shown. Header values carrying them are marked sensitive.
