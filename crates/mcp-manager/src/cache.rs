@@ -81,6 +81,7 @@ pub fn cache_key(config: &ServerConfig) -> String {
             );
             parts.extend(s.env.keys().map(|k| format!("env:{k}")));
         }
+        TransportConfig::Socket(s) => parts.push(s.address.clone()),
         TransportConfig::Remote(r) => {
             parts.push(r.url.clone());
             parts.extend(

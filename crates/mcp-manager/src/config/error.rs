@@ -74,7 +74,9 @@ pub enum ConfigErrorKind {
         found: &'static str,
     },
     /// `type` names no known transport.
-    #[error("unknown type {0:?} (expected \"stdio\", \"http\", \"streamable-http\" or \"sse\")")]
+    #[error(
+        "unknown type {0:?} (expected \"stdio\", \"http\", \"streamable-http\", \"sse\" or \"socket\")"
+    )]
     UnknownType(String),
     /// A stdio entry without `command`.
     #[error("missing \"command\" (required for a stdio server)")]

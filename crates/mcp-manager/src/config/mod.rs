@@ -45,9 +45,13 @@
 //!     `idpClientSecretEnv`), `"workload_identity"` (the workload JWT in
 //!     `tokenFile` or `tokenEnv`); default `"authorization_code"` (a
 //!     person's login). These are read under their camelCase names only.
+//! - socket: `socket` (string, required): `PATH` of a Unix-domain socket
+//!   or `HOST:PORT` of a TCP listener, carrying newline-delimited JSON-RPC
+//!   as stdio does (`mcp-transport-socket`; `{"socket": "/run/mcp.sock"}`).
 //! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
-//!   (Streamable HTTP) or `"sse"` (the 2024-11-05 HTTP+SSE transport).
-//!   Omitted: `command` means stdio, `url` means Streamable HTTP.
+//!   (Streamable HTTP), `"sse"` (the 2024-11-05 HTTP+SSE transport) or
+//!   `"socket"`. Omitted: `command` means stdio, `url` means Streamable
+//!   HTTP, `socket` means a socket.
 //! - `timeout`: per-request timeout in ms (integer > 0).
 //! - `startupTimeout`: time allowed to connect and finish the handshake, in
 //!   ms (integer > 0); default [`crate::ManagerOptions::stdio_startup_timeout`]
@@ -70,7 +74,7 @@
 //! ([`McpConfig::credential_store`]); the manager itself does not read it.
 //!
 //! Strings (`command`, `args`, `env` values, `cwd`, `url`, `headers`
-//! values) go through [`expand::expand`]: `${VAR}` and `${VAR:-default}`.
+//! values, `socket`) go through [`expand::expand`]: `${VAR}` and `${VAR:-default}`.
 //! **An unset variable without a default is an error for that entry**
 //! (naming the variable), never a silent empty string.
 //!
@@ -98,7 +102,9 @@ use serde_json::Value;
 pub use auth::{AuthMode, GrantCredentials, GrantSetting, OAuthSettings};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use expand::ExpandError;
-pub use server::{RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig};
+pub use server::{
+    RemoteKind, RemoteServer, ServerConfig, SocketServer, StdioServer, TransportConfig,
+};
 
 use fields::{join_key, type_name};
 use parse::parse_entry;

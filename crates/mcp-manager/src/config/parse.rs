@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use super::auth::parse_auth;
 use super::fields::{EntryResult, check_url, join_key, wrong};
 use super::{
-    ConfigErrorKind, RemoteKind, RemoteServer, ServerConfig, StdioServer, TransportConfig, expand,
+    ConfigErrorKind, RemoteKind, RemoteServer, ServerConfig, SocketServer, StdioServer,
+    TransportConfig, expand,
 };
 
 pub(super) fn parse_entry(
@@ -55,6 +56,7 @@ pub(super) fn parse_entry(
     enum Kind {
         Stdio,
         Remote(RemoteKind),
+        Socket,
     }
     let kind = match ty {
         Some("stdio") => Kind::Stdio,
@@ -62,6 +64,7 @@ pub(super) fn parse_entry(
             Kind::Remote(RemoteKind::StreamableHttp)
         }
         Some("sse") => Kind::Remote(RemoteKind::Sse),
+        Some("socket") => Kind::Socket,
         Some(other) => {
             return Err((
                 field("type"),
@@ -71,6 +74,7 @@ pub(super) fn parse_entry(
         None => match (obj.contains_key("command"), obj.contains_key("url")) {
             (true, _) => Kind::Stdio,
             (false, true) => Kind::Remote(RemoteKind::StreamableHttp),
+            (false, false) if obj.contains_key("socket") => Kind::Socket,
             (false, false) => return Err((path.to_owned(), ConfigErrorKind::MissingCommandOrUrl)),
         },
     };
@@ -119,6 +123,27 @@ pub(super) fn parse_entry(
                 env,
                 cwd,
             })
+        }
+        Kind::Socket => {
+            let address = match obj.get("socket") {
+                Some(Value::String(s)) => expand_at(s, &field("socket"))?,
+                None | Some(Value::Null) => {
+                    return Err((
+                        field("socket"),
+                        ConfigErrorKind::Invalid(
+                            "a socket server needs \"socket\": PATH or HOST:PORT".into(),
+                        ),
+                    ));
+                }
+                Some(v) => return Err(wrong(&field("socket"), "a string", v)),
+            };
+            if address.trim().is_empty() {
+                return Err((
+                    field("socket"),
+                    ConfigErrorKind::Invalid("empty socket address".into()),
+                ));
+            }
+            TransportConfig::Socket(SocketServer { address })
         }
         Kind::Remote(kind) => {
             let url = match obj.get("url") {

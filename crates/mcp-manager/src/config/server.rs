@@ -108,13 +108,17 @@ pub enum TransportConfig {
     Stdio(StdioServer),
     /// A remote server over HTTP.
     Remote(RemoteServer),
+    /// A server listening on a socket (TCP or Unix-domain), speaking
+    /// newline-delimited JSON-RPC as over stdio.
+    Socket(SocketServer),
 }
 
 impl TransportConfig {
-    /// `"stdio"`, `"http"` or `"sse"`.
+    /// `"stdio"`, `"http"`, `"sse"` or `"socket"`.
     pub fn kind_name(&self) -> &'static str {
         match self {
             TransportConfig::Stdio(_) => "stdio",
+            TransportConfig::Socket(_) => "socket",
             TransportConfig::Remote(r) => match r.kind {
                 RemoteKind::StreamableHttp => "http",
                 RemoteKind::Sse => "sse",
@@ -179,6 +183,24 @@ impl fmt::Debug for StdioServer {
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("cwd", &self.cwd)
             .finish()
+    }
+}
+
+/// A server on a socket (after `${…}` expansion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SocketServer {
+    /// Where it listens: `PATH` of a Unix-domain socket or `HOST:PORT`
+    /// (read by `mcp_transport_socket::SocketAddress::parse`).
+    pub address: String,
+}
+
+impl SocketServer {
+    /// The server listening at `address` (`PATH` or `HOST:PORT`).
+    pub fn new(address: impl Into<String>) -> Self {
+        SocketServer {
+            address: address.into(),
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 use mcp_client::{Client, ClientError, VersionPreference};
 use mcp_transport::{AuthErrorKind, Transport};
 use mcp_transport_http::{HttpConfig, HttpMode, HttpTransport};
+use mcp_transport_socket::{SocketAddress, SocketConfig, SocketTransport};
 use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
 use super::handler::{ListeningHandler, Signals};
@@ -372,6 +373,14 @@ async fn make_transport(
             let pid = t.pid();
             let t = Arc::new(t);
             Ok((t.clone(), pid, Some(t)))
+        }
+        TransportConfig::Socket(s) => {
+            let address = SocketAddress::parse(&s.address).map_err(|e| error_chain(&e))?;
+            let socket = SocketConfig::new(address).with_label(config.name.clone());
+            let t = SocketTransport::connect(socket)
+                .await
+                .map_err(|e| error_chain(&e))?;
+            Ok((Arc::new(t), None, None))
         }
         TransportConfig::Remote(r) => {
             let mut http = HttpConfig::new(r.url.clone()).with_label(config.name.clone());
