@@ -432,3 +432,57 @@ async fn an_identity_provider_answering_html_or_an_error_is_one_typed_error() {
     assert!(!chain(&err).contains(&id_token));
     assert!(!format!("{err:?}").contains(&id_token));
 }
+
+#[tokio::test]
+async fn client_secret_post_and_a_step_up_runs_the_grant_again_with_the_union_of_scopes() {
+    let script = Script {
+        auth_methods: vec!["client_secret_post"],
+        prm_scopes: Some(vec!["read"]),
+        ..Script::default()
+    };
+    let mock = Mock::start_with(script, |_, r| match r.path() {
+        "/token" => {
+            let f = form(r);
+            let scope = get(&f, "scope").unwrap_or("").to_owned();
+            let kind = if scope.split(' ').any(|s| s == "admin") {
+                "admin"
+            } else {
+                "plain"
+            };
+            Some(Reply::json(
+                json!({"access_token": format!("access-secret-{kind}"), "token_type": "Bearer",
+                       "expires_in": 3600, "scope": scope})
+                .to_string(),
+            ))
+        }
+        "/mcp"
+            if r.rpc_method().as_deref() == Some("tools/call")
+                && r.header("authorization") == Some("Bearer access-secret-plain") =>
+        {
+            Some(Reply::status(403).header(
+                "www-authenticate",
+                r#"Bearer error="insufficient_scope", scope="admin""#,
+            ))
+        }
+        _ => None,
+    })
+    .await;
+    let grant = Grant::ClientCredentials(ConfidentialClient::new(
+        "machine-post",
+        ClientAuthentication::ClientSecretPost(Secret::new("post-secret-value")),
+    ));
+    let oauth = machine(&mock, grant);
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    call(&t, "tools/call").await.unwrap();
+    let tokens = mock.to("/token");
+    assert_eq!(tokens.len(), 2, "the first grant, then one step-up");
+    let first = form(&tokens[0]);
+    assert_eq!(get(&first, "client_id"), Some("machine-post"));
+    assert_eq!(get(&first, "client_secret"), Some("post-secret-value"));
+    assert_eq!(get(&first, "scope"), Some("read"));
+    assert!(tokens[0].header("authorization").is_none());
+    let second = form(&tokens[1]);
+    assert_eq!(get(&second, "grant_type"), Some("client_credentials"));
+    assert_eq!(get(&second, "scope"), Some("read admin"));
+}
