@@ -168,6 +168,29 @@ fn call_from_model_as_an_argument_and_on_stdin() {
         "{result}"
     );
 
+    // Strict definitions make optional properties nullable: with --strict
+    // the model's nulls are dropped before the call; without it the schema
+    // refuses them.
+    let call = json!({"id": "s", "type": "function", "function": {"name": "countdown", "arguments": "{\"steps\": 2, \"interval_ms\": null}"}});
+    let run = mcp_in(
+        &dir,
+        &[
+            "call",
+            "--from-model",
+            "openai",
+            "--strict",
+            &call.to_string(),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = mcp_in(&dir, &["call", "--from-model", "openai", &call.to_string()]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let result: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        result["content"].as_str().unwrap().contains("/interval_ms"),
+        "{result}"
+    );
+
     // Input that is not JSON at all: a usage failure.
     let run = mcp_in(&dir, &["call", "--from-model", "openai", "{not json"]);
     assert_eq!(run.code, Some(2), "{run:?}");

@@ -179,7 +179,10 @@ impl ToolResult {
     }
 
     /// `true` when the result says the call failed (the tool's
-    /// `isError`, or a call refused before it reached the server).
+    /// `isError`, or a call refused before it reached the server). The
+    /// OpenAI dialects have no error flag: there this reads the `Error: `
+    /// the text starts with, which a successful tool's own text could also
+    /// start with; [`crate::ToolOutcome::status`] is exact.
     pub fn is_error(&self) -> bool {
         match self {
             ToolResult::OpenAiChat(m) => m.content.starts_with(ERROR_PREFIX),
