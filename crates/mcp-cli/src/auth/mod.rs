@@ -181,6 +181,9 @@ pub(crate) fn oauth_config(
     if let Some(account) = &remote.oauth.account {
         config = config.with_account(account.clone());
     }
+    if let Some(dpop) = remote.oauth.dpop {
+        config = config.with_dpop(dpop);
+    }
     if let Some(client) = preregistered {
         config = config.with_preregistered(client);
     }

@@ -112,6 +112,10 @@ pub struct OAuthSettings {
     /// What the grant without a person is given (boxed: most entries
     /// have none).
     pub credentials: Box<GrantCredentials>,
+    /// DPoP-bound tokens (`dpop`, RFC 9449): `None` leaves the default
+    /// (on when the authorization server supports ES256; see
+    /// `mcp_auth::OAuthConfig::dpop`), `Some(false)` turns them off.
+    pub dpop: Option<bool>,
 }
 
 impl fmt::Debug for OAuthSettings {
@@ -126,6 +130,7 @@ impl fmt::Debug for OAuthSettings {
             .field("auth_server_metadata_url", &self.auth_server_metadata_url)
             .field("grant", &self.grant)
             .field("credentials", &self.credentials)
+            .field("dpop", &self.dpop)
             .finish()
     }
 }
@@ -228,6 +233,12 @@ fn read_oauth(
         {
             Some(p) => settings.callback_port = Some(p),
             None => return Err(wrong(&join_key(path, n), "a port number (1-65535)", v)),
+        }
+    }
+    if let Some((n, v)) = find(o, &["dpop"]) {
+        match v {
+            Value::Bool(on) => settings.dpop = Some(*on),
+            other => return Err(wrong(&join_key(path, n), "true or false", other)),
         }
     }
     if let Some((n, v)) = find(o, &["scopes", "scope"]) {

@@ -487,6 +487,22 @@ fn auth_server_metadata_url_in_claude_codes_spelling() {
 }
 
 #[test]
+fn dpop_is_left_to_the_default_or_turned_off_or_on() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "default": {"url": "https://a.example/mcp"},
+        "off": {"url": "https://b.example/mcp", "oauth": {"dpop": false}},
+        "on": {"url": "https://c.example/mcp", "oauth": {"dpop": true}},
+        "bad": {"url": "https://d.example/mcp", "oauth": {"dpop": "no"}}
+    }}"#,
+    );
+    assert_eq!(remote(&c, "default").oauth.dpop, None);
+    assert_eq!(remote(&c, "off").oauth.dpop, Some(false));
+    assert_eq!(remote(&c, "on").oauth.dpop, Some(true));
+    assert_eq!(only_error(&c).path, "mcpServers.bad.oauth.dpop");
+}
+
+#[test]
 fn credential_store_setting_merges_later_file_first() {
     let c = parse(r#"{"credentialStore": "file", "mcpServers": {}}"#);
     assert_eq!(c.credential_store.as_deref(), Some("file"));
