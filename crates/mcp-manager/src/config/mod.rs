@@ -34,7 +34,9 @@
 //!     string, as Claude Code writes it, or an array), `account` (the
 //!     account name the tokens are stored under), `authServerMetadataUrl`
 //!     (Claude Code's: where to read the authorization server's metadata
-//!     instead of discovering it; its issuer is still checked). Snake-case spellings
+//!     instead of discovering it; its issuer is still checked), `dpop`
+//!     (`false` turns DPoP-bound tokens off; they are on by default when
+//!     the authorization server supports them). Snake-case spellings
 //!     (`client_id`, …) are accepted; other members are ignored.
 //!     `grant` picks a grant without a person (no `mcp login`; it runs on
 //!     the first request): `"client_credentials"` (`clientId` with
