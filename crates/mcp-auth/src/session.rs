@@ -156,6 +156,9 @@ impl OAuth {
     /// and cannot be refreshed; the refresh's errors otherwise.
     pub async fn access_token(&self) -> Result<Secret, AuthError> {
         let inner = &self.inner;
+        if inner.config.grant.is_some() {
+            return self.grant_access_token().await;
+        }
         let none = || AuthError::needs_login("no login is stored for this server");
         let (_, tokens, revision) = inner.current_tokens().await?.ok_or_else(none)?;
         if !expiring(&tokens, inner.config.refresh_skew) || tokens.refresh_token.is_none() {
@@ -197,6 +200,34 @@ impl OAuth {
         };
         inner.store.delete(&key).await.map_err(store_error)?;
         Ok(Some(LogoutReport { login, revocation }))
+    }
+}
+
+impl OAuth {
+    /// [`access_token`](Self::access_token) for a flow with a
+    /// [`Grant`](crate::Grant): the stored token, else (none stored, or
+    /// about to expire) one the grant obtains now.
+    async fn grant_access_token(&self) -> Result<Secret, AuthError> {
+        let inner = &self.inner;
+        match inner.current_tokens().await? {
+            Some((_, tokens, _)) if !expiring(&tokens, inner.config.refresh_skew) => {
+                return usable(tokens);
+            }
+            Some((_, _, revision)) => {
+                let _flow = inner.flow.lock().await;
+                inner.refresh(Some(revision)).await?;
+            }
+            None => {
+                self.login().await?;
+            }
+        }
+        match inner.current_tokens().await? {
+            Some((_, tokens, _)) => usable(tokens),
+            None => Err(AuthError::Store {
+                problem: "the tokens just stored are not found".into(),
+                source: None,
+            }),
+        }
     }
 }
 

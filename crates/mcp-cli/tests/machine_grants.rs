@@ -186,6 +186,19 @@ async fn workload_identity_runs_on_the_first_request_without_a_login() {
         1
     );
 
+    // `mcp auth token` for a script: the grant runs when no token is
+    // stored (another credential directory).
+    let scripted = temp_dir("machine-wif-token");
+    let out = run(
+        scripted.clone(),
+        args(&["auth", "token", "wl"]),
+        vec![("WL_JWT".into(), valid.clone())],
+    )
+    .await;
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout.trim(), ACCESS_TOKEN);
+    let _ = std::fs::remove_dir_all(&scripted);
+
     // An expired workload JWT (and no stored token: another credential
     // directory): one error naming it, nothing sent.
     let fresh = temp_dir("machine-wif-expired");

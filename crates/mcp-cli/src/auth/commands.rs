@@ -217,6 +217,15 @@ fn status_json(name: Option<&str>, s: &LoginStatus) -> serde_json::Value {
 }
 
 fn flow(remote: &RemoteServer, account: Option<&str>) -> Result<OAuth, Failure> {
+    if remote.oauth.grant.is_machine()
+        && let Some(grant) = super::machine_grant(remote)?
+    {
+        let mut config = oauth_config(remote, super::NO_REDIRECT, None).with_grant(grant);
+        if let Some(a) = account {
+            config = config.with_account(a);
+        }
+        return OAuth::for_grant(config, store()?).map_err(|e| Failure::new(e.to_string()));
+    }
     let mut config = oauth_config(
         remote,
         super::NO_REDIRECT,
