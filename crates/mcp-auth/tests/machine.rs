@@ -486,3 +486,46 @@ async fn client_secret_post_and_a_step_up_runs_the_grant_again_with_the_union_of
     assert_eq!(get(&second, "grant_type"), Some("client_credentials"));
     assert_eq!(get(&second, "scope"), Some("read admin"));
 }
+
+#[tokio::test]
+async fn the_identity_providers_token_endpoint_is_discovered_from_its_issuer() {
+    let mock = Mock::start_with(Script::default(), |base, r| match r.path() {
+        "/.well-known/oauth-authorization-server/idp" => Some(Reply::json(
+            json!({"issuer": format!("{base}/idp"),
+                   "authorization_endpoint": format!("{base}/idp/authorize"),
+                   "token_endpoint": format!("{base}/idp/exchange")})
+            .to_string(),
+        )),
+        "/idp/exchange" => Some(Reply::json(
+            json!({"access_token": "the.id-jag.value", "token_type": "N_A",
+                   "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag"})
+            .to_string(),
+        )),
+        _ => None,
+    })
+    .await;
+    let id_token = jwt(json!({"sub": "u", "exp": now() + 300}));
+    let token = id_token.clone();
+    let grant = Grant::EnterpriseManaged {
+        client: ConfidentialClient::new(
+            "ema-client",
+            ClientAuthentication::ClientSecretBasic(Secret::new("ema-secret-value")),
+        ),
+        identity_provider: IdentityProvider::with_issuer(format!("{}/idp", mock.base)),
+        id_token: Arc::new(CallbackAssertion::new("test", move || {
+            let t = token.clone();
+            async move { Ok(Secret::new(t)) }
+        })),
+    };
+    machine(&mock, grant).login().await.unwrap();
+    let exchange = mock.to("/idp/exchange");
+    assert_eq!(exchange.len(), 1);
+    assert_eq!(
+        get(&form(&exchange[0]), "subject_token"),
+        Some(id_token.as_str())
+    );
+    assert_eq!(
+        get(&form(&mock.to("/token")[0]), "assertion"),
+        Some("the.id-jag.value")
+    );
+}
