@@ -11,6 +11,8 @@ Targets (first that applies):
   --config FILE        servers from an mcpServers JSON file (default: ./.mcp.json when it exists)
   --stdio \"CMD ARGS\"   one server started as a child process (split like a shell would)
   --url URL            one server over Streamable HTTP (--header K:V, repeatable)
+  --socket PATH|HOST:PORT  one server listening on a Unix-domain socket or TCP port
+                       (newline-delimited JSON-RPC, as over stdio)
   (none)               the built-in demo server `demo` (this binary re-run as `mcp serve-demo`)
 
 Arguments of `call` and `prompt`: one JSON object, or key=value pairs. A value is parsed as
@@ -56,7 +58,7 @@ Examples:
 )]
 pub(crate) struct Cli {
     /// An mcpServers configuration file (default: ./.mcp.json when it exists).
-    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["stdio", "url"])]
+    #[arg(long, global = true, value_name = "FILE", conflicts_with_all = ["stdio", "url", "socket"])]
     pub config: Option<PathBuf>,
 
     /// Run one server as a child process over stdio, e.g. "node server.js --flag".
@@ -71,6 +73,23 @@ pub(crate) struct Cli {
     /// Connect to one server over Streamable HTTP.
     #[arg(long, global = true, value_name = "URL")]
     pub url: Option<String>,
+
+    /// Connect to one server listening on a socket: the PATH of a
+    /// Unix-domain socket, or HOST:PORT of a TCP listener; it speaks
+    /// newline-delimited JSON-RPC, as over stdio.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH|HOST:PORT",
+        conflicts_with_all = ["stdio", "url"]
+    )]
+    pub socket: Option<String>,
+
+    /// serve-demo only: listen on a socket instead of stdin/stdout, a
+    /// loopback HOST:PORT (127.0.0.1:0 picks a free port) or the PATH of a
+    /// Unix-domain socket to create; the first line on stdout says where.
+    #[arg(long, global = true, value_name = "PATH|HOST:PORT")]
+    pub listen: Option<String>,
 
     /// Use the deprecated HTTP+SSE transport (2024-11-05) for --url.
     #[arg(long, global = true, requires = "url")]
@@ -278,7 +297,8 @@ pub(crate) enum Command {
     /// resources, prompts, the JSON-RPC traffic and log messages.
     Ui,
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
-    /// no target is given).
+    /// no target is given), or with --listen on a socket, one client per
+    /// connection, until stopped.
     ServeDemo,
 }
 

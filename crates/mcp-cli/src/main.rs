@@ -179,7 +179,7 @@ fn main() -> ExitCode {
     };
     let code = if matches!(cli.command, Command::ServeDemo) {
         init_tracing("info");
-        match runtime.block_on(demo::run_stdio()) {
+        match runtime.block_on(demo::serve(cli.listen.as_deref())) {
             Ok(()) => exit::SUCCESS,
             Err(e) => {
                 tracing::error!(error = %e, "demo server stopped");

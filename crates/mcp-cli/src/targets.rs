@@ -1,12 +1,12 @@
 //! Which servers to talk to, as an [`McpConfig`] for `mcp-manager`: a
 //! config file (parsed by the manager: `${VAR}` expansion, per-entry errors
-//! with JSON paths), or a one-entry config built here for a `--stdio` or
-//! `--url` server or the built-in demo server.
+//! with JSON paths), or a one-entry config built here for a `--stdio`,
+//! `--url` or `--socket` server or the built-in demo server.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcp_manager::config::{RemoteServer, StdioServer};
+use mcp_manager::config::{RemoteServer, SocketServer, StdioServer};
 use mcp_manager::{McpConfig, RemoteKind, ServerConfig, TransportConfig};
 
 use crate::cli::Cli;
@@ -26,6 +26,18 @@ pub(crate) const DEMO_NAME: &str = "demo";
 /// document as a whole, a `--stdio` line that does not split, a malformed
 /// `--header`, no path to this binary (demo).
 pub(crate) fn resolve(cli: &Cli) -> Result<McpConfig, Failure> {
+    if cli.listen.is_some() {
+        return Err(Failure::new(
+            "--listen is an option of serve-demo; to reach a server on a socket, use --socket",
+        ));
+    }
+    if let Some(address) = &cli.socket {
+        let server = SocketServer::new(address.clone());
+        return Ok(one(ServerConfig::new(
+            socket_name(address),
+            TransportConfig::Socket(server),
+        )));
+    }
     if let Some(line) = &cli.stdio {
         let words = shell_words::split(line)
             .map_err(|e| Failure::new(format!("--stdio: cannot split {line:?}: {e}")))?;
@@ -177,6 +189,20 @@ fn parse_header(h: &str) -> Result<(String, String), Failure> {
     }
 }
 
+/// The name a `--socket` server goes by: `HOST:PORT` as written, or a
+/// socket file's name without its extension (`/run/mcp/weather.sock` →
+/// `weather`).
+fn socket_name(address: &str) -> String {
+    if !address.contains('/') && address.rsplit_once(':').is_some() {
+        return address.to_owned();
+    }
+    Path::new(address)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "socket".into())
+}
+
 fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
@@ -209,6 +235,22 @@ mod tests {
         };
         assert_eq!(stdio.command, "/usr/bin/node");
         assert_eq!(stdio.args, ["my server.js", "--x"]);
+    }
+
+    #[test]
+    fn socket_target_is_one_entry_named_for_its_address() {
+        let config = resolved(&["--socket", "127.0.0.1:7000", "tools"]);
+        assert_eq!(
+            config.servers["127.0.0.1:7000"].transport,
+            TransportConfig::Socket(SocketServer::new("127.0.0.1:7000"))
+        );
+        let config = resolved(&["--socket", "/run/mcp/weather.sock", "tools"]);
+        assert_eq!(config.servers["weather"].transport.kind_name(), "socket");
+        let cli = Cli::try_parse_from(["mcp", "--listen", "127.0.0.1:0", "tools"]).unwrap();
+        assert!(resolve(&cli).is_err());
+        assert!(
+            Cli::try_parse_from(["mcp", "--socket", "a:1", "--url", "http://h/", "tools"]).is_err()
+        );
     }
 
     #[test]

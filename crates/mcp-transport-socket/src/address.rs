@@ -31,9 +31,10 @@ pub enum SocketAddress {
 
 impl SocketAddress {
     /// Reads `PATH|HOST:PORT`: text holding a `/` is a path; otherwise text
-    /// ending in `:PORT` (a port of 1 to 65535, after a non-empty host) is
-    /// a TCP address; anything else is a path relative to the working
-    /// directory (`mcp.sock`).
+    /// ending in `:PORT` (decimal digits of a port, 0 to 65535, after a
+    /// non-empty host; 0 is for a listener to pick a port) is a TCP
+    /// address; anything else is a path relative to the working directory
+    /// (`mcp.sock`).
     ///
     /// Errors: [`TransportError::Misuse`] for empty text.
     pub fn parse(text: &str) -> Result<Self, TransportError> {
@@ -49,7 +50,7 @@ impl SocketAddress {
         match text.rsplit_once(':') {
             Some((host, port))
                 if !host.is_empty()
-                    && port.parse::<u16>().is_ok_and(|p| p > 0)
+                    && port.parse::<u16>().is_ok()
                     && port.bytes().all(|b| b.is_ascii_digit()) =>
             {
                 Ok(SocketAddress::Tcp(text.to_owned()))
@@ -74,14 +75,14 @@ mod tests {
 
     #[test]
     fn host_port_is_tcp_and_anything_else_a_path() {
-        for tcp in ["localhost:1", "[::1]:65535", "10.0.0.1:7000"] {
+        for tcp in ["localhost:1", "[::1]:65535", "10.0.0.1:7000", "127.0.0.1:0"] {
             assert_eq!(
                 SocketAddress::parse(tcp).unwrap(),
                 SocketAddress::Tcp(tcp.into())
             );
         }
         for path in [
-            "mcp.sock", "./x:80", "a:0", "a:65536", ":80", "a:+80", "/tmp/s",
+            "mcp.sock", "./x:80", "a:", "a:65536", ":80", "a:+80", "/tmp/s",
         ] {
             assert_eq!(
                 SocketAddress::parse(path).unwrap(),
