@@ -296,6 +296,38 @@ pub(crate) enum Command {
     /// status and capabilities, tools (a call form from the schema),
     /// resources, prompts, the JSON-RPC traffic and log messages.
     Ui,
+    /// List the tasks (2025-11-25 tasks) of SERVER, or of every server.
+    Tasks {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// A task: `task [SERVER] get|result|cancel ID` (`result` waits for
+    /// the outcome as long as the task runs).
+    #[command(override_usage = "mcp task [OPTIONS] [SERVER] <get|result|cancel> <ID>")]
+    Task {
+        /// The words: an optional server, the action, the task id.
+        #[arg(help = "[SERVER] get|result|cancel ID")]
+        #[arg(required = true, num_args = 1.., value_name = "WORDS")]
+        words: Vec<String>,
+    },
+    /// Follow the servers' log messages (notifications/message), one line
+    /// each, until Ctrl-C; --level sets the level first (logging/setLevel).
+    Log {
+        /// Only this server.
+        server: Option<String>,
+        /// debug, info, notice, warning, error, critical, alert or emergency.
+        #[arg(long, value_name = "LEVEL")]
+        level: Option<String>,
+    },
+    /// Follow resource updates of URIs and list changes, one line each,
+    /// until Ctrl-C: `watch [SERVER] [URI ...]` (subscriptions/listen on
+    /// 2026-07-28, resources/subscribe before).
+    #[command(override_usage = "mcp watch [OPTIONS] [SERVER] [URI ...]")]
+    Watch {
+        /// The words: an optional server, the URIs.
+        #[arg(help = "[SERVER] [URI ...]", value_name = "WORDS")]
+        words: Vec<String>,
+    },
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
     /// no target is given), or with --listen on a socket, one client per
     /// connection, until stopped.

@@ -7,10 +7,12 @@ use async_trait::async_trait;
 use mcp_client::{ClientHandler, RequestContext};
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_types::logging::LoggingMessageNotificationParams;
+use mcp_types::resources::ResourceUriParams;
 use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcp_types::{ErrorCode, JsonRpcError};
 use serde_json::Value;
 
+use crate::follow::Heard;
 use crate::form::{FormError, SchemaOrders};
 use crate::ui::Ui;
 
@@ -61,6 +63,9 @@ pub(crate) fn log_text(data: &Value) -> String {
 #[async_trait]
 impl ClientHandler for CliHandler {
     async fn on_logging_message(&self, params: LoggingMessageNotificationParams) {
+        if crate::follow::offer(&self.server, Heard::Log(params.clone())) {
+            return;
+        }
         let logger = params
             .logger
             .as_deref()
@@ -72,6 +77,22 @@ impl ClientHandler for CliHandler {
             params.level,
             log_text(&params.data)
         ));
+    }
+
+    async fn on_resource_updated(&self, params: ResourceUriParams) {
+        crate::follow::offer(&self.server, Heard::ResourceUpdated(params.uri));
+    }
+
+    async fn on_tools_list_changed(&self) {
+        crate::follow::offer(&self.server, Heard::ListChanged("tools"));
+    }
+
+    async fn on_prompts_list_changed(&self) {
+        crate::follow::offer(&self.server, Heard::ListChanged("prompts"));
+    }
+
+    async fn on_resources_list_changed(&self) {
+        crate::follow::offer(&self.server, Heard::ListChanged("resources"));
     }
 
     async fn elicit(

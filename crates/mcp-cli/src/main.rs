@@ -12,6 +12,7 @@ mod commands;
 mod demo;
 mod exit;
 mod explorer;
+mod follow;
 mod form;
 mod handler;
 mod output;

@@ -4,6 +4,7 @@
 
 mod call;
 mod complete;
+mod follow;
 mod model;
 mod ping;
 mod precheck;
@@ -15,6 +16,7 @@ mod run;
 mod servers;
 mod session;
 mod skills;
+mod tasks;
 mod tools;
 
 use serde::Serialize;
@@ -55,6 +57,10 @@ impl Session {
             Command::Skill { words, file } => self.skill(&words, file.as_deref()).await,
             Command::ServeDemo => Err(Failure::new("serve-demo takes no target options")),
             Command::Ui => Err(Failure::new("ui runs its own servers")),
+            Command::Tasks { server } => self.tasks(server.as_deref()).await,
+            Command::Task { words } => self.task(&words).await,
+            Command::Log { server, level } => self.log(server.as_deref(), level.as_deref()).await,
+            Command::Watch { words } => self.watch(&words).await,
             Command::Login(_) | Command::Logout(_) | Command::Auth { .. } => {
                 Err(Failure::new("login commands start no server"))
             }

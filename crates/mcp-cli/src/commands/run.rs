@@ -203,7 +203,9 @@ fn named_servers(command: &Command, config: &mcp_manager::McpConfig) -> Option<B
         | Command::Resources { server }
         | Command::Prompts { server }
         | Command::Skills { server }
-        | Command::Ping { server } => (server.as_deref(), None),
+        | Command::Ping { server }
+        | Command::Tasks { server }
+        | Command::Log { server, .. } => (server.as_deref(), None),
         Command::Call {
             words,
             from_model: None,
@@ -355,6 +357,10 @@ fn listings_for(command: &Command) -> StartListings {
         | Command::Skill { .. }
         | Command::ServeDemo
         | Command::Ui
+        | Command::Tasks { .. }
+        | Command::Task { .. }
+        | Command::Log { .. }
+        | Command::Watch { .. }
         | Command::Login(_)
         | Command::Logout(_)
         | Command::Auth { .. } => StartListings::NONE,
