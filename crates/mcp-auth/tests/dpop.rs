@@ -382,6 +382,9 @@ async fn a_resource_server_nonce_loop_is_retried_once_then_reported() {
     let e = call(&t, "tools/list").await.unwrap_err();
     let text = format!("{} {e:?}", auth_error(&e));
     assert!(text.contains("nonce loop"), "{text}");
+    // The scheme's name is no secret: the transport's scrubbing of sent
+    // values leaves it in the reason.
+    assert!(text.contains("DPoP: "), "{text}");
     assert!(!text.contains("eyJ"), "no proof in the error: {text}");
     let seen = seen.lock().unwrap();
     assert_eq!(seen.mcp.len(), 2, "one retry, no more: {:?}", seen.mcp);

@@ -129,7 +129,7 @@ fn forms_of(value: &HeaderValue, out: &mut Vec<String>) {
     let mut plain = vec![text.to_owned()];
     plain.extend(
         text.split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|word| !word.is_empty() && *word != text)
+            .filter(|word| !word.is_empty() && *word != text && !is_auth_scheme(word))
             .map(str::to_owned),
     );
     for p in plain {
@@ -147,6 +147,15 @@ fn forms_of(value: &HeaderValue, out: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// `true` for the name of an HTTP authentication scheme (`Bearer`,
+/// `DPoP`, …): the word before the credential is no secret, and hiding it
+/// would blank it out of every error that names the scheme.
+fn is_auth_scheme(word: &str) -> bool {
+    ["bearer", "dpop", "basic", "digest", "negotiate", "token"]
+        .iter()
+        .any(|scheme| word.eq_ignore_ascii_case(scheme))
 }
 
 /// `s` with every byte but RFC 3986's unreserved ones percent-encoded (how
@@ -258,6 +267,33 @@ mod tests {
         assert_eq!(
             s.scrub("fixed-secret tok-0099 tok-0000"),
             "*** *** tok-0000"
+        );
+    }
+
+    /// A token sent with every request stays remembered however many
+    /// one-off values (each request's DPoP proof) are sent beside it; the
+    /// scheme word before it is not taken for a secret.
+    #[test]
+    fn a_value_in_use_is_not_forgotten_and_the_scheme_is_no_secret() {
+        let mut s = SentSecrets::default();
+        for i in 0..100 {
+            // One request's credential: the token, then its own proof.
+            s.remember(&HeaderValue::from_static("DPoP at-secret-token"));
+            s.remember(&HeaderValue::from_str(&format!("proof-{i:04}.sig")).unwrap());
+            assert_eq!(
+                s.scrub("echo at-secret-token"),
+                "echo ***",
+                "after request {i}"
+            );
+        }
+        assert_eq!(
+            s.scrub("DPoP error for at-secret-token, proof-0099.sig, proof-0000.sig"),
+            "DPoP error for ***, ***, proof-0000.sig"
+        );
+        let s = secrets(&["Bearer abc-token", "Basic dXNlcjpwYXNz"]);
+        assert_eq!(
+            s.scrub("Bearer realm: abc-token; Basic realm, dXNlcjpwYXNz"),
+            "Bearer realm: ***; Basic realm, ***"
         );
     }
 
