@@ -289,8 +289,37 @@ fn deref<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     node
 }
 
+/// Whether `schema` takes `null`. A `$ref` cycle, a `$ref` that does not
+/// resolve, or a schema past [`MAX_NODES`] visits counts as not: the
+/// caller then drops a `null` of an optional property, which is valid
+/// whatever the schema says (an optional property may be absent).
 fn allows_null(root: &Value, schema: &Value) -> bool {
-    let schema = deref(root, schema);
+    let mut budget = MAX_NODES;
+    allows_null_in(root, schema, &mut Vec::new(), &mut budget)
+}
+
+fn allows_null_in<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    path: &mut Vec<&'a str>,
+    budget: &mut usize,
+) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        if path.contains(&r) {
+            return false;
+        }
+        let Some(target) = resolve_ref(root, r) else {
+            return false;
+        };
+        path.push(r);
+        let allowed = allows_null_in(root, target, path, budget);
+        path.pop();
+        return allowed;
+    }
     match schema.get("type") {
         Some(Value::String(t)) => return t == "null",
         Some(Value::Array(ts)) => return ts.iter().any(|t| t == "null"),
@@ -304,7 +333,7 @@ fn allows_null(root: &Value, schema: &Value) -> bool {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(a)) = schema.get(key) {
-            return a.iter().any(|s| allows_null(root, s));
+            return a.iter().any(|s| allows_null_in(root, s, path, budget));
         }
     }
     // No type constraint at all: null is valid.
@@ -1072,6 +1101,50 @@ mod tests {
             map_arguments(&s, args, m),
             json!({"n": null, "o": {}, "l": [{}]})
         );
+    }
+
+    /// A `$ref` cycle through `anyOf` (a server's schema, so any shape)
+    /// must not recurse without end when a strict null is checked.
+    #[test]
+    fn a_ref_cycle_through_any_of_ends() {
+        let s = normalize_root(&json!({
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/A"}, "y": {"$ref": "#/$defs/B"}},
+            "$defs": {
+                "A": {"anyOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]},
+                "B": {"oneOf": [{"$ref": "#/$defs/C"}]},
+                "C": {"anyOf": [{"$ref": "#/$defs/B"}]}
+            }
+        }))
+        .unwrap();
+        let m = ArgumentMapping {
+            strict_nulls: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            map_arguments(&s, json!({"x": null, "y": null}), m),
+            json!({})
+        );
+        // No cycle, but each level triples the branches: 3^20 paths.
+        let mut defs = serde_json::Map::new();
+        for i in 0..20 {
+            let next = format!("#/$defs/D{}", i + 1);
+            defs.insert(
+                format!("D{i}"),
+                json!({"anyOf": [{"$ref": next}, {"$ref": next}, {"$ref": next}]}),
+            );
+        }
+        defs.insert("D20".into(), json!({"type": "string"}));
+        let s = normalize_root(&json!({
+            "type": "object",
+            "properties": {"z": {"$ref": "#/$defs/D0"}},
+            "$defs": defs
+        }))
+        .unwrap();
+        assert_eq!(map_arguments(&s, json!({"z": null}), m), json!({}));
+        // Inlined for Gemini's `parameters` it would never end: refused.
+        let e = to_openapi(&s).unwrap_err();
+        assert!(e.contains("schema nodes"), "{e}");
     }
 
     #[test]
