@@ -21,10 +21,10 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::*;
-use fault_http::{Recorded, Reply, tools_result};
+use fault_http::{Recorded, Reply, init_result, tools_result};
 use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig};
-use mcp_transport::TransportError;
-use mcp_transport_http::Fetcher;
+use mcp_transport::{RequestOptions, Transport, TransportError};
+use mcp_transport_http::{Fetcher, HttpConfig, HttpMode, HttpTransport, ProxySetting};
 use ring::signature::{ECDSA_P256_SHA256_FIXED, UnparsedPublicKey};
 use serde_json::{Value, json};
 use sha2::Digest as _;
@@ -58,6 +58,8 @@ struct Seen {
     bound: HashMap<String, String>,
     /// MCP requests that carried a token: (scheme, proof checked).
     mcp: Vec<(String, bool)>,
+    /// The HTTP methods of the MCP requests whose proof passed.
+    methods: Vec<String>,
     nonces_issued: u32,
     busy_sent: bool,
 }
@@ -253,11 +255,21 @@ fn over(dpop: Dpop, seen: Arc<Mutex<Seen>>) -> impl Fn(&str, &Recorded) -> Optio
                             .header("dpop-nonce", &nonce),
                     );
                 }
+                seen.methods.push(r.method.to_string());
                 if dpop.busy_once && !seen.busy_sent {
                     seen.busy_sent = true;
                     return Some(Reply::status(503).header("retry-after", "0"));
                 }
-                Some(Reply::json(tools_result(&id)))
+                // A session: its GET stream and its DELETE.
+                match (r.method.as_str(), r.rpc_method().as_deref()) {
+                    ("GET", _) => Some(Reply::sse(vec![])),
+                    ("DELETE", _) => Some(Reply::status(200)),
+                    (_, Some("initialize")) => Some(
+                        Reply::json(init_result(&id, "2025-06-18")).header("mcp-session-id", "s1"),
+                    ),
+                    (_, Some(m)) if m.starts_with("notifications/") => Some(Reply::status(202)),
+                    _ => Some(Reply::json(tools_result(&id))),
+                }
             }
             _ => None,
         }
@@ -503,4 +515,50 @@ async fn the_nonce_retry_of_a_grant_signs_a_new_client_assertion() {
         .map(|r| get(&form(r), "client_assertion").unwrap().to_owned())
         .collect();
     assert_ne!(assertions[0], assertions[1]);
+}
+
+/// Every request of a session carries its own proof for its method: the
+/// POSTs, the GET stream and the session's DELETE.
+#[tokio::test]
+async fn the_get_stream_and_the_delete_carry_proofs_of_their_own() {
+    let (mock, seen) = start(Dpop {
+        supported: true,
+        ..Dpop::default()
+    })
+    .await;
+    let oauth = mock.oauth(mock.config());
+    let config = HttpConfig::new(mock.url())
+        .with_proxy(ProxySetting::None)
+        .with_auth_provider(oauth.provider());
+    let t = HttpTransport::connect(config, HttpMode::Streamable)
+        .await
+        .unwrap();
+    let params = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "dpop-tests", "version": "0"}
+    });
+    t.request("initialize", Some(&params), RequestOptions::default())
+        .await
+        .unwrap();
+    t.notify("notifications/initialized", None).await.unwrap();
+    call(&t, "tools/list").await.unwrap();
+    // The GET stream opens after initialization, on its own task.
+    for _ in 0..100 {
+        if seen.lock().unwrap().methods.iter().any(|m| m == "GET") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    t.close().await.unwrap();
+    let seen = seen.lock().unwrap();
+    assert!(seen.problems.is_empty(), "{:?}", seen.problems);
+    for method in ["POST", "GET", "DELETE"] {
+        assert!(
+            seen.methods.iter().any(|m| m == method),
+            "{method}: {:?}",
+            seen.methods
+        );
+    }
+    assert_eq!(seen.jtis.len(), seen.methods.len(), "one jti per request");
 }
