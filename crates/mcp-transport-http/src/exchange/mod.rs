@@ -120,9 +120,8 @@ impl Exchange {
         for (name, value) in &config.headers {
             let name = HeaderName::try_from(name.as_str())
                 .map_err(|_| TransportError::misuse(format!("invalid header name {name:?}")))?;
-            let mut value = HeaderValue::try_from(value.as_str()).map_err(|_| {
-                TransportError::misuse(format!("invalid value for header {name}"))
-            })?;
+            let mut value = HeaderValue::try_from(value.as_str())
+                .map_err(|_| TransportError::misuse(format!("invalid value for header {name}")))?;
             if is_sensitive_name(&name) {
                 value.set_sensitive(true);
                 secrets.remember_fixed(&value);
