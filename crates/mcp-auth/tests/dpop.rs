@@ -22,7 +22,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::*;
 use fault_http::{Recorded, Reply, init_result, tools_result};
-use mcp_auth::{HeadlessRedirect, MemoryStore, OAuth, OAuthConfig};
+use mcp_auth::{CredentialStore as _, HeadlessRedirect, MemoryStore, OAuth, OAuthConfig};
 use mcp_transport::{RequestOptions, Transport, TransportError};
 use mcp_transport_http::{Fetcher, HttpConfig, HttpMode, HttpTransport, ProxySetting};
 use ring::signature::{ECDSA_P256_SHA256_FIXED, UnparsedPublicKey};
@@ -561,4 +561,78 @@ async fn the_get_stream_and_the_delete_carry_proofs_of_their_own() {
         );
     }
     assert_eq!(seen.jtis.len(), seen.methods.len(), "one jti per request");
+}
+
+/// A writer of log lines into a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Neither a proof, nor the key, nor the bound token reaches a log line,
+/// at any level, through a nonce retry and a refused proof; nor the
+/// `Debug` of the flow and its store.
+#[tokio::test]
+async fn no_proof_key_or_token_in_any_log_line() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (mock, seen) = start(Dpop {
+        supported: true,
+        as_nonce: Some(false),
+        rs_nonce: Some(false),
+        ..Dpop::default()
+    })
+    .await;
+    let store = Arc::new(MemoryStore::new());
+    let oauth = oauth_on(mock.config(), store.clone());
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    let proofs: Vec<String> = mock
+        .server
+        .requests()
+        .iter()
+        .filter_map(|r| r.header("dpop").map(str::to_owned))
+        .collect();
+    assert!(proofs.len() >= 3, "{proofs:?}");
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("DPoP nonce"), "the run was logged: {logs}");
+    let shown = format!("{logs}\n{oauth:?}\n{store:?}");
+    for proof in &proofs {
+        assert!(!shown.contains(proof.as_str()), "a proof in the logs");
+        let signature = proof.rsplit('.').next().unwrap();
+        assert!(
+            !shown.contains(signature),
+            "a proof's signature in the logs"
+        );
+    }
+    for token in seen.lock().unwrap().bound.keys() {
+        assert!(!shown.contains(token.as_str()), "{token} in the logs");
+    }
+    let record = store
+        .get(&mcp_auth::StoreKey::dpop_key(mock.base.clone()))
+        .await
+        .unwrap()
+        .unwrap();
+    let mcp_auth::Record::DpopKey(key) = record.0 else {
+        panic!("not a key record")
+    };
+    assert!(
+        !shown.contains(key.private_key.expose()),
+        "the key in the logs"
+    );
+    assert!(!format!("{key:?}").contains(key.private_key.expose()));
 }
