@@ -17,13 +17,26 @@ pub struct ToolCall {
 }
 
 /// A call's arguments: OpenAI sends a JSON text, Anthropic and Gemini an
-/// object.
-#[derive(Debug, Clone, PartialEq)]
+/// object. `Debug` shows their size, never their values (arguments may be
+/// secrets).
+#[derive(Clone, PartialEq)]
 pub enum CallArguments {
     /// JSON text, not yet parsed (may be anything the model wrote).
     Text(String),
     /// A JSON value.
     Value(Value),
+}
+
+impl std::fmt::Debug for CallArguments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallArguments::Text(t) => write!(f, "Text(<{} bytes>)", t.len()),
+            CallArguments::Value(Value::Object(m)) => {
+                write!(f, "Value(<object, {} members>)", m.len())
+            }
+            CallArguments::Value(_) => f.write_str("Value(<not an object>)"),
+        }
+    }
 }
 
 /// Why a call's JSON is not a tool call of the dialect at all.
@@ -178,6 +191,33 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.arguments_object().unwrap()["a"], 5);
+    }
+
+    #[test]
+    fn debug_never_shows_the_arguments() {
+        let c = ToolCall::parse(
+            Dialect::Anthropic,
+            &json!({"id": "t", "name": "login", "input": {"password": "hunter2"}}),
+        )
+        .unwrap();
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("hunter2") && shown.contains("1 members"),
+            "{shown}"
+        );
+        let c = ToolCall::parse(
+            Dialect::OpenAiChat,
+            &json!({"function": {"name": "login", "arguments": "{\"password\": \"hunter2\"}"}}),
+        )
+        .unwrap();
+        assert!(!format!("{c:?}").contains("hunter2"));
+        // Nor does the error for arguments that are not JSON.
+        let c = ToolCall::parse(
+            Dialect::OpenAiChat,
+            &json!({"function": {"name": "login", "arguments": "{\"password\": hunter2}"}}),
+        )
+        .unwrap();
+        assert!(!c.arguments_object().unwrap_err().contains("hunter2"));
     }
 
     #[test]
