@@ -328,6 +328,16 @@ pub(crate) enum Command {
         #[arg(help = "[SERVER] [URI ...]", value_name = "WORDS")]
         words: Vec<String>,
     },
+    /// The connection checklist of SERVER or URL, each step with its verdict
+    /// and time (name resolution, TCP, TLS and HTTP, the handshake,
+    /// authorization discovery, the stored login), ending with the first
+    /// failing step and what to do about it.
+    #[command(override_usage = "mcp doctor [OPTIONS] [SERVER|URL]")]
+    Doctor {
+        /// A server of the configuration, or a URL (default: the one server
+        /// of --url, --stdio or the configuration).
+        target: Option<String>,
+    },
     /// Run the built-in demo server on stdin/stdout (what the CLI starts when
     /// no target is given), or with --listen on a socket, one client per
     /// connection, until stopped.

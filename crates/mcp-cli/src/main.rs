@@ -10,6 +10,7 @@ mod auth;
 mod cli;
 mod commands;
 mod demo;
+mod doctor;
 mod exit;
 mod explorer;
 mod follow;

@@ -61,6 +61,7 @@ impl Session {
             Command::Task { words } => self.task(&words).await,
             Command::Log { server, level } => self.log(server.as_deref(), level.as_deref()).await,
             Command::Watch { words } => self.watch(&words).await,
+            Command::Doctor { .. } => Err(Failure::new("doctor starts its own server")),
             Command::Login(_) | Command::Logout(_) | Command::Auth { .. } => {
                 Err(Failure::new("login commands start no server"))
             }

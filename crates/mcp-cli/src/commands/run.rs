@@ -33,6 +33,16 @@ pub(crate) async fn run(cli: Cli, ui: Arc<Ui>, cancel: CancellationToken) -> Res
     if let Some(result) = crate::auth::run(&cli, &cancel).await {
         return result;
     }
+    if let Command::Doctor { target } = &cli.command {
+        crate::auth::choose_store(
+            cli.credential_store.as_deref(),
+            crate::auth::store_setting(&cli).as_deref(),
+        )
+        .await?;
+        return until_cancelled(&cancel, crate::doctor::run(&cli, target.as_deref()))
+            .await
+            .and_then(|r| r);
+    }
     // Word counts and argument syntax are checked before any server starts.
     precheck(&cli.command)?;
     let mut config = targets::resolve(&cli)?;
@@ -361,6 +371,7 @@ fn listings_for(command: &Command) -> StartListings {
         | Command::Task { .. }
         | Command::Log { .. }
         | Command::Watch { .. }
+        | Command::Doctor { .. }
         | Command::Login(_)
         | Command::Logout(_)
         | Command::Auth { .. } => StartListings::NONE,
