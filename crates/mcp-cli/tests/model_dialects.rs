@@ -40,6 +40,47 @@ fn mcp_with_stdin(dir: &std::path::Path, args: &[&str], stdin: &str) -> Run {
     finish(child)
 }
 
+/// The providers' own SDK types (crates/mcp-llm/tests/oracle.py, run with
+/// the peers' venv) on `definitions` and `results`; skipped, saying so,
+/// when the SDKs are not installed.
+fn oracle(
+    dir: &std::path::Path,
+    label: &str,
+    dialect: Dialect,
+    definitions: &Value,
+    results: &[Value],
+) {
+    let Some(python) = peers::python_bin() else {
+        assert!(!peers::peers_required(), "the python venv is required");
+        eprintln!("skipped: provider oracle (no tests/peers/.venv)");
+        return;
+    };
+    let file = dir.join(format!("{label}.json"));
+    let doc = json!({"dialect": dialect.label(), "definitions": definitions, "results": results});
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-llm/tests/oracle.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&file)
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    if out.status.code() == Some(3) {
+        assert!(
+            !peers::peers_required(),
+            "provider SDKs not installed: {text}"
+        );
+        eprintln!("skipped: provider oracle: {text}");
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{label}: the provider types refused our JSON:\n{text}"
+    );
+}
+
 #[test]
 fn tools_as_every_dialect_over_the_demo_server() {
     let dir = temp_dir("model-tools");
@@ -59,6 +100,33 @@ fn tools_as_every_dialect_over_the_demo_server() {
             assert!(broken.is_empty(), "{args:?}: {broken:?}");
             let text = defs.to_string();
             assert!(text.contains("\"add\""), "{args:?}: {text}");
+            // A result of each dialect beside its definitions.
+            let call = match dialect {
+                Dialect::OpenAiChat => {
+                    json!({"id": "c", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}})
+                }
+                Dialect::OpenAiResponses => {
+                    json!({"type": "function_call", "call_id": "c", "name": "add", "arguments": "{\"a\": 1, \"b\": 2}"})
+                }
+                Dialect::Anthropic => {
+                    json!({"type": "tool_use", "id": "c", "name": "add", "input": {"a": 1, "b": 2}})
+                }
+                Dialect::Gemini => {
+                    json!({"functionCall": {"name": "add", "args": {"a": 1, "b": 2}}})
+                }
+            };
+            let run = mcp_in(
+                &dir,
+                &["call", "--from-model", dialect.label(), &call.to_string()],
+            );
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let result: Value = serde_json::from_str(&run.stdout).unwrap();
+            let label = format!(
+                "demo-{}{}",
+                dialect.label(),
+                if strict { "-strict" } else { "" }
+            );
+            oracle(&dir, &label, dialect, &defs, &[result]);
         }
     }
     let run = mcp_in(&dir, &["tools", "--as", "cobol"]);
