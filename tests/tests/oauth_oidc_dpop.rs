@@ -11,6 +11,12 @@
 //! nonce, sent again with it → `tools/call`; the short-lived token expires
 //! → a new bound token → `tools/call` again, with the nonce learnt before.
 //!
+//! A second test runs a person's login the same way (the provider's own
+//! login and consent forms submitted over HTTP): the code is redeemed with
+//! a proof, and the refresh of the expired bound token carries a proof of
+//! the same key (the provider binds a public client's refresh token to
+//! it).
+//!
 //! Skips, saying so, when node or `oidc-provider` is not installed (fails
 //! under `MCP_PEERS_REQUIRED=1`).
 #![allow(
@@ -19,14 +25,16 @@
     reason = "test code: an unexpected value fails the test loudly"
 )]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use mcp_auth::{
-    ClientAuthentication, ConfidentialClient, Grant, MemoryStore, OAuth, OAuthConfig, PrivateKey,
+    AuthError, AuthorizationPrompt, CallbackParams, ClientAuthentication, ConfidentialClient,
+    Grant, MemoryStore, OAuth, OAuthConfig, PrivateKey, UserAgent,
 };
 use mcp_client::{Client, ClientOptions};
-use mcp_tests::oidc::OidcPeers;
+use mcp_tests::oidc::{OidcPeers, browse};
 use mcp_transport_http::{FetchOptions, HttpConfig, HttpMode, HttpTransport, ProxySetting};
 
 /// Access token lifetime given to the provider, in seconds.
@@ -113,4 +121,61 @@ async fn a_dpop_bound_session_against_oidc_provider() {
         "only the first, tokenless request: {stats}"
     );
     client.close().await.unwrap();
+}
+
+/// Never listened on: the headless agent stops at the redirect to it.
+const REDIRECT_URI: &str = "http://127.0.0.1:1/callback";
+
+/// A user at a browser, headless ([`browse`]).
+#[derive(Debug, Default)]
+struct FormFiller {
+    submitted: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl UserAgent for FormFiller {
+    async fn authorize(&self, prompt: &AuthorizationPrompt) -> Result<CallbackParams, AuthError> {
+        let mut forms = Vec::new();
+        let result = browse(&prompt.url, &prompt.redirect_uri, &mut forms).await;
+        self.submitted.lock().unwrap().extend(forms);
+        let redirect = result.map_err(AuthError::user_agent)?;
+        CallbackParams::from_url(&redirect)
+            .ok_or_else(|| AuthError::user_agent("unreadable redirect"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dpop_bound_login_and_refresh_against_oidc_provider() {
+    let Some(peers) = OidcPeers::start_with(TTL_SECS, &[("DPOP", "1")]) else {
+        return;
+    };
+    let agent = Arc::new(FormFiller::default());
+    let config = OAuthConfig::new(peers.mcp.clone(), REDIRECT_URI)
+        .with_client_name("mcp-tests dpop login")
+        .with_fetch(FetchOptions::default().with_proxy(ProxySetting::None));
+    let oauth = OAuth::new(config, Arc::new(MemoryStore::new()), agent.clone()).unwrap();
+    let http = HttpConfig::new(peers.mcp.clone())
+        .with_proxy(ProxySetting::None)
+        .with_auth_provider(oauth.provider());
+    let transport = HttpTransport::connect(http, HttpMode::Streamable)
+        .await
+        .unwrap();
+    let client = Client::connect(transport, ClientOptions::new("mcp-tests", "0"))
+        .await
+        .expect("connected after logging in");
+    let first = whoami(&client).await;
+    let s = peers.stats().await;
+    assert_eq!(s["dpop_refused"], serde_json::json!([]), "{s}");
+    assert_eq!(s["authorization_code"], 1, "{s}");
+    assert!(s["dpop_proofs"].as_u64().unwrap() >= 3, "{s}");
+
+    tokio::time::sleep(Duration::from_millis(TTL_SECS * 1000 + 500)).await;
+    let second = whoami(&client).await;
+    let s = peers.stats().await;
+    assert_eq!(s["dpop_refused"], serde_json::json!([]), "{s}");
+    assert_eq!(s["authorization_code"], 1, "no second login: {s}");
+    assert_eq!(s["refresh_token"], 1, "refreshed with a proof: {s}");
+    assert_ne!(first, second, "a new access token");
+    assert_eq!(agent.submitted.lock().unwrap().len(), 2, "one login only");
+    client.close().await.ok();
 }
