@@ -150,7 +150,10 @@ impl OAuth {
 
     /// A valid access token for this server, refreshed first when it is
     /// about to expire (under the store's lock: once across processes).
-    /// For scripts; keep it out of logs.
+    /// For scripts; keep it out of logs. A DPoP-bound token
+    /// ([`TokenRecord::dpop_jkt`](crate::TokenRecord::dpop_jkt)) is returned
+    /// as it is: a server accepts it only with a proof of the stored key,
+    /// which only the transport's requests carry.
     ///
     /// Errors: `NeedsLogin` when nothing is stored, or the token expired
     /// and cannot be refreshed; the refresh's errors otherwise.
