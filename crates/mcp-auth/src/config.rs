@@ -134,7 +134,9 @@ pub struct OAuthConfig {
     /// authorization server lists `ES256` in
     /// `dpop_signing_alg_values_supported`, and a token it issues as
     /// `token_type` `DPoP` goes out with a fresh proof on every request;
-    /// with `false`, never.
+    /// with `false`, tokens are requested without a proof (a bound token
+    /// already stored is still sent with its proofs: it works no other
+    /// way; `mcp logout` forgets it).
     pub dpop: bool,
 }
 
