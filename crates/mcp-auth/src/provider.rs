@@ -188,8 +188,15 @@ impl Inner {
     /// login: refused before right after they were issued; obtained in
     /// answer to a refusal less than [`FRESHLY_ISSUED`] ago; or, with
     /// nothing to refresh them with, received less than that ago (a login
-    /// just now, here or in another process).
+    /// just now, here or in another process). Never for an access token
+    /// that has expired by its own `expires_in`, or is as close to it as a
+    /// token is refreshed ahead of expiry (see `expiring`): a short-lived
+    /// token is refused for its age, and a refresh, a new grant or a login
+    /// renews it.
     fn freshly_issued(&self, key: &StoreKey, tokens: &TokenRecord, revision: Revision) -> bool {
+        if expiring(tokens, self.config.refresh_skew) {
+            return false;
+        }
         let st = lock(&self.state);
         let this = |k: &StoreKey, r: &Revision| k == key && *r == revision;
         if st.rejected.as_ref().is_some_and(|(k, r)| this(k, r)) {

@@ -615,3 +615,118 @@ async fn a_configured_or_new_client_refused_is_a_typed_error() {
     assert_eq!(authorized_clients(&mock), ["dead-client", "dcr-client"]);
     assert_eq!(stored_client(&mock, &store).await, None);
 }
+
+/// A resource server that refuses every token it first saw more than 1 s
+/// ago (an expired token, by the `expires_in` of 1 the authorization
+/// server gives), and a token endpoint that answers the `n`th token request
+/// (counting from 1) with a 503: the run ahead of expiry fails there, so
+/// the expired token goes out and is refused.
+async fn short_lived(script: Script, fail_token_request: usize) -> Mock {
+    let first_seen = Arc::new(Mutex::new(Vec::<(String, Instant)>::new()));
+    let token_requests = Arc::new(AtomicU32::new(0));
+    Mock::start_with(
+        Script {
+            expires_in: 1,
+            ..script
+        },
+        move |_, r| match (r.path(), r.header("authorization")) {
+            ("/token", _) => {
+                let n = token_requests.fetch_add(1, Ordering::SeqCst) as usize + 1;
+                (n == fail_token_request).then(|| Reply::status(503).body("busy"))
+            }
+            ("/mcp", Some(credential)) => {
+                let mut seen = first_seen.lock().unwrap();
+                let at = match seen.iter().find(|(t, _)| t == credential) {
+                    Some((_, at)) => *at,
+                    None => {
+                        seen.push((credential.to_owned(), Instant::now()));
+                        Instant::now()
+                    }
+                };
+                (at.elapsed() > Duration::from_secs(1)).then(|| {
+                    Reply::status(401).header(
+                        "www-authenticate",
+                        r#"Bearer error="invalid_token", error_description="expired""#,
+                    )
+                })
+            }
+            _ => None,
+        },
+    )
+    .await
+}
+
+/// A short-lived token (1 s) that went out expired (its renewal ahead of
+/// expiry failed, or there is nothing to renew it with) and was refused
+/// is renewed, not reported as "rejects freshly issued tokens", in every
+/// flow: the grant runs again, the refresh token is used, the person logs
+/// in again; the request then succeeds.
+#[tokio::test]
+async fn an_expired_short_lived_token_refused_is_renewed_not_called_fresh() {
+    // A grant without a person: its run ahead of expiry (the second token
+    // request) fails.
+    let mock = short_lived(
+        Script {
+            auth_methods: vec!["client_secret_basic"],
+            ..Script::default()
+        },
+        2,
+    )
+    .await;
+    let grant = mcp_auth::Grant::ClientCredentials(mcp_auth::ConfidentialClient::new(
+        "machine-1",
+        mcp_auth::ClientAuthentication::ClientSecretBasic(Secret::new("cc-secret-value")),
+    ));
+    let config = OAuthConfig::for_grant(mock.url(), grant).with_fetch(fetch_options());
+    let oauth = OAuth::for_grant(config, Arc::new(MemoryStore::new())).unwrap();
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    call(&t, "tools/list")
+        .await
+        .expect("the expired token is renewed by the grant");
+    assert_eq!(
+        grants(&mock),
+        [
+            "client_credentials",
+            "client_credentials",
+            "client_credentials"
+        ]
+    );
+
+    // A person's login with a refresh token: the refresh ahead of expiry
+    // (the second token request) fails; the refusal refreshes.
+    let mock = short_lived(
+        Script {
+            refresh_tokens: true,
+            ..Script::default()
+        },
+        2,
+    )
+    .await;
+    let oauth = mock.oauth(mock.config());
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    call(&t, "tools/list")
+        .await
+        .expect("the expired token is refreshed");
+    assert_eq!(
+        grants(&mock),
+        ["authorization_code", "refresh_token", "refresh_token"]
+    );
+    assert_eq!(mock.to("/authorize").len(), 1);
+
+    // A person's login without a refresh token: nothing renews it ahead
+    // of expiry; the refusal logs in again.
+    let mock = short_lived(Script::default(), 0).await;
+    let oauth = mock.oauth(mock.config());
+    let t = mock.connect(&oauth).await;
+    call(&t, "tools/list").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    call(&t, "tools/list")
+        .await
+        .expect("the expired token is replaced by a new login");
+    assert_eq!(grants(&mock), ["authorization_code", "authorization_code"]);
+    assert_eq!(mock.to("/authorize").len(), 2);
+}
