@@ -1,11 +1,15 @@
-//! `cargo xtask bench [--quick] [--repeats N] [--only c1,c2] [--criterion]`:
+//! `cargo xtask bench [--quick] [--repeats N] [--only c1,c2]
+//! [--servers bench-server,rmcp-server] [--no-counts] [--criterion]`:
 //! the side-by-side benchmarks.
 //!
 //! Builds the separate `bench/` workspace in release (our client, rmcp, the
-//! raw floor, the bench server; never built by `cargo xtask test`), installs
+//! raw floor, the two servers; never built by `cargo xtask test`), installs
 //! the TypeScript and Python SDK peers (tests/peers/setup.sh; a missing one
-//! is skipped and noted), runs every client against the same server and
-//! writes `docs/benchmarks.md` and its chart, `docs/benchmarks.svg`. The
+//! is skipped and noted), runs every client against both servers (ours,
+//! `bench-server`, and rmcp's, `rmcp-bench-server`; `--servers` picks),
+//! counts instructions and allocations per call under valgrind where it is
+//! installed (`--no-counts` skips that) and writes `docs/benchmarks.md` and
+//! its chart, `docs/benchmarks.svg`. The
 //! release `mcp` binary (`cargo build --release -p mcpio-cli`) is built too,
 //! for the cold-start rows. `--criterion` also runs the in-process
 //! criterion micro-benchmarks (`cargo bench` of mcp-types, mcp-transport,
@@ -27,6 +31,14 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
+    if flag("--help") || flag("-h") {
+        println!(
+            "usage: cargo xtask bench [--quick] [--repeats N] [--only floor,ours,rmcp,typescript,python]\n\
+             \x20                        [--servers bench-server,rmcp-server] [--no-counts] [--criterion]\n\
+             Runs every client against both servers and writes docs/benchmarks.md (see bench/)."
+        );
+        return Ok(());
+    }
     if flag("--criterion") {
         util::run(
             util::cargo(&root).args([
@@ -77,6 +89,8 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .arg(&root)
         .arg("--server")
         .arg(bin.join("bench-server"))
+        .arg("--rmcp-server")
+        .arg(bin.join("rmcp-bench-server"))
         .arg("--out")
         .arg(root.join("docs/benchmarks.md"))
         .arg("--mcp")
@@ -89,6 +103,12 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
     }
     if let Some(only) = value("--only") {
         run.args(["--only", &only]);
+    }
+    if let Some(servers) = value("--servers") {
+        run.args(["--servers", &servers]);
+    }
+    if flag("--no-counts") {
+        run.arg("--no-counts");
     }
     util::run(&mut run, "run the benchmarks (writes docs/benchmarks.md)")
 }

@@ -8,13 +8,11 @@
 //! listing plus `serde_json::from_slice::<Value>` and its drop), since the bare floor
 //! does not parse. The y axis is logarithmic: the clients span 0.01× to 2×.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::report::{CLIENTS, METRICS, TRANSPORTS, advantage, cell_of, row};
-use crate::suite::SuiteResult;
+use crate::report::{CLIENTS, METRICS, Results, TRANSPORTS, advantage, cell_of, row};
 
 /// The workloads drawn, with a short label each.
 const DRAWN: [(usize, &str); 9] = [
@@ -37,11 +35,11 @@ const COLOURS: [RGBColor; 4] = [
     RGBColor(0x94, 0x67, 0xbd),
 ];
 
-/// Writes the chart to `path` (SVG).
+/// Writes the chart of the runs against `server` to `path` (SVG).
 ///
 /// Errors: nothing to draw (no client beside the floor measured), or the
 /// file could not be written.
-pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> anyhow::Result<()> {
+pub fn draw(path: &Path, results: &Results<'_>, server: &str) -> anyhow::Result<()> {
     let clients: Vec<&str> = CLIENTS.iter().copied().filter(|c| *c != "floor").collect();
     // ratios[transport][workload][client]
     let mut ratios = Vec::new();
@@ -51,14 +49,20 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
         for &(i, _) in &DRAWN {
             let m = &METRICS[i];
             let reference = if i == row::LIST {
-                cell_of(results, transport, "floor", &METRICS[row::LIST_PARSE_FLOOR])
+                cell_of(
+                    results,
+                    server,
+                    transport,
+                    "floor",
+                    &METRICS[row::LIST_PARSE_FLOOR],
+                )
             } else {
-                cell_of(results, transport, "floor", m)
+                cell_of(results, server, transport, "floor", m)
             };
             let per_client: Vec<Option<f64>> = clients
                 .iter()
                 .map(|c| {
-                    let (v, f) = (cell_of(results, transport, c, m)?, reference?);
+                    let (v, f) = (cell_of(results, server, transport, c, m)?, reference?);
                     let ratio = advantage(m, v.median, f.median);
                     (ratio.is_finite() && ratio > 0.0).then_some(ratio)
                 })
@@ -89,7 +93,9 @@ pub fn draw(path: &Path, results: &BTreeMap<(&str, &str), Vec<SuiteResult>>) -> 
     {
         let mut chart = ChartBuilder::on(area)
             .caption(
-                format!("{transport}: × the floor (above 1: better than the floor)"),
+                format!(
+                    "{transport}, against {server}: × the floor (above 1: better than the floor)"
+                ),
                 ("sans-serif", 18),
             )
             .margin(8)

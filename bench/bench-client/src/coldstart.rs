@@ -220,9 +220,9 @@ pub fn render(cs: &ColdStartResult, verdicts: &mut String) -> String {
             let ratio = m / t;
             let _ = writeln!(
                 verdicts,
-                "| CLI cold start ≤ 1/10 of the TypeScript SDK's | stdio | {} against {} | {ratio:.3}× | {} |",
-                r.name,
+                "| CLI cold start ≤ 1/10 of the TypeScript SDK's | stdio | {} | {} | {ratio:.3}× | {} |",
                 r.server,
+                r.name,
                 if ratio <= 0.1 { "met" } else { "**not met**" }
             );
         }

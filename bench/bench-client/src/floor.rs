@@ -6,9 +6,12 @@
 //!   (`mcp_transport_stdio::DEFAULT_PIPE_CAPACITY`, 256 KiB); a request
 //!   that is alone in flight is written straight from the caller, as our
 //!   transport does, and concurrent ones are batched into one `write` by a
-//!   writer task (the cheaper way for each); the bench server answers in
-//!   order, so
-//!   responses are matched to waiters first-in first-out (no ids read).
+//!   writer task (the cheaper way for each). Each request gets an id of its
+//!   own, written in front of its pre-serialized rest (a server may track
+//!   the requests in flight by id, as rmcp's does). Responses are matched
+//!   to waiters first-in first-out, no ids read: bench-server answers in
+//!   order, and where a server does not (rmcp's) the requests in flight at
+//!   once are the same request, so any answer fits any waiter.
 //! - HTTP: hyper's HTTP/1.1 connection API, one request at a time on each
 //!   connection; N calls in flight use N connections (as the pooled
 //!   clients do).
@@ -79,10 +82,30 @@ impl Wire {
 
 // ---------------------------------------------------------------- stdio
 
+/// The leading bytes of every pre-serialized request (serde_json writes
+/// the members in order of name, so the id comes first); over stdio the
+/// floor writes `{"id":N,` and the rest instead.
+const ID_ONE: &[u8] = br#"{"id":1,"#;
+
+/// A message for the server's stdin: `body` alone (`id` `None`), or a
+/// request numbered `id` whose body is what follows [`ID_ONE`].
+struct Out {
+    id: Option<u64>,
+    body: Bytes,
+}
+
+/// `{"id":N,` in `buf`; returns its length.
+fn id_head(id: u64, buf: &mut [u8; 32]) -> usize {
+    use std::io::Write as _;
+    let mut cursor = std::io::Cursor::new(&mut buf[..]);
+    let _ = write!(cursor, "{{\"id\":{id},");
+    cursor.position() as usize
+}
+
 /// The writer task's channel, the waiters in request order, and the
 /// direct-write state.
 struct QueueState {
-    tx: tokio::sync::mpsc::UnboundedSender<Bytes>,
+    tx: tokio::sync::mpsc::UnboundedSender<Out>,
     waiters: VecDeque<oneshot::Sender<usize>>,
     /// A second handle on stdin (non-blocking): as our transport does, a
     /// request is written straight from the caller when nothing is queued
@@ -90,6 +113,8 @@ struct QueueState {
     stdin: std::os::fd::OwnedFd,
     /// Messages handed to the writer task and not yet written.
     queued: usize,
+    /// The id of the next request.
+    next_id: u64,
 }
 
 type Queue = Mutex<QueueState>;
@@ -111,7 +136,7 @@ impl StdioFloorConnector {
     /// Spawns a server listing `tools` tools, initializes and lists them.
     pub async fn connect_listing(&self, tools: usize) -> anyhow::Result<StdioFloor> {
         let floor = self.spawn(tools).await?;
-        floor.roundtrip(floor.wire.list.clone()).await?;
+        floor.roundtrip(&floor.wire.list).await?;
         Ok(floor)
     }
 
@@ -136,6 +161,7 @@ impl StdioFloorConnector {
             waiters: VecDeque::new(),
             stdin: direct,
             queued: 0,
+            next_id: 1,
         }));
         tokio::spawn(write_loop(stdin, rx, queue.clone()));
         let reader_queue = queue.clone();
@@ -167,10 +193,13 @@ impl StdioFloorConnector {
             queue,
             _child: child,
         };
-        floor.roundtrip(floor.wire.init.clone()).await?;
+        floor.roundtrip(&floor.wire.init).await?;
         floor.send(
             &mut floor.queue.lock().expect("lock"),
-            floor.wire.initialized.clone(),
+            Out {
+                id: None,
+                body: floor.wire.initialized.clone(),
+            },
             true,
         )?;
         Ok(floor)
@@ -186,18 +215,25 @@ impl Connector for StdioFloorConnector {
 
 async fn write_loop(
     mut stdin: ChildStdin,
-    mut rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Out>,
     queue: Arc<Queue>,
 ) {
     let mut batch = Vec::with_capacity(64 * 1024);
+    let mut head = [0u8; 32];
     while let Some(first) = rx.recv().await {
         batch.clear();
-        batch.extend_from_slice(&first);
-        batch.push(b'\n');
+        let mut append = |out: &Out| {
+            if let Some(id) = out.id {
+                let n = id_head(id, &mut head);
+                batch.extend_from_slice(&head[..n]);
+            }
+            batch.extend_from_slice(&out.body);
+            batch.push(b'\n');
+        };
+        append(&first);
         let mut taken = 1;
         while let Ok(more) = rx.try_recv() {
-            batch.extend_from_slice(&more);
-            batch.push(b'\n');
+            append(&more);
             taken += 1;
         }
         if stdin.write_all(&batch).await.is_err() {
@@ -213,27 +249,50 @@ impl StdioFloor {
     /// goes first in the queue); otherwise queues it for the writer task,
     /// which writes whatever has gathered in one `write` (with many calls in
     /// flight that batching beats a `write` per request).
-    fn send(&self, q: &mut QueueState, bytes: Bytes, alone: bool) -> anyhow::Result<()> {
-        let mut rest = bytes;
+    fn send(&self, q: &mut QueueState, out: Out, alone: bool) -> anyhow::Result<()> {
+        let mut out = out;
         if alone && q.queued == 0 {
-            let slices = [std::io::IoSlice::new(&rest), std::io::IoSlice::new(b"\n")];
+            let mut head = [0u8; 32];
+            let n_head = out.id.map_or(0, |id| id_head(id, &mut head));
+            let slices = [
+                std::io::IoSlice::new(&head[..n_head]),
+                std::io::IoSlice::new(&out.body),
+                std::io::IoSlice::new(b"\n"),
+            ];
             match rustix::io::writev(&q.stdin, &slices) {
-                Ok(n) if n > rest.len() => return Ok(()),
-                Ok(n) => rest = rest.slice(n..),
+                Ok(n) if n > n_head + out.body.len() => return Ok(()),
+                // A short write (rare): the rest goes whole to the writer.
+                Ok(n) => {
+                    let mut whole = head[..n_head].to_vec();
+                    whole.extend_from_slice(&out.body);
+                    out = Out {
+                        id: None,
+                        body: Bytes::from(whole).slice(n..),
+                    };
+                }
                 Err(_) => {}
             }
         }
         q.queued += 1;
-        q.tx.send(rest).map_err(|_| anyhow::anyhow!("server gone"))
+        q.tx.send(out).map_err(|_| anyhow::anyhow!("server gone"))
     }
 
-    async fn roundtrip(&self, bytes: Bytes) -> anyhow::Result<usize> {
+    /// Sends a pre-serialized request (its id replaced by one of its own)
+    /// and waits for the next response, returning its length.
+    async fn roundtrip(&self, request: &Bytes) -> anyhow::Result<usize> {
+        anyhow::ensure!(
+            request.starts_with(ID_ONE),
+            "a request without a leading id"
+        );
+        let body = request.slice(ID_ONE.len()..);
         let (tx, rx) = oneshot::channel();
         {
             let mut q = self.queue.lock().expect("lock");
             let alone = q.waiters.is_empty();
             q.waiters.push_back(tx);
-            self.send(&mut q, bytes, alone)?;
+            let id = q.next_id;
+            q.next_id += 1;
+            self.send(&mut q, Out { id: Some(id), body }, alone)?;
         }
         Ok(rx.await?)
     }
@@ -241,12 +300,12 @@ impl StdioFloor {
 
 impl BenchClient for StdioFloor {
     async fn call(&self, text: Arc<str>) -> anyhow::Result<()> {
-        let len = self.roundtrip(self.wire.call_for(&text).clone()).await?;
+        let len = self.roundtrip(self.wire.call_for(&text)).await?;
         anyhow::ensure!(len > text.len(), "short response");
         Ok(())
     }
     async fn list(&self) -> anyhow::Result<usize> {
-        let len = self.roundtrip(self.wire.list.clone()).await?;
+        let len = self.roundtrip(&self.wire.list).await?;
         anyhow::ensure!(len > 100_000, "short tools/list");
         Ok(1000)
     }

@@ -9,11 +9,13 @@
 //! mcp-bench manager --server PATH [--count 50]              # N stdio servers via mcp-manager
 //! mcp-bench coldstart --mcp PATH --server PATH --root DIR [--runs 10]  # exec → exit of one call
 //! mcp-bench profile --impl I --transport T [--workload small|large|list] [--n N] [--in-flight K]
-//! mcp-bench run --root DIR --server PATH [--repeats 3] [--quick] [--out FILE] [--mcp PATH]
+//! mcp-bench run --root DIR --server PATH [--rmcp-server PATH] [--servers bench-server,rmcp-server]
+//!               [--repeats 3] [--quick] [--out FILE] [--mcp PATH] [--no-counts]
 //! ```
 
 mod chart;
 mod coldstart;
+mod counts;
 mod floor;
 mod ours;
 mod report;

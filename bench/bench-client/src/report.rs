@@ -19,6 +19,14 @@ use crate::suite::SuiteResult;
 const MANAGER_COUNTS: &[usize] = &[50, 200];
 
 pub(crate) const TRANSPORTS: [&str; 3] = ["stdio", "http-json", "http-sse"];
+/// The servers every client column runs against: ours (`bench-server`,
+/// answers spliced from the request bytes, in order) and rmcp's
+/// (`rmcp-bench-server`, an rmcp server: slower, and its stdio answers
+/// come in any order). The chart is drawn from the first.
+pub(crate) const SERVERS: [&str; 2] = ["bench-server", "rmcp-server"];
+
+/// Every client's runs: `(server, transport, client)` → one result per run.
+pub(crate) type Results<'a> = BTreeMap<(&'a str, &'a str, &'a str), Vec<SuiteResult>>;
 pub(crate) const CLIENTS: [&str; 5] = ["floor", "ours", "rmcp", "typescript", "python"];
 
 /// Kills the child on drop.
@@ -89,12 +97,21 @@ fn run_result<T: serde::de::DeserializeOwned>(
 struct Env {
     root: PathBuf,
     me: PathBuf,
+    /// `bench-server`, also the server of the manager and cold-start rows.
     server: PathBuf,
+    /// The servers the client columns run against, named as in [`SERVERS`].
+    servers: Vec<(&'static str, PathBuf)>,
     quick: bool,
 }
 
 impl Env {
-    fn client_cmd(&self, client: &str, transport: &str, url: &str) -> Option<Command> {
+    fn client_cmd(
+        &self,
+        client: &str,
+        transport: &str,
+        server: &Path,
+        url: &str,
+    ) -> Option<Command> {
         let mut cmd;
         match client {
             "floor" | "ours" | "rmcp" => {
@@ -127,7 +144,7 @@ impl Env {
         }
         cmd.args(["--transport", transport])
             .arg("--server")
-            .arg(&self.server)
+            .arg(server)
             .args(["--url", url]);
         if self.quick {
             cmd.arg("--quick");
@@ -289,15 +306,17 @@ const VS_RMCP: [usize; 6] = [
     row::LIST,
 ];
 
-/// The median and spread of `m` over `client`'s runs on `transport`;
+/// The median and spread of `m` over `client`'s runs on `transport`
+/// against `server`;
 /// `None` when it did not run or does not measure `m` (0 in every run).
 pub(crate) fn cell_of(
-    results: &BTreeMap<(&str, &str), Vec<SuiteResult>>,
+    results: &Results<'_>,
+    server: &str,
     transport: &str,
     client: &str,
     m: &Metric,
 ) -> Option<Stat> {
-    let runs = results.get(&(transport, client))?;
+    let runs = results.get(&(server, transport, client))?;
     let values: Vec<f64> = runs.iter().map(m.get).collect();
     if values.iter().all(|v| *v == 0.0) {
         return None;
@@ -378,59 +397,109 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
     let only: Option<Vec<String>> = args
         .value("--only")
         .map(|v| v.split(',').map(str::to_string).collect());
+    let mut notes: Vec<String> = Vec::new();
+    let wanted: Option<Vec<String>> = args
+        .value("--servers")
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let mut servers = vec![(SERVERS[0], server.clone())];
+    match args.value("--rmcp-server") {
+        Some(path) => servers.push((SERVERS[1], PathBuf::from(path))),
+        None => notes.push("rmcp-server: not given (`--rmcp-server PATH`); the client columns ran against bench-server alone".into()),
+    }
+    servers.retain(|(name, _)| wanted.as_ref().is_none_or(|w| w.iter().any(|x| x == name)));
     let env = Env {
         root,
         me: std::env::current_exe()?,
         server,
+        servers,
         quick,
     };
     let load_start = loadavg();
     let started = Instant::now();
 
-    let (_json_guard, json_url) = start_http(&env.server, false)?;
-    let (_sse_guard, sse_url) = start_http(&env.server, true)?;
-    // results[transport][client] = runs
-    let mut results: BTreeMap<(&str, &str), Vec<SuiteResult>> = BTreeMap::new();
-    let mut notes: Vec<String> = Vec::new();
+    // Each server's HTTP endpoints (JSON and SSE replies), kept up for the run.
+    let mut endpoints = Vec::new();
+    for (name, path) in &env.servers {
+        let (json_guard, json_url) = start_http(path, false)?;
+        let (sse_guard, sse_url) = start_http(path, true)?;
+        endpoints.push((
+            *name,
+            path.clone(),
+            json_url,
+            sse_url,
+            [json_guard, sse_guard],
+        ));
+    }
+    let mut results: Results<'_> = BTreeMap::new();
     let timeout = Duration::from_secs(if quick { 60 } else { 120 });
     for round in 0..repeats {
         // Rounds interleave the clients, so a burst of load from elsewhere
         // on the machine hits all of them rather than one.
-        for transport in TRANSPORTS {
-            let url = match transport {
-                "http-json" => json_url.as_str(),
-                "http-sse" => sse_url.as_str(),
-                _ => "",
-            };
-            for client in CLIENTS {
-                if only
-                    .as_ref()
-                    .is_some_and(|o| !o.iter().any(|c| c == client))
-                {
-                    continue;
-                }
-                let Some(mut cmd) = env.client_cmd(client, transport, url) else {
-                    if round == 0 {
-                        notes.push(format!(
-                            "{client}: not installed (run tests/peers/setup.sh)"
-                        ));
-                    }
-                    continue;
+        for (server, server_path, json_url, sse_url, _) in &endpoints {
+            for transport in TRANSPORTS {
+                let url = match transport {
+                    "http-json" => json_url.as_str(),
+                    "http-sse" => sse_url.as_str(),
+                    _ => "",
                 };
-                eprintln!("[{}/{repeats}] {client} over {transport}", round + 1);
-                match run_result::<SuiteResult>(&mut cmd, timeout) {
-                    Ok(r) => results.entry((transport, client)).or_default().push(r),
-                    Err(e) => {
-                        eprintln!("  failed: {e:#}");
-                        notes.push(format!(
-                            "{client} over {transport}, run {}: {e:#}",
-                            round + 1
-                        ));
+                for client in CLIENTS {
+                    if only
+                        .as_ref()
+                        .is_some_and(|o| !o.iter().any(|c| c == client))
+                    {
+                        continue;
+                    }
+                    let Some(mut cmd) = env.client_cmd(client, transport, server_path, url) else {
+                        if round == 0 && *server == SERVERS[0] {
+                            notes.push(format!(
+                                "{client}: not installed (run tests/peers/setup.sh)"
+                            ));
+                        }
+                        continue;
+                    };
+                    eprintln!(
+                        "[{}/{repeats}] {client} over {transport} to {server}",
+                        round + 1
+                    );
+                    match run_result::<SuiteResult>(&mut cmd, timeout) {
+                        Ok(r) => results
+                            .entry((server, transport, client))
+                            .or_default()
+                            .push(r),
+                        Err(e) => {
+                            eprintln!("  failed: {e:#}");
+                            notes.push(format!(
+                                "{client} over {transport} to {server}, run {}: {e:#}",
+                                round + 1
+                            ));
+                        }
                     }
                 }
             }
         }
     }
+    // The per-call counts, against bench-server's endpoints.
+    let counts = if args.flag("--no-counts") {
+        notes.push("per-call counts: not measured (`--no-counts`)".into());
+        Vec::new()
+    } else if !crate::counts::available() {
+        notes.push("per-call counts: not measured (valgrind not installed)".into());
+        Vec::new()
+    } else {
+        match endpoints.iter().find(|e| e.0 == SERVERS[0]) {
+            Some(e) => crate::counts::run(&env.me, &env.server, &e.2, quick).unwrap_or_else(|e| {
+                notes.push(format!("per-call counts: {e:#}"));
+                Vec::new()
+            }),
+            None => {
+                notes.push(
+                    "per-call counts: not measured (bench-server not among `--servers`)".into(),
+                );
+                Vec::new()
+            }
+        }
+    };
+    drop(endpoints);
 
     eprintln!("SSE parsers");
     let sse = crate::sse::run(
@@ -473,7 +542,7 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
 
     // The chart, next to the report, named after it.
     let svg = out.with_extension("svg");
-    let chart = match crate::chart::draw(&svg, &results) {
+    let chart = match crate::chart::draw(&svg, &results, SERVERS[0]) {
         Ok(()) => svg.file_name().map(|n| n.to_string_lossy().into_owned()),
         Err(e) => {
             notes.push(format!("chart: {e:#}"));
@@ -484,6 +553,7 @@ pub fn main(args: &Args) -> anyhow::Result<()> {
     let md = render(
         &env,
         &results,
+        &counts,
         sse,
         &managers,
         coldstart.as_ref(),
@@ -554,7 +624,7 @@ fn render_linearity(md: &mut String, verdicts: &mut String, s: &SseResult) {
         let r = flat(&s.by_event_size);
         let _ = writeln!(
             verdicts,
-            "| SSE time per byte flat in event size (max / min ≤ 1.5×) | – | {} → {} events | {r:.2}× | {} |",
+            "| SSE time per byte flat in event size (max / min ≤ 1.5×) | – | – | {} → {} events | {r:.2}× | {} |",
             size_label(s.by_event_size[0].event_bytes),
             size_label(s.by_event_size[s.by_event_size.len() - 1].event_bytes),
             verdict(r <= 1.5)
@@ -564,7 +634,7 @@ fn render_linearity(md: &mut String, verdicts: &mut String, s: &SseResult) {
         let r = flat(&s.by_chunks);
         let _ = writeln!(
             verdicts,
-            "| SSE time per byte flat in chunking (max / min ≤ 1.5×) | – | {} event in {} → {} chunks | {r:.2}× | {} |",
+            "| SSE time per byte flat in chunking (max / min ≤ 1.5×) | – | – | {} event in {} → {} chunks | {r:.2}× | {} |",
             size_label(s.by_chunks[0].event_bytes),
             s.by_chunks[0].chunks,
             s.by_chunks[s.by_chunks.len() - 1].chunks,
@@ -589,15 +659,126 @@ fn render_linearity(md: &mut String, verdicts: &mut String, s: &SseResult) {
     let ratio = peak * 1024.0 / largest.max(1) as f64;
     let _ = writeln!(
         verdicts,
-        "| SSE memory bounded by the largest event (peak ≤ 2× the event + 1 MiB) | – | every linearity row | {ratio:.2}× | {} |",
+        "| SSE memory bounded by the largest event (peak ≤ 2× the event + 1 MiB) | – | – | every linearity row | {ratio:.2}× | {} |",
         verdict(peak * 1024.0 <= 2.0 * largest as f64 + f64::from(1u32 << 20))
     );
+}
+
+/// The targets of one transport against one server, as rows of the
+/// targets table. The memory targets are judged on each server on its
+/// own; the speed targets only with `speed` (bench-server): against a
+/// server slower than every client, the server sets the pace of every
+/// column and a speed ratio says little about the clients.
+fn render_verdicts(
+    verdicts: &mut String,
+    results: &Results<'_>,
+    server: &str,
+    transport: &str,
+    speed: bool,
+) {
+    let cell =
+        |transport: &str, client: &str, m: &Metric| cell_of(results, server, transport, client, m);
+    // Targets.
+    let verdict = |met: bool| if met { "met" } else { "**not met**" };
+    for &i in VS_RMCP.iter().filter(|_| speed) {
+        let m = &METRICS[i];
+        let retired = transport == "stdio" && (i == row::LAT_SMALL_P50 || i == row::TPUT_1);
+        if retired {
+            continue;
+        }
+        if let (Some(o), Some(r)) = (cell(transport, "ours", m), cell(transport, "rmcp", m)) {
+            let adv = advantage(m, o.median, r.median);
+            let _ = writeln!(
+                verdicts,
+                "| ours vs rmcp ≥ 1.5× | {transport} | {server} | {} | {adv:.2}× | {} |",
+                m.name,
+                verdict(adv >= 1.5)
+            );
+        }
+    }
+    let vs_floor = |i: usize| -> Option<f64> {
+        if !speed {
+            return None;
+        }
+        let m = &METRICS[i];
+        let (o, f) = (cell(transport, "ours", m)?, cell(transport, "floor", m)?);
+        Some(o.median / f.median)
+    };
+    for i in [row::LAT_SMALL_P50, row::LAT_LARGE_P50] {
+        if let Some(ratio) = vs_floor(i) {
+            let _ = writeln!(
+                verdicts,
+                "| ours latency ≤ 1.1× floor | {transport} | {server} | {} | {ratio:.2}× | {} |",
+                METRICS[i].name,
+                verdict(ratio <= 1.1)
+            );
+        }
+    }
+    for (i, at_least) in [
+        (row::TPUT_1, 0.9),
+        (row::TPUT_16, 0.7),
+        (row::TPUT_256, 0.7),
+    ] {
+        if let Some(ratio) = vs_floor(i) {
+            let _ = writeln!(
+                verdicts,
+                "| ours throughput ≥ {at_least}× floor | {transport} | {server} | {} | {ratio:.2}× | {} |",
+                METRICS[i].name,
+                verdict(ratio >= at_least)
+            );
+        }
+    }
+    if speed
+        && let (Some(o), Some(p)) = (
+            cell(transport, "ours", &METRICS[row::LIST]),
+            cell(transport, "floor", &METRICS[row::LIST_PARSE_FLOOR]),
+        )
+    {
+        let ratio = o.median / p.median;
+        let _ = writeln!(
+            verdicts,
+            "| ours ≤ 1.5× the parse floor | {transport} | {server} | {} | {ratio:.2}× | {} |",
+            METRICS[row::LIST].name,
+            verdict(ratio <= 1.5)
+        );
+    }
+    for i in [row::PEAK_LARGE_256, row::PEAK] {
+        let m = &METRICS[i];
+        if let (Some(o), Some(r)) = (cell(transport, "ours", m), cell(transport, "rmcp", m)) {
+            let ratio = o.median / r.median;
+            let _ = writeln!(
+                verdicts,
+                "| ours ≤ rmcp's peak RSS | {transport} | {server} | {} | {ratio:.2}× | {} |",
+                m.name,
+                verdict(ratio <= 1.0)
+            );
+        }
+    }
+    let idle = &METRICS[row::IDLE];
+    if let Some(o) = cell(transport, "ours", idle) {
+        // The floor is the reference every client is measured against,
+        // not a client: it is in the table, not in this comparison.
+        let others: Vec<(&str, f64)> = CLIENTS
+            .iter()
+            .filter(|c| **c != "ours" && **c != "floor")
+            .filter_map(|c| Some((*c, cell(transport, c, idle)?.median)))
+            .collect();
+        let lowest = others.iter().all(|(_, v)| o.median <= *v);
+        let _ = writeln!(
+            verdicts,
+            "| lowest idle cost of all clients | {transport} | {server} | {} | {} KiB | {} |",
+            idle.name,
+            fmt_num(o.median),
+            verdict(lowest)
+        );
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn render(
     env: &Env,
-    results: &BTreeMap<(&str, &str), Vec<SuiteResult>>,
+    results: &Results<'_>,
+    counts: &[crate::counts::CountRow],
     sse: anyhow::Result<SseResult>,
     managers: &[ManagerResult],
     coldstart: Option<&anyhow::Result<ColdStartResult>>,
@@ -616,13 +797,19 @@ fn render(
     );
     let _ = writeln!(
         md,
-        "Every client talks to the same minimal Rust server (`bench/bench-server`: stdio, and \
-         Streamable HTTP on 127.0.0.1 answering with JSON or with an SSE stream), whose `echo` \
-         tool returns its input and whose `tools/list` has 1000 tools. Each client's suite runs \
-         in its own process, {repeats} times (rounds interleave the clients); a cell is the \
+        "Every client runs against two servers with the same tools: our minimal Rust server \
+         (`bench/bench-server`, which splices its answers from the request bytes and answers \
+         stdio requests in order) and an rmcp server (`bench/rmcp-server`, rmcp 3.11: it parses \
+         every request into rmcp's types, serializes its answer, and answers concurrent stdio \
+         requests in any order), each over stdio and Streamable HTTP on 127.0.0.1 answering with \
+         JSON or with an SSE stream. The `echo` tool returns its input and `tools/list` has 1000 \
+         tools. The `server` column says which server a row ran against; the memory targets are \
+         judged on each server, the speed targets on bench-server alone (rmcp's server is slower \
+         than the clients, so it sets the pace of every column). Each client's suite \
+         runs in its own process, {repeats} times (rounds interleave the clients); a cell is the \
          median of the runs and `±` is their spread, (max − min) / median. Clients are pinned \
          to protocol revision 2025-06-18 where the SDK allows it (the TypeScript and Python SDKs \
-         send their latest handshake revision, 2025-11-25, which the server accepts).\n"
+         send their latest handshake revision, 2025-11-25, which the servers accept).\n"
     );
     let _ = writeln!(
         md,
@@ -653,16 +840,20 @@ fn render(
         );
     }
 
-    let cell = |transport: &str, client: &str, m: &Metric| cell_of(results, transport, client, m);
+    let servers: Vec<&str> = SERVERS
+        .iter()
+        .copied()
+        .filter(|srv| results.keys().any(|(s, _, _)| s == srv))
+        .collect();
     let mut verdicts = String::new();
     for transport in TRANSPORTS {
         let _ = writeln!(md, "## {transport}\n");
         let present: Vec<&str> = CLIENTS
             .iter()
             .copied()
-            .filter(|c| results.contains_key(&(transport, *c)))
+            .filter(|c| results.keys().any(|(_, t, cl)| *t == transport && cl == c))
             .collect();
-        let _ = write!(md, "| workload | unit |");
+        let _ = write!(md, "| workload | server | unit |");
         for c in &present {
             let _ = write!(md, " {c} |");
         }
@@ -670,129 +861,52 @@ fn render(
             md,
             " floor / ours | rmcp / ours | typescript / ours | python / ours |"
         );
-        let _ = write!(md, "|---|---|");
+        let _ = write!(md, "|---|---|---|");
         for _ in &present {
             let _ = write!(md, "---:|");
         }
         let _ = writeln!(md, "---:|---:|---:|---:|");
         for m in &METRICS {
-            let _ = write!(
-                md,
-                "| {} {} | {} |",
-                m.name,
-                if m.higher_is_better { "↑" } else { "↓" },
-                m.unit
-            );
-            for c in &present {
-                match cell(transport, c, m) {
-                    Some(s) if repeats > 1 => {
-                        let _ = write!(md, " {} ±{:.0}% |", fmt_num(s.median), s.spread);
+            for &server in &servers {
+                let cell = |client: &str| cell_of(results, server, transport, client, m);
+                let _ = write!(
+                    md,
+                    "| {} {} | {server} | {} |",
+                    m.name,
+                    if m.higher_is_better { "↑" } else { "↓" },
+                    m.unit
+                );
+                for c in &present {
+                    match cell(c) {
+                        Some(s) if repeats > 1 => {
+                            let _ = write!(md, " {} ±{:.0}% |", fmt_num(s.median), s.spread);
+                        }
+                        Some(s) => {
+                            let _ = write!(md, " {} |", fmt_num(s.median));
+                        }
+                        None => md.push_str(" – |"),
                     }
-                    Some(s) => {
-                        let _ = write!(md, " {} |", fmt_num(s.median));
-                    }
-                    None => md.push_str(" – |"),
                 }
-            }
-            let ours = cell(transport, "ours", m);
-            for peer in ["floor", "rmcp", "typescript", "python"] {
-                match (cell(transport, peer, m), ours) {
-                    (Some(p), Some(o)) if o.median > 0.0 => {
-                        let _ = write!(md, " {:.2}× |", p.median / o.median);
+                let ours = cell("ours");
+                for peer in ["floor", "rmcp", "typescript", "python"] {
+                    match (cell(peer), ours) {
+                        (Some(p), Some(o)) if o.median > 0.0 => {
+                            let _ = write!(md, " {:.2}× |", p.median / o.median);
+                        }
+                        _ => md.push_str(" – |"),
                     }
-                    _ => md.push_str(" – |"),
                 }
+                md.push('\n');
             }
-            md.push('\n');
         }
         md.push('\n');
-        // Targets.
-        let verdict = |met: bool| if met { "met" } else { "**not met**" };
-        for &i in &VS_RMCP {
-            let m = &METRICS[i];
-            let retired = transport == "stdio" && (i == row::LAT_SMALL_P50 || i == row::TPUT_1);
-            if retired {
-                continue;
-            }
-            if let (Some(o), Some(r)) = (cell(transport, "ours", m), cell(transport, "rmcp", m)) {
-                let adv = advantage(m, o.median, r.median);
-                let _ = writeln!(
-                    verdicts,
-                    "| ours vs rmcp ≥ 1.5× | {transport} | {} | {adv:.2}× | {} |",
-                    m.name,
-                    verdict(adv >= 1.5)
-                );
-            }
-        }
-        let vs_floor = |i: usize| -> Option<f64> {
-            let m = &METRICS[i];
-            let (o, f) = (cell(transport, "ours", m)?, cell(transport, "floor", m)?);
-            Some(o.median / f.median)
-        };
-        for i in [row::LAT_SMALL_P50, row::LAT_LARGE_P50] {
-            if let Some(ratio) = vs_floor(i) {
-                let _ = writeln!(
-                    verdicts,
-                    "| ours latency ≤ 1.1× floor | {transport} | {} | {ratio:.2}× | {} |",
-                    METRICS[i].name,
-                    verdict(ratio <= 1.1)
-                );
-            }
-        }
-        for (i, at_least) in [
-            (row::TPUT_1, 0.9),
-            (row::TPUT_16, 0.7),
-            (row::TPUT_256, 0.7),
-        ] {
-            if let Some(ratio) = vs_floor(i) {
-                let _ = writeln!(
-                    verdicts,
-                    "| ours throughput ≥ {at_least}× floor | {transport} | {} | {ratio:.2}× | {} |",
-                    METRICS[i].name,
-                    verdict(ratio >= at_least)
-                );
-            }
-        }
-        if let (Some(o), Some(p)) = (
-            cell(transport, "ours", &METRICS[row::LIST]),
-            cell(transport, "floor", &METRICS[row::LIST_PARSE_FLOOR]),
-        ) {
-            let ratio = o.median / p.median;
-            let _ = writeln!(
-                verdicts,
-                "| ours ≤ 1.5× the parse floor | {transport} | {} | {ratio:.2}× | {} |",
-                METRICS[row::LIST].name,
-                verdict(ratio <= 1.5)
-            );
-        }
-        for i in [row::PEAK_LARGE_256, row::PEAK] {
-            let m = &METRICS[i];
-            if let (Some(o), Some(r)) = (cell(transport, "ours", m), cell(transport, "rmcp", m)) {
-                let ratio = o.median / r.median;
-                let _ = writeln!(
-                    verdicts,
-                    "| ours ≤ rmcp's peak RSS | {transport} | {} | {ratio:.2}× | {} |",
-                    m.name,
-                    verdict(ratio <= 1.0)
-                );
-            }
-        }
-        let idle = &METRICS[row::IDLE];
-        if let Some(o) = cell(transport, "ours", idle) {
-            // The floor is the reference every client is measured against,
-            // not a client: it is in the table, not in this comparison.
-            let others: Vec<(&str, f64)> = CLIENTS
-                .iter()
-                .filter(|c| **c != "ours" && **c != "floor")
-                .filter_map(|c| Some((*c, cell(transport, c, idle)?.median)))
-                .collect();
-            let lowest = others.iter().all(|(_, v)| o.median <= *v);
-            let _ = writeln!(
-                verdicts,
-                "| lowest idle cost of all clients | {transport} | {} | {} KiB | {} |",
-                idle.name,
-                fmt_num(o.median),
-                verdict(lowest)
+        for &server in &servers {
+            render_verdicts(
+                &mut verdicts,
+                results,
+                server,
+                transport,
+                server == SERVERS[0],
             );
         }
     }
@@ -818,6 +932,9 @@ fn render(
          dispatch channel, read and write buffers and task (~30 KiB); keeping more idle connections \
          (256 instead of 32) does not change that.\n\n",
     );
+    if !counts.is_empty() {
+        crate::counts::render(counts, &mut md, &mut verdicts);
+    }
     let _ = writeln!(md, "## SSE parsing\n");
     match &sse {
         Ok(s) => {
@@ -845,7 +962,7 @@ fn render(
                 (s.ours_mbps / s.sse_stream_mbps).min(s.ours_mbps / s.eventsource_stream_mbps);
             let _ = writeln!(
                 verdicts,
-                "| SSE parsing ahead of every other Rust parser | – | {} MiB stream | {adv:.2}× | {} |",
+                "| SSE parsing ahead of every other Rust parser | – | – | {} MiB stream | {adv:.2}× | {} |",
                 s.mib,
                 if adv > 1.0 { "met" } else { "**not met**" }
             );
@@ -911,7 +1028,7 @@ fn render(
             for (what, grew) in [("time", time), ("peak RSS", rss)] {
                 let _ = writeln!(
                     verdicts,
-                    "| manager {what} grows linearly (≤ 1.25 × {servers:.0}×) | stdio | {c0} → {c1} servers | {grew:.2}× | {} |",
+                    "| manager {what} grows linearly (≤ 1.25 × {servers:.0}×) | stdio | bench-server | {c0} → {c1} servers | {grew:.2}× | {} |",
                     if grew <= servers * 1.25 {
                         "met"
                     } else {
@@ -934,7 +1051,7 @@ fn render(
 
     let _ = writeln!(
         md,
-        "## Targets\n\n| target | transport | workload | ours | verdict |\n|---|---|---|---:|---|\n{verdicts}"
+        "## Targets\n\n| target | transport | server | workload | ours | verdict |\n|---|---|---|---|---:|---|\n{verdicts}"
     );
     md.push_str("\"ours\" is how many times better ours is (rmcp's time / ours, or ours' rate / rmcp's; ours / floor for latency).\n\n");
     if !notes.is_empty() {
