@@ -6,9 +6,12 @@
 //! Every screen is read with `tmux capture-pane`, and after each way out
 //! (`q`, Ctrl-C, SIGTERM) the terminal is checked to be given back: the
 //! main screen, the cursor shown, canonical mode and echo on. A server that
-//! dies is shown as closed while the explorer goes on.
+//! dies is shown as closed while the explorer goes on. Against
+//! server-everything, its sampling, roots and elicitation requests are
+//! answered in the explorer's dialogs.
 //!
-//! Skipped, saying so, when tmux is not installed.
+//! Skipped, saying so, when tmux (or server-everything, for its test) is
+//! not installed.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -18,6 +21,8 @@
 mod support;
 
 use std::path::Path;
+
+use mcp_tests::peers::{everything_stdio_command, require_command};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -289,6 +294,76 @@ fn ctrl_c_sigterm_and_a_dying_server_give_the_terminal_back() {
         .expect("kill");
     assert!(term.success());
     tmux.assert_given_back(143);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn server_everything_asks_and_the_dialogs_answer() {
+    let Some(tmux) = Tmux::new("everything") else {
+        return;
+    };
+    let Some((program, args)) =
+        require_command("server-everything (stdio)", everything_stdio_command())
+    else {
+        return;
+    };
+    let line = std::iter::once(program)
+        .chain(args)
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dir = support::temp_dir("ui-tmux-everything");
+    tmux.start(&dir, &format!("--stdio \"{line}\""));
+    tmux.wait_for("server-everything connected");
+    // Once initialized, the server asks for the roots: the working
+    // directory is offered, and accepted.
+    let s = tmux.wait_for("asks for the roots (roots/list)");
+    assert!(
+        s.contains(&format!("default: file://{}", dir.display())),
+        "{s}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["2"]);
+    tmux.wait_for("trigger-sampling-request");
+
+    // Sampling: the request shown, the reply typed by hand.
+    tmux.keys(&["/", "s", "a", "m", "p", "Enter", "Enter"]);
+    tmux.wait_for("call trigger-sampling-request");
+    tmux.keys(&["h", "i", "Enter"]);
+    let s = tmux.wait_for("asks for a model's reply (sampling)");
+    assert!(
+        s.contains("user: Resource trigger-sampling-request context: hi"),
+        "{s}"
+    );
+    tmux.keys(&["H", "e", "l", "l", "o", "Enter"]);
+    let s = tmux.wait_for("trigger-sampling-request → result");
+    assert!(s.contains("\"model\": \"human (mcp ui)\""), "{s}");
+    assert!(s.contains("\"text\": \"Hello\""), "{s}");
+
+    // The roots accepted at the start are what the server holds.
+    tmux.keys(&[
+        "/", "BSpace", "BSpace", "BSpace", "BSpace", "r", "o", "o", "t", "s", "Enter",
+    ]);
+    tmux.wait_for("get-roots-list");
+    tmux.keys(&["Enter", "Enter"]);
+    let s = tmux.wait_for("get-roots-list → result");
+    assert!(s.contains(&format!("URI: file://{}", dir.display())), "{s}");
+
+    // An elicitation declined with Esc.
+    tmux.keys(&[
+        "/", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "e", "l", "i", "c", "Enter",
+    ]);
+    tmux.wait_for("trigger-elicitation-request");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("call trigger-elicitation-request");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Esc decline");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("trigger-elicitation-request → result");
+
+    tmux.keys(&["q"]);
+    tmux.assert_given_back(0);
     drop(tmux);
     let _ = std::fs::remove_dir_all(&dir);
 }

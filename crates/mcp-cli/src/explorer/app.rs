@@ -172,8 +172,9 @@ pub(crate) enum FormTarget {
         server: String,
         template: String,
     },
-    /// An `elicitation/create` of `server`, answered by request `id`.
-    Elicitation {
+    /// A request of `server` to the person (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`), answered as question `id`.
+    Question {
         server: String,
         id: u64,
     },
@@ -342,8 +343,9 @@ pub(crate) enum Action {
     Refresh {
         server: String,
     },
-    /// The answer to an elicitation: `None` declines, `Some` accepts.
-    Elicited {
+    /// The answer to a server's question: `None` declines (or cancels,
+    /// with `cancel`), `Some` accepts with the form's values.
+    Answered {
         id: u64,
         content: Option<Map<String, Value>>,
         cancel: bool,
@@ -388,9 +390,10 @@ pub(crate) enum Event {
         argument: String,
         values: Vec<String>,
     },
-    /// A server asks: a form (URL mode: a form without inputs, whose
-    /// message carries the URL).
-    Elicit(Box<Form>),
+    /// A server asks: a form (an elicitation's fields; none for URL mode,
+    /// whose message carries the URL; the reply to a sampling request; the
+    /// roots).
+    Ask(Box<Form>),
     Notice(String),
 }
 
@@ -641,7 +644,7 @@ impl App {
                     input.completions = values;
                 }
             }
-            Event::Elicit(form) => {
+            Event::Ask(form) => {
                 if self.form.is_none() {
                     self.form = Some(*form);
                 } else {
@@ -961,7 +964,7 @@ impl App {
         };
         self.form = self.queued.pop_front();
         match form.target {
-            FormTarget::Elicitation { id, .. } => vec![Action::Elicited {
+            FormTarget::Question { id, .. } => vec![Action::Answered {
                 id,
                 content: None,
                 cancel,
@@ -1010,7 +1013,7 @@ impl App {
                 template,
                 variables: values,
             }],
-            FormTarget::Elicitation { id, .. } => vec![Action::Elicited {
+            FormTarget::Question { id, .. } => vec![Action::Answered {
                 id,
                 content: Some(values),
                 cancel: false,
@@ -1240,7 +1243,7 @@ mod tests {
     fn an_elicitation_is_answered_declined_or_cancelled() {
         let mut app = App::new(vec![demo_view()]);
         let form = Form::from_schema(
-            FormTarget::Elicitation {
+            FormTarget::Question {
                 server: "demo".into(),
                 id: 4,
             },
@@ -1249,14 +1252,14 @@ mod tests {
             &json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
             None,
         );
-        app.apply(Event::Elicit(Box::new(form.clone())));
-        app.apply(Event::Elicit(Box::new(form)));
+        app.apply(Event::Ask(Box::new(form.clone())));
+        app.apply(Event::Ask(Box::new(form)));
         assert_eq!(app.queued.len(), 1);
         assert!(app.key(key(KeyCode::Enter)).is_empty(), "required");
         typed(&mut app, "Ada");
         assert_eq!(
             app.key(key(KeyCode::Enter)),
-            vec![Action::Elicited {
+            vec![Action::Answered {
                 id: 4,
                 content: Some(json!({"name": "Ada"}).as_object().unwrap().clone()),
                 cancel: false
@@ -1265,7 +1268,7 @@ mod tests {
         assert!(app.form.is_some(), "the queued question comes next");
         assert_eq!(
             app.key(key(KeyCode::Esc)),
-            vec![Action::Elicited {
+            vec![Action::Answered {
                 id: 4,
                 content: None,
                 cancel: false

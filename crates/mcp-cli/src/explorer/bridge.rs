@@ -17,7 +17,8 @@ use mcp_transport::{TapEvent, WireTap};
 use mcp_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcp_types::logging::LoggingMessageNotificationParams;
 use mcp_types::resources::ResourceUriParams;
-use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcp_types::roots::{ListRootsResult, Root};
+use mcp_types::sampling::{CreateMessageRequestParams, CreateMessageResult, SamplingContentBlock};
 use mcp_types::tasks::Task;
 use mcp_types::{ErrorCode, JsonRpcError, JsonRpcMessage};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -32,15 +33,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The elicitations waiting for the person, by the id their form carries.
+/// What the person answered a server's question with: the form's values,
+/// or nothing (declined, or cancelled with `cancel`).
+#[derive(Debug, Default)]
+pub(crate) struct Answer {
+    pub(crate) content: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(crate) cancel: bool,
+}
+
+/// The server questions waiting for the person, by the id their form carries.
 #[derive(Debug, Default)]
 pub(crate) struct Questions {
     next: AtomicU64,
-    waiting: Mutex<BTreeMap<u64, oneshot::Sender<ElicitResult>>>,
+    waiting: Mutex<BTreeMap<u64, oneshot::Sender<Answer>>>,
 }
 
 impl Questions {
-    /// Answers question `id` (`None`: declined, or cancelled with `cancel`).
+    /// Answers question `id`.
     pub(crate) fn answer(
         &self,
         id: u64,
@@ -50,17 +59,8 @@ impl Questions {
         let Some(tx) = lock(&self.waiting).remove(&id) else {
             return;
         };
-        let result = match content {
-            Some(content) => {
-                let mut r = ElicitResult::new(ElicitAction::Accept);
-                r.content = Some(content);
-                r
-            }
-            None if cancel => ElicitResult::new(ElicitAction::Cancel),
-            None => ElicitResult::new(ElicitAction::Decline),
-        };
-        // The server may have cancelled its question meanwhile.
-        let _ = tx.send(result);
+        // The server may have withdrawn its question meanwhile.
+        let _ = tx.send(Answer { content, cancel });
     }
 }
 
@@ -165,13 +165,8 @@ impl ClientHandler for UiHandler {
         params: ElicitRequestParams,
         ctx: RequestContext,
     ) -> Result<ElicitResult, JsonRpcError> {
-        let id = self.questions.next.fetch_add(1, Ordering::Relaxed);
-        let target = FormTarget::Elicitation {
-            server: self.server.clone(),
-            id,
-        };
         let title = format!("{} asks", self.server);
-        let form = match params {
+        let (message, schema, order) = match params {
             ElicitRequestParams::Form(form) => {
                 let names: std::collections::BTreeSet<&str> = form
                     .requested_schema
@@ -180,24 +175,16 @@ impl ClientHandler for UiHandler {
                     .map(|p| p.keys().map(String::as_str).collect())
                     .unwrap_or_default();
                 let order = self.orders.take(&self.server, &names);
-                Form::from_schema(
-                    target,
-                    title,
-                    Some(form.message),
-                    &form.requested_schema,
-                    order.as_deref(),
-                )
+                (form.message, form.requested_schema, order)
             }
             // The URL is shown, never opened by the explorer: accepting says
             // the person will open it themselves.
-            ElicitRequestParams::Url(url) => Form::from_schema(
-                target,
-                title,
-                Some(format!(
+            ElicitRequestParams::Url(url) => (
+                format!(
                     "{}\n\nOpen this URL yourself (Enter: I will; Esc: decline):\n{}",
                     url.message, url.url
-                )),
-                &serde_json::json!({}),
+                ),
+                serde_json::json!({}),
                 None,
             ),
             other => {
@@ -208,30 +195,166 @@ impl ClientHandler for UiHandler {
                 return Ok(ElicitResult::new(ElicitAction::Decline));
             }
         };
+        let answer = self
+            .ask(title, message, &schema, order.as_deref(), &ctx)
+            .await;
+        Ok(match answer {
+            Answer {
+                content: Some(content),
+                ..
+            } => {
+                let mut r = ElicitResult::new(ElicitAction::Accept);
+                r.content = Some(content);
+                r
+            }
+            Answer { cancel: true, .. } => ElicitResult::new(ElicitAction::Cancel),
+            Answer { .. } => ElicitResult::new(ElicitAction::Decline),
+        })
+    }
+
+    /// A sampling request is shown (system prompt, messages, limits) and
+    /// answered by hand: what the person types is the assistant's reply,
+    /// from the model `human (mcp ui)`. Declined, the server gets the
+    /// user-rejection error (spec `client/sampling` § Error Handling).
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        ctx: RequestContext,
+    ) -> Result<CreateMessageResult, JsonRpcError> {
+        let answer = self
+            .ask(
+                format!("{} asks for a model's reply (sampling)", self.server),
+                sampling_text(&params),
+                &serde_json::json!({
+                    "type": "object",
+                    "properties": {"reply": {"type": "string", "title": "Your reply",
+                        "description": "sent back as the assistant's message"}},
+                    "required": ["reply"]
+                }),
+                None,
+                &ctx,
+            )
+            .await;
+        let reply = answer
+            .content
+            .as_ref()
+            .and_then(|c| c.get("reply"))
+            .and_then(serde_json::Value::as_str);
+        let Some(reply) = reply else {
+            return Err(JsonRpcError::new(
+                ErrorCode(-1),
+                "User rejected sampling request",
+            ));
+        };
+        serde_json::from_value(serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": reply},
+            "model": "human (mcp ui)",
+            "stopReason": "endTurn",
+        }))
+        .map_err(|e| JsonRpcError::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
+    }
+
+    /// `roots/list`: the person confirms or edits the roots (`file://`
+    /// URIs; the working directory by default). Declined: no roots.
+    async fn list_roots(&self, ctx: RequestContext) -> Result<ListRootsResult, JsonRpcError> {
+        let cwd = std::env::current_dir()
+            .map(|d| format!("file://{}", d.display()))
+            .unwrap_or_default();
+        let answer = self
+            .ask(
+                format!("{} asks for the roots (roots/list)", self.server),
+                "The directories the server may work in, as file:// URIs, comma-separated.".into(),
+                &serde_json::json!({
+                    "type": "object",
+                    "properties": {"roots": {"type": "array", "items": {"type": "string"},
+                        "title": "Roots", "default": [cwd]}},
+                }),
+                None,
+                &ctx,
+            )
+            .await;
+        let roots: Vec<Root> = answer
+            .content
+            .as_ref()
+            .and_then(|c| c.get("roots"))
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_str)
+            .filter(|u| !u.is_empty())
+            .map(|uri| Root {
+                uri: uri.to_owned(),
+                ..Default::default()
+            })
+            .collect();
+        Ok(ListRootsResult {
+            roots,
+            ..Default::default()
+        })
+    }
+}
+
+impl UiHandler {
+    /// Puts a question to the person as a dialog and waits for the answer;
+    /// a question the server withdraws (`notifications/cancelled`) is taken
+    /// off the screen's queue of answers and counts as cancelled.
+    async fn ask(
+        &self,
+        title: String,
+        message: String,
+        schema: &serde_json::Value,
+        order: Option<&[String]>,
+        ctx: &RequestContext,
+    ) -> Answer {
+        let id = self.questions.next.fetch_add(1, Ordering::Relaxed);
+        let target = FormTarget::Question {
+            server: self.server.clone(),
+            id,
+        };
+        let form = Form::from_schema(target, title, Some(message), schema, order);
         let (tx, rx) = oneshot::channel();
         lock(&self.questions.waiting).insert(id, tx);
-        self.send(Event::Elicit(Box::new(form)));
+        self.send(Event::Ask(Box::new(form)));
         tokio::select! {
-            answer = rx => Ok(answer.unwrap_or_else(|_| ElicitResult::new(ElicitAction::Cancel))),
+            answer = rx => answer.unwrap_or(Answer { content: None, cancel: true }),
             () = ctx.cancel.cancelled() => {
                 lock(&self.questions.waiting).remove(&id);
                 self.note("the server withdrew its question".into());
-                Ok(ElicitResult::new(ElicitAction::Cancel))
+                Answer { content: None, cancel: true }
             }
         }
     }
+}
 
-    async fn create_message(
-        &self,
-        _params: CreateMessageRequestParams,
-        _ctx: RequestContext,
-    ) -> Result<CreateMessageResult, JsonRpcError> {
-        self.note("declined a sampling request (mcp ui has no model to sample with)".into());
-        Err(JsonRpcError::new(
-            ErrorCode(-1),
-            "User rejected sampling request: mcp ui has no model to sample with",
-        ))
+/// A sampling request as text: the system prompt, each message by role,
+/// the limits.
+fn sampling_text(params: &CreateMessageRequestParams) -> String {
+    let mut text = String::new();
+    if let Some(system) = &params.system_prompt {
+        text.push_str(&format!("system: {system}\n"));
     }
+    for m in &params.messages {
+        let role = serde_json::to_value(m.role)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        for block in m.content.blocks() {
+            let shown = match block {
+                SamplingContentBlock::Text(t) => t.text.clone(),
+                other => format!(
+                    "[{} block]",
+                    serde_json::to_value(other)
+                        .ok()
+                        .and_then(|v| v.get("type").and_then(|t| t.as_str().map(str::to_owned)))
+                        .unwrap_or_else(|| "unknown".into())
+                ),
+            };
+            text.push_str(&format!("{role}: {shown}\n"));
+        }
+    }
+    text.push_str(&format!("(maxTokens {})", params.max_tokens));
+    text
 }
 
 /// Each tool's `inputSchema` property order, per server, read from the

@@ -102,7 +102,8 @@ impl Drop for TerminalGuard {
 
 /// The manager's options for the explorer: as the command line's, but each
 /// server answers through a [`UiHandler`] and shows its traffic to the
-/// [`UiTap`]; elicitation in form and URL mode (both are dialogs).
+/// [`UiTap`]; elicitation (form and URL mode), sampling and roots are
+/// declared, each answered by the person in a dialog.
 fn manager_options(
     settings: &ConnectSettings,
     events: &Events,
@@ -114,6 +115,7 @@ fn manager_options(
         .with_title("mcp ui")
         .with_elicitation(ElicitationModes::form_and_url())
         .with_sampling(false)
+        .with_roots(false)
         .with_request_timeout(settings.timeout)
         .with_initialize_timeout(settings.timeout);
     let ui = Arc::new(crate::ui::Ui::new(CancellationToken::new()));
@@ -555,7 +557,7 @@ impl Runtime {
                     let _ = events.send(Event::Server(Box::new(view)));
                 });
             }
-            Action::Elicited {
+            Action::Answered {
                 id,
                 content,
                 cancel,

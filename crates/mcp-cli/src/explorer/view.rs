@@ -64,7 +64,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App) {
         rows[3],
     );
     if let Some(form) = &app.form
-        && matches!(form.target, FormTarget::Elicitation { .. })
+        && matches!(form.target, FormTarget::Question { .. })
     {
         let area = centered(frame.area(), 70, 60);
         frame.render_widget(ratatui::widgets::Clear, area);
@@ -119,7 +119,7 @@ fn status(app: &App) -> Line<'static> {
 pub(crate) fn keys(app: &App) -> String {
     if let Some(form) = &app.form {
         return match form.target {
-            FormTarget::Elicitation { .. } => {
+            FormTarget::Question { .. } => {
                 "Tab/↓ next field  ↑ previous  Enter accept  Esc decline  Ctrl-D cancel".into()
             }
             FormTarget::Prompt { .. } | FormTarget::Template { .. } => {
@@ -803,7 +803,7 @@ mod tests {
     fn an_elicitation_is_a_dialog_over_any_pane_and_small_screens_draw() {
         let mut app = App::new(vec![demo_view()]);
         let form = crate::explorer::app::Form::from_schema(
-            FormTarget::Elicitation {
+            FormTarget::Question {
                 server: "demo".into(),
                 id: 1,
             },
@@ -812,7 +812,7 @@ mod tests {
             &serde_json::json!({"type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}),
             None,
         );
-        app.apply(Event::Elicit(Box::new(form)));
+        app.apply(Event::Ask(Box::new(form)));
         let s = screen(&app, 100, 30);
         assert!(s.contains("What is your name?"), "{s}");
         assert!(s.contains("default: Ada"), "{s}");
