@@ -401,7 +401,7 @@ async fn python_stdio_full_modern_surface() {
     client.close().await.unwrap();
 }
 
-/// The Python SDK's dual-era server over stdio, whose `elicit_name` tool
+/// The Python SDK's server that speaks both kinds of revision over stdio, whose `elicit_name` tool
 /// sends `elicitation/create` as a request (`ctx.elicit`): under 2026-07-28
 /// it cannot, and the call fails with the typed error that says to connect
 /// in a handshake revision, the handler never asked; connected so, the
@@ -440,7 +440,7 @@ async fn python_stdio_server_request_needs_a_handshake_revision() {
     assert!(handler.asked.lock().unwrap().is_empty(), "never asked");
     client.close().await.unwrap();
 
-    let client = connect(VersionPreference::Legacy, handler.clone()).await;
+    let client = connect(VersionPreference::Handshake, handler.clone()).await;
     assert!(client.protocol_version().uses_handshake());
     let result = client
         .call_tool("elicit_name", json!({}), RequestOptions::default())

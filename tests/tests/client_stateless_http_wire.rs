@@ -402,7 +402,7 @@ async fn a_timed_out_request_drops_its_stream_without_a_cancel_notification() {
     client.close().await.unwrap();
 }
 
-/// A handshake-era server that answers the `server/discover` POST with a 2xx
+/// A handshake-revision server that answers the `server/discover` POST with a 2xx
 /// holding no response (an empty 202, an empty 200, `{}`) is reached with
 /// `initialize`: such a reply is no modern signal (checklist §0 2f).
 #[tokio::test]

@@ -118,7 +118,7 @@ pub fn manager_main(args: &Args) -> anyhow::Result<()> {
             config,
             ManagerOptions::from_client(options())
                 .with_cache_dir(None)
-                .with_era_dir(None),
+                .with_revision_dir(None),
         )
         .await;
         anyhow::ensure!(

@@ -138,7 +138,7 @@ pub(crate) struct Cli {
     pub no_input: bool,
 
     /// Which protocol revisions to negotiate: auto (probe 2026-07-28, then
-    /// the handshake), handshake (the handshake era only), or one revision
+    /// the handshake), handshake (the handshake revisions only), or one revision
     /// (e.g. 2025-06-18, 2026-07-28). A config entry's own protocolVersion wins.
     #[arg(long, global = true, value_name = "VERSION", value_parser = parse_version_preference)]
     pub protocol_version: Option<VersionPreference>,

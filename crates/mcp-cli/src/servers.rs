@@ -72,7 +72,7 @@ impl Server {
 /// server), a wire tap on each connection that reads the order of each
 /// requested schema's properties for the form (and shows the traffic with
 /// `--verbose`), no on-disk tool cache (a one-shot
-/// process lists afresh), the manager's era memory (a handshake server gets
+/// process lists afresh), the manager's revision memory (a handshake server gets
 /// `initialize` at once on the next run), no reconnection (a server lost
 /// mid-command fails that command).
 pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> ManagerOptions {
@@ -98,9 +98,9 @@ pub(crate) fn manager_options(settings: &ConnectSettings, ui: &Arc<Ui>) -> Manag
     .unwrap_or_default();
     let options = ManagerOptions::from_client(client)
         // A one-shot process lists afresh; a library writes nothing unless
-        // asked, and the command line asks for the era memory only.
+        // asked, and the command line asks for the revision memory only.
         .with_cache_dir(None)
-        .with_era_dir(mcp_manager::cache::default_era_dir())
+        .with_revision_dir(mcp_manager::cache::default_revision_dir())
         .with_startup_timeouts(settings.timeout, settings.timeout)
         .with_backoff(no_reconnect)
         .with_unavailable(UnavailablePolicy::FailFast)

@@ -11,7 +11,7 @@ fn closed_stdout_exits_141_without_a_panic() {
         .args(["--json", "tools"])
         .current_dir(&dir)
         .env_remove("MCP_LOG")
-        // The era memory in the test's own directory, not the user's cache.
+        // The revision memory in the test's own directory, not the user's cache.
         .env("XDG_CACHE_HOME", dir.join(".cache"))
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())

@@ -19,7 +19,7 @@ fn sigint_cancels_the_call() {
         ])
         .current_dir(&dir)
         .env_remove("MCP_LOG")
-        // The era memory in the test's own directory, not the user's cache.
+        // The revision memory in the test's own directory, not the user's cache.
         .env("XDG_CACHE_HOME", dir.join(".cache"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

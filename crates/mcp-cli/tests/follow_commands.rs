@@ -23,7 +23,7 @@ use std::time::Duration;
 use mcp_tests::peers::{everything_stdio_command, require_command};
 use serde_json::Value;
 
-/// A handshake-era server: `server/discover` is unknown to it.
+/// A handshake-revision server: `server/discover` is unknown to it.
 const PEER: &str = r#"
 import json, sys
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]

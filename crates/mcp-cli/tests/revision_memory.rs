@@ -1,4 +1,4 @@
-//! The era memory between runs: a handshake server is asked for `initialize`
+//! The revision memory between runs: a handshake server is asked for `initialize`
 //! at once on the next run (no `server/discover` first); when the server
 //! behind the same entry turns out to speak only 2026-07-28, the memory is
 //! dropped and the server probed again within the same run. A scripted
@@ -53,7 +53,7 @@ fn python3() -> Option<String> {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("SKIP: python3 is not installed; the era memory test needs it");
+        eprintln!("SKIP: python3 is not installed; the revision memory test needs it");
     }
     ok.then(|| "python3".to_owned())
 }

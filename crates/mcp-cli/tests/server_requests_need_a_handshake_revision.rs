@@ -1,8 +1,8 @@
-//! A server written for the handshake era that sends a server request
+//! A server written for the handshake revisions that sends a server request
 //! (`ctx.elicit` in the Python SDK) cannot reach the client under 2026-07-28:
 //! the error names the fix (`--protocol-version handshake`), and with it the
 //! same tool works; the next run (same cache directory) connects the server
-//! in the handshake era by itself. Against the Python SDK's dual-era server
+//! in a handshake revision by itself. Against the Python SDK's server that speaks both kinds of revision
 //! over stdio (skipped, saying why, when it is not installed).
 mod support;
 

@@ -57,7 +57,7 @@ fn signal_leaves_no_server(signal: &str, expected_code: i32, seconds: &str) {
         .args(["--stdio", &server, "tools"])
         .current_dir(&dir)
         .env_remove("MCP_LOG")
-        // The era memory in the test's own directory, not the user's cache.
+        // The revision memory in the test's own directory, not the user's cache.
         .env("XDG_CACHE_HOME", dir.join(".cache"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

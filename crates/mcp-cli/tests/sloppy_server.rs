@@ -1,4 +1,4 @@
-//! `mcp` against a sloppy handshake-era stdio server (a small Python
+//! `mcp` against a sloppy handshake-revision stdio server (a small Python
 //! script written at test time): one bad tool costs one warning and the
 //! rest is listed (and callable); a `nextCursor` that never advances keeps
 //! the tool listed (B31); a tool result without `content` (B32) and one

@@ -1,10 +1,10 @@
 //! A server that starts slowly (a cold `npx`/`uvx`, a model or database
-//! loading, a loaded machine) is reached in its own era: the `server/discover`
+//! loading, a loaded machine) is reached in its own kind of revision: the `server/discover`
 //! probe is never abandoned, so its late answer decides, and a handshake
 //! server that ignores or refuses the probe still gets `initialize`.
 //!
 //! Real peers behind `sh -c 'sleep N; exec …'` with N = 0, 2, 5, 10 s (the
-//! probe's silence timeout is 3 s): the Python SDK's dual-era server
+//! probe's silence timeout is 3 s): the Python SDK's server that speaks both kinds of revision
 //! (py_server.py, which commits to 2026-07-28 on the probe) and the
 //! handshake-only server-everything. Skipped, saying why, when a peer is not
 //! installed.

@@ -1,7 +1,7 @@
-//! The 2024-11-05 HTTP+SSE transport belongs to the handshake era: `--sse`
+//! The 2024-11-05 HTTP+SSE transport belongs to the handshake revisions: `--sse`
 //! and auto-detection settle on the same (handshake) revision for one
 //! endpoint, and pinning a stateless revision over it is refused up front.
-//! Against the Python SDK's dual-era server in its HTTP+SSE mode (skipped,
+//! Against the Python SDK's server that speaks both kinds of revision in its HTTP+SSE mode (skipped,
 //! saying why, when it is not installed).
 mod support;
 

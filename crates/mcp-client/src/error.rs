@@ -80,12 +80,12 @@ pub enum ClientError {
     /// revision `version` (2026-07-28) a server sends no JSON-RPC requests:
     /// it asks for input only inside a multi round-trip result (spec
     /// 2026-07-28 `basic/patterns/mrtr`). A server written for the handshake
-    /// era (the Python SDK's `ctx.elicit`, `ctx.session.create_message`)
+    /// revisions (the Python SDK's `ctx.elicit`, `ctx.session.create_message`)
     /// answers so with Invalid Request (`-32600`, "… no back-channel …");
     /// the [`crate::ClientHandler`] was never asked.
     ///
     /// What to do: connect to that server in a handshake revision
-    /// ([`crate::VersionPreference::Legacy`], or
+    /// ([`crate::VersionPreference::Handshake`], or
     /// [`crate::VersionPreference::Only`] with a handshake revision such as
     /// 2025-11-25), where the request reaches the handler. mcp-manager
     /// remembers this per server and connects it so from its next
@@ -94,7 +94,7 @@ pub enum ClientError {
     #[error(
         "{method}: the server could not send {server_request} to this client: protocol revision \
          {version} has no server-initiated requests; connect to this server in a handshake revision \
-         (VersionPreference::Legacy, or a handshake revision such as 2025-11-25 pinned) so that \
+         (VersionPreference::Handshake, or a handshake revision such as 2025-11-25 pinned) so that \
          its requests reach the ClientHandler"
     )]
     #[non_exhaustive]
@@ -476,7 +476,7 @@ pub(crate) fn shown_server_text(text: &str) -> String {
 
 /// The server-initiated request a server's error says it could not send:
 /// Invalid Request naming `elicitation/create`, `sampling/createMessage` or
-/// `roots/list` (what a handshake-era server answers under 2026-07-28,
+/// `roots/list` (what a handshake-revision server answers under 2026-07-28,
 /// e.g. the Python SDK's "Cannot send 'elicitation/create': this transport
 /// context has no back-channel for server-initiated requests.").
 fn unsendable_server_request(error: &JsonRpcError) -> Option<&'static str> {

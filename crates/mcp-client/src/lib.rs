@@ -30,7 +30,7 @@
 //! });
 //!
 //! let options = ClientOptions::new("my-host", "1.0.0")
-//!     .with_version_preference(VersionPreference::Legacy);
+//!     .with_version_preference(VersionPreference::Handshake);
 //! let client = Client::connect(transport, options).await?;
 //! assert_eq!(client.protocol_version().as_str(), "2025-11-25");
 //!
@@ -67,7 +67,7 @@
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
-//! - [`negotiate`]: the one seam between the handshake era and 2026-07-28.
+//! - [`negotiate`]: the one seam between the handshake revisions and the stateless revision 2026-07-28.
 //! - [`skills`]: the skills extension (`io.modelcontextprotocol/skills`):
 //!   [`Client::list_skills`], [`Client::get_skill`] and
 //!   [`Client::load_skill`], which verifies `SKILL.md` (size, SHA-256,

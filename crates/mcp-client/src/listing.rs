@@ -5,7 +5,7 @@
 //!
 //! Spec `server/utilities/pagination`: cursors are opaque; "stop after a
 //! maximum number of pages or on a repeated cursor" is the practice. Under
-//! the handshake-era revisions a repeated cursor is a server fault and ends
+//! the handshake revisions a repeated cursor is a server fault and ends
 //! the listing. Under 2026-07-28 a server may legally hand out the same
 //! cursor again, so a repeated cursor ends the listing only when the page
 //! it brought added no new entry; the page cap

@@ -9,16 +9,16 @@
 //! (protocol version, client capabilities, client info), built once and
 //! written into `params._meta` by the transport as it serializes the
 //! request; nothing for handshake revisions. Nothing else in the client depends on
-//! the era.
+//! the kind of revision.
 //!
-//! The dual-era algorithm follows the 2026-07-28 client checklist §0:
-//! probe `server/discover`; a `DiscoverResult` or a recognised modern error
-//! (`-32020`, `-32021`, `-32022`) means a modern server; any other error, or
-//! an HTTP 400/404/405 without a modern error body, means a legacy server,
+//! Negotiation across both kinds of revision follows the 2026-07-28 client checklist §0:
+//! probe `server/discover`; a `DiscoverResult` or a recognised stateless-revision error
+//! (`-32020`, `-32021`, `-32022`) means a stateless server; any other error, or
+//! an HTTP 400/404/405 without a stateless-revision error body, means a handshake-revision server,
 //! which gets `initialize`. The probe is never abandoned on a timer: when it
 //! is unanswered for `discover_timeout`, `initialize` goes out beside it and
 //! the first answer decides (see `probe`), so a server that starts slowly is
-//! still reached in its own era.
+//! still reached in its own kind of revision.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -33,11 +33,11 @@ use serde_json::{Map, Value};
 
 use crate::error::{ClientError, ServerFault};
 pub use crate::negotiated::Negotiated;
-use crate::negotiated::{modern_meta, request_meta_for};
+use crate::negotiated::{request_meta_for, stateless_meta};
 use crate::options::{ClientOptions, VersionPreference};
 
 /// Handshake revisions this client speaks, newest first.
-fn legacy_versions() -> Vec<ProtocolVersion> {
+fn handshake_versions() -> Vec<ProtocolVersion> {
     let mut v: Vec<_> = ProtocolVersion::ALL
         .into_iter()
         .filter(|v| v.uses_handshake())
@@ -61,7 +61,7 @@ pub(crate) async fn negotiate(
     options: &ClientOptions,
 ) -> Result<Negotiated, ClientError> {
     let outcome = match options.version {
-        VersionPreference::Legacy => {
+        VersionPreference::Handshake => {
             initialize(
                 transport,
                 options,
@@ -103,15 +103,15 @@ pub(crate) async fn renegotiate(
 /// The handshake (spec `basic/lifecycle` § Initialization): `initialize`
 /// with `version`, check the answer, `notifications/initialized`.
 ///
-/// `modern_ok`: the preference allows the stateless revision, so a `-32022`
-/// refusal is returned as [`ClientError::Server`] (see [`refused_as_modern`])
+/// `stateless_ok`: the preference allows the stateless revision, so a `-32022`
+/// refusal is returned as [`ClientError::Server`] (see [`refused_as_stateless`])
 /// for the caller to probe again, not as a version mismatch.
 async fn initialize(
     transport: &dyn Transport,
     options: &ClientOptions,
     version: ProtocolVersion,
     accept_older: bool,
-    modern_ok: bool,
+    stateless_ok: bool,
 ) -> Result<Negotiated, ClientError> {
     let mut asked = version;
     // LC-5: one retry with a version from the error's `data.supported`.
@@ -140,10 +140,10 @@ async fn initialize(
         let value = match reply {
             Ok(v) => v,
             Err(TransportError::JsonRpc(err))
-                if modern_ok && err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
+                if stateless_ok && err.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
             {
                 // The server refuses the handshake because it speaks the
-                // stateless revision (a dual-era server that committed to it
+                // stateless revision (a server that speaks both kinds of revision that committed to it
                 // on the probe): the caller probes again instead of
                 // reporting a version mismatch.
                 return Err(ClientError::from_transport(
@@ -153,7 +153,7 @@ async fn initialize(
             }
             Err(TransportError::JsonRpc(err)) if attempt == 0 => match supported_in_error(&err) {
                 Some(supported) => {
-                    let ours: Vec<_> = legacy_versions()
+                    let ours: Vec<_> = handshake_versions()
                         .into_iter()
                         .filter(|v| accept_older || *v == version)
                         .filter(|v| *v <= version)
@@ -188,7 +188,7 @@ async fn initialize(
             mcp_types::lenient::parse_result::<Initialize>(version, &value)
                 .map_err(|e| crate::codec::decode_error(Initialize::METHOD, e, transport))?;
         crate::codec::log_forgiven(Initialize::METHOD, &forgiven, transport);
-        let acceptable: Vec<ProtocolVersion> = legacy_versions()
+        let acceptable: Vec<ProtocolVersion> = handshake_versions()
             .into_iter()
             .filter(|v| {
                 if accept_older {
@@ -235,7 +235,7 @@ async fn initialize(
 }
 
 /// `data.supported` of an unsupported-version error (`-32602` in the
-/// handshake era, `-32022` in 2026-07-28).
+/// handshake revisions, `-32022` in 2026-07-28).
 pub(crate) fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
     let data = err.data.as_ref()?;
     serde_json::from_value::<UnsupportedProtocolVersionData>(data.clone())
@@ -245,17 +245,18 @@ pub(crate) fn supported_in_error(err: &JsonRpcError) -> Option<Vec<String>> {
 
 /// How the server answered the probe.
 enum Probe {
-    /// A modern server, with its discover result.
-    Modern(Box<DiscoverResult>),
-    /// A modern error listing the supported versions (`-32022`).
+    /// A stateless server, with its discover result.
+    Stateless(Box<DiscoverResult>),
+    /// A stateless server's error listing the supported versions (`-32022`).
     Unsupported(Vec<String>),
-    /// A legacy server: fall back to `initialize`.
-    Legacy(String),
-    /// Not an era signal: surface it.
+    /// A server of the handshake revisions (why we think so): fall back to
+    /// `initialize`.
+    Handshake(String),
+    /// Not a sign of either kind of revision: surface it.
     Fail(ClientError),
 }
 
-fn is_modern_code(code: ErrorCode) -> bool {
+fn is_stateless_code(code: ErrorCode) -> bool {
     matches!(
         code,
         ErrorCode::HEADER_MISMATCH
@@ -270,13 +271,13 @@ fn classify_error(err: JsonRpcError) -> Probe {
     {
         return Probe::Unsupported(supported);
     }
-    if is_modern_code(err.code) {
+    if is_stateless_code(err.code) {
         return Probe::Fail(ClientError::Server {
             method: Discover::METHOD.into(),
             error: err,
         });
     }
-    Probe::Legacy(format!("server/discover answered {err}"))
+    Probe::Handshake(format!("server/discover answered {err}"))
 }
 
 /// A JSON-RPC error inside an HTTP error body, if the body is one.
@@ -293,15 +294,19 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
                 Err(e) => return Probe::Fail(ClientError::decode(Discover::METHOD, e)),
             };
             if value.get("supportedVersions").is_none() {
-                return Probe::Legacy("server/discover answered without supportedVersions".into());
+                return Probe::Handshake(
+                    "server/discover answered without supportedVersions".into(),
+                );
             }
             match serde_json::from_value::<DiscoverResult>(value) {
-                Ok(d) => Probe::Modern(Box::new(d)),
+                Ok(d) => Probe::Stateless(Box::new(d)),
                 Err(e) => Probe::Fail(ClientError::decode(Discover::METHOD, e)),
             }
         }
         Err(TransportError::JsonRpc(err)) => classify_error(err),
-        Err(e @ TransportError::Timeout { .. }) => Probe::Legacy(format!("server/discover: {e}")),
+        Err(e @ TransportError::Timeout { .. }) => {
+            Probe::Handshake(format!("server/discover: {e}"))
+        }
         Err(e @ TransportError::Http { .. }) => {
             let status = e.http_status().unwrap_or_default();
             if matches!(status, 400 | 404 | 405) {
@@ -310,29 +315,29 @@ fn classify(reply: Result<RawResult, TransportError>) -> Probe {
                     _ => "",
                 };
                 match error_in_body(body) {
-                    Some(err) if is_modern_code(err.code) => classify_error(err),
-                    _ => Probe::Legacy(format!("server/discover answered HTTP {status}")),
+                    Some(err) if is_stateless_code(err.code) => classify_error(err),
+                    _ => Probe::Handshake(format!("server/discover answered HTTP {status}")),
                 }
             } else {
                 Probe::Fail(ClientError::Transport(e))
             }
         }
         // A reply that is not an answer (a malformed one, a 2xx holding no
-        // response, a session error) is no modern signal: legacy (checklist
+        // response, a session error) is no stateless sign: a handshake-revision server (checklist
         // §0 2f, "anything else").
         Err(
             e @ (TransportError::Malformed { .. }
             | TransportError::SessionExpired { .. }
             | TransportError::Protocol { .. }),
-        ) => Probe::Legacy(format!("server/discover: {e}")),
+        ) => Probe::Handshake(format!("server/discover: {e}")),
         Err(e) => Probe::Fail(ClientError::from_transport(Discover::METHOD, e)),
     }
 }
 
 /// `true` when `initialize` was refused with `-32022` (unsupported protocol
-/// version): the server speaks the stateless revision. A dual-era server
+/// version): the server speaks the stateless revision. A server that speaks both kinds of revision
 /// answers so once a `server/discover` probe committed it to 2026-07-28.
-fn refused_as_modern(e: &ClientError) -> bool {
+fn refused_as_stateless(e: &ClientError) -> bool {
     matches!(e, ClientError::Server { method, error }
         if method == Initialize::METHOD && error.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION)
 }
@@ -346,23 +351,23 @@ enum Step {
 }
 
 /// Sends one `server/discover` with `asked` and waits for what decides the
-/// era.
+/// kind of revision.
 ///
-/// The probe is never abandoned: the era is decided by what the server
+/// The probe is never abandoned: the kind of revision is decided by what the server
 /// says, not by a timer. It waits up to [`ClientOptions::initialize_timeout`]
 /// in all. When falling back is allowed and the server is silent for
-/// [`ClientOptions::discover_timeout`] (a legacy server that ignores unknown
+/// [`ClientOptions::discover_timeout`] (a handshake-revision server that ignores unknown
 /// methods, or any server still starting: a cold `npx`/`uvx`, a model
 /// loading), `initialize` goes out too, and the first answer decides (when
 /// both are already there at one look, the probe's: a server reads its input
 /// in order, so it answered the probe first):
-/// - the probe's answer (a `DiscoverResult` or a modern error): a stateless
+/// - the probe's answer (a `DiscoverResult` or a stateless-revision error): a stateless
 ///   server; the pending `initialize` is dropped (a server reads its stdin
 ///   in order, so it answered the probe first);
 /// - an `InitializeResult`: a handshake server that ignored the probe;
 /// - `initialize` refused with `-32022`, or failing while the probe is still
 ///   open: the probe's answer, when it comes, decides;
-/// - the probe answered with a legacy signal (`-32601` …): `initialize`
+/// - the probe answered with a handshake-revision sign (`-32601` …): `initialize`
 ///   decides.
 ///
 /// A late answer to a probe whose wait ended is dropped by the transport as
@@ -376,12 +381,12 @@ async fn probe(
 ) -> Step {
     let caps = options.capabilities_for(asked);
     transport.set_protocol_version(asked);
-    let meta = Arc::new(modern_meta(asked, &caps, &options.client_info));
+    let meta = Arc::new(stateless_meta(asked, &caps, &options.client_info));
     let started = Instant::now();
     let request = transport.request(
         Discover::METHOD,
         None,
-        // A legacy server must see nothing before `initialize`, so a
+        // A handshake-revision server must see nothing before `initialize`, so a
         // probe that is given up is not followed by notifications/cancelled.
         RequestOptions::default()
             .with_timeout(options.initialize_timeout)
@@ -399,7 +404,7 @@ async fn probe(
     }
     tracing::debug!(
         silent_ms = options.discover_timeout.as_millis() as u64,
-        "no answer to server/discover yet: sending initialize too; the first answer decides the era"
+        "no answer to server/discover yet: sending initialize too; the first answer decides the kind of revision"
     );
     let init = initialize(
         transport,
@@ -409,14 +414,14 @@ async fn probe(
         true,
     );
     tokio::pin!(init);
-    let mut legacy_answer = false;
+    let mut handshake_answer = false;
     let init_error = loop {
         tokio::select! {
             biased;
-            reply = &mut request, if !legacy_answer => match classify(reply) {
-                Probe::Legacy(why) => {
-                    tracing::debug!(reason = %why, "legacy server: initialize decides");
-                    legacy_answer = true;
+            reply = &mut request, if !handshake_answer => match classify(reply) {
+                Probe::Handshake(why) => {
+                    tracing::debug!(reason = %why, "handshake-revision server: initialize decides");
+                    handshake_answer = true;
                 }
                 decided => {
                     // The handshake's version was set by `initialize`; the
@@ -427,18 +432,18 @@ async fn probe(
             },
             outcome = &mut init => match outcome {
                 Ok(negotiated) => return Step::Initialized(Box::new(Ok(negotiated))),
-                Err(e) if legacy_answer => return Step::Initialized(Box::new(Err(e))),
+                Err(e) if handshake_answer => return Step::Initialized(Box::new(Err(e))),
                 Err(e) => break e,
             },
         }
     };
-    // `initialize` failed (refused as modern, or anything else) while the
+    // `initialize` failed (refused as stateless, or anything else) while the
     // probe is open: its answer decides, within what is left of the wait.
     tracing::debug!(error = %init_error, "initialize failed while server/discover is open: waiting for the probe's answer");
     let left = options.initialize_timeout.saturating_sub(started.elapsed());
     match tokio::time::timeout(left, &mut request).await {
         Ok(reply) => match classify(reply) {
-            Probe::Legacy(_) => Step::Initialized(Box::new(Err(init_error))),
+            Probe::Handshake(_) => Step::Initialized(Box::new(Err(init_error))),
             decided => {
                 transport.set_protocol_version(asked);
                 Step::Probe(decided)
@@ -448,7 +453,7 @@ async fn probe(
     }
 }
 
-/// The dual-era probe (2026-07-28 client checklist §0 steps 1–3).
+/// The probe for either kind of revision (2026-07-28 client checklist §0 steps 1–3).
 ///
 /// A `-32022` answer (or a discover result) listing a stateless revision
 /// this client may use gets one more probe with that revision — also when it
@@ -456,7 +461,7 @@ async fn probe(
 /// was about this attempt (SEP-2575 "retry with a supported version"). A
 /// second refusal falls back to `initialize` (when allowed) or fails with
 /// [`ClientError::VersionMismatch`]. An `initialize` refused with `-32022`
-/// after a legacy verdict means the server is modern after all: it is
+/// after a handshake verdict means the server is stateless after all: it is
 /// probed once more.
 async fn discover(
     transport: &dyn Transport,
@@ -472,9 +477,9 @@ async fn discover(
         let probed = match probe(transport, options, asked, fallback).await {
             Step::Probe(probed) => probed,
             Step::Initialized(outcome) => match *outcome {
-                Err(e) if refused_as_modern(&e) && attempt == 0 => {
+                Err(e) if refused_as_stateless(&e) && attempt == 0 => {
                     tracing::debug!(
-                        "initialize refused with -32022: the server is modern; probing again"
+                        "initialize refused with -32022: the server is stateless; probing again"
                     );
                     continue;
                 }
@@ -482,7 +487,7 @@ async fn discover(
             },
         };
         match probed {
-            Probe::Modern(result) => {
+            Probe::Stateless(result) => {
                 if result
                     .supported_versions
                     .iter()
@@ -513,7 +518,7 @@ async fn discover(
                     asked = v;
                     continue;
                 }
-                return pick_legacy(
+                return pick_handshake(
                     transport,
                     options,
                     version,
@@ -528,10 +533,10 @@ async fn discover(
                     asked = v;
                     continue;
                 }
-                return pick_legacy(transport, options, version, fallback, &supported).await;
+                return pick_handshake(transport, options, version, fallback, &supported).await;
             }
-            Probe::Legacy(why) if fallback => {
-                tracing::debug!(reason = %why, "legacy server: falling back to initialize");
+            Probe::Handshake(why) if fallback => {
+                tracing::debug!(reason = %why, "handshake-revision server: falling back to initialize");
                 match initialize(
                     transport,
                     options,
@@ -541,16 +546,16 @@ async fn discover(
                 )
                 .await
                 {
-                    Err(e) if refused_as_modern(&e) && attempt == 0 => {
+                    Err(e) if refused_as_stateless(&e) && attempt == 0 => {
                         tracing::debug!(
-                            "initialize refused with -32022: the server is modern; probing again"
+                            "initialize refused with -32022: the server is stateless; probing again"
                         );
                         continue;
                     }
                     outcome => return outcome,
                 }
             }
-            Probe::Legacy(why) => {
+            Probe::Handshake(why) => {
                 return Err(ClientError::VersionMismatch {
                     ours: vec![asked.as_str().to_owned()],
                     theirs: format!("a server without server/discover ({why})"),
@@ -587,17 +592,17 @@ fn stateless_retry(
         .find(|v| supported.iter().any(|s| s == v.as_str()))
 }
 
-/// A modern server that does not list our stateless revision: use the
+/// A stateless server that does not list our stateless revision: use the
 /// newest common handshake revision via `initialize` (checklist [AMBIG-1]),
 /// when falling back is allowed.
-async fn pick_legacy(
+async fn pick_handshake(
     transport: &dyn Transport,
     options: &ClientOptions,
     version: ProtocolVersion,
     fallback: bool,
     supported: &[String],
 ) -> Result<Negotiated, ClientError> {
-    let common = legacy_versions()
+    let common = handshake_versions()
         .into_iter()
         .find(|v| supported.iter().any(|s| s == v.as_str()));
     match common {
@@ -605,7 +610,7 @@ async fn pick_legacy(
         _ => {
             let mut ours = vec![version.as_str().to_owned()];
             if fallback {
-                ours.extend(names(&legacy_versions()));
+                ours.extend(names(&handshake_versions()));
             }
             Err(ClientError::VersionMismatch {
                 ours,
@@ -626,14 +631,14 @@ mod tests {
             classify(Err(TransportError::JsonRpc(
                 JsonRpcError::method_not_found("server/discover")
             ))),
-            Probe::Legacy(_)
+            Probe::Handshake(_)
         ));
         assert!(matches!(
             classify(Err(TransportError::JsonRpc(JsonRpcError::new(
                 ErrorCode(-32000),
                 "not initialized"
             )))),
-            Probe::Legacy(_)
+            Probe::Handshake(_)
         ));
         let mut e = JsonRpcError::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "nope");
         e.data = Some(json!({"supported": ["2025-11-25"], "requested": "2026-07-28"}));
@@ -649,7 +654,7 @@ mod tests {
         ));
         assert!(matches!(
             classify(Err(TransportError::http(400, String::new(), None))),
-            Probe::Legacy(_)
+            Probe::Handshake(_)
         ));
         assert!(matches!(
             classify(Err(TransportError::http(401, String::new(), None))),
@@ -663,16 +668,19 @@ mod tests {
             classify(Ok(
                 json!({"supportedVersions": ["2026-07-28"], "capabilities": {}}).into()
             )),
-            Probe::Modern(_)
+            Probe::Stateless(_)
         ));
-        assert!(matches!(classify(Ok(json!({}).into())), Probe::Legacy(_)));
+        assert!(matches!(
+            classify(Ok(json!({}).into())),
+            Probe::Handshake(_)
+        ));
         // An HTTP 2xx to the probe that held no response.
         assert!(matches!(
             classify(Err(TransportError::protocol_in_request(
                 mcp_types::RequestId::Number(0),
                 "the HTTP 202 reply to request 0 held no response"
             ))),
-            Probe::Legacy(_)
+            Probe::Handshake(_)
         ));
     }
 }

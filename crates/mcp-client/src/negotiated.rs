@@ -79,12 +79,12 @@ pub(crate) fn request_meta_for(
 ) -> Option<Arc<Map<String, Value>>> {
     version
         .is_stateless()
-        .then(|| Arc::new(modern_meta(version, caps, info)))
+        .then(|| Arc::new(stateless_meta(version, caps, info)))
 }
 
 /// `io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`,
 /// `…/clientInfo`.
-pub(crate) fn modern_meta(
+pub(crate) fn stateless_meta(
     version: ProtocolVersion,
     caps: &ClientCapabilities,
     info: &Implementation,
@@ -114,7 +114,7 @@ mod tests {
     fn modern_meta_is_added_without_overwriting() {
         let caps = ClientCapabilities::default();
         let info = Implementation::new("c", "1");
-        let meta = modern_meta(ProtocolVersion::V2026_07_28, &caps, &info);
+        let meta = stateless_meta(ProtocolVersion::V2026_07_28, &caps, &info);
         let params = json!({"name": "t", "_meta": {"progressToken": 3}});
         let body = mcp_types::jsonrpc::RequestBody {
             id: &mcp_types::RequestId::Number(0),

@@ -40,19 +40,20 @@ pub const DEFAULT_REFRESH_DEBOUNCE: Duration = Duration::from_millis(200);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum VersionPreference {
-    /// Dual-era (spec 2026-07-28 `basic/versioning` § Backward
-    /// Compatibility): probe with `server/discover` (2026-07-28) first; a
-    /// `DiscoverResult` or a modern error keeps the stateless revision, any
+    /// Either kind of revision (spec 2026-07-28 `basic/versioning` §
+    /// Backward Compatibility): probe with `server/discover` (2026-07-28)
+    /// first; a `DiscoverResult` or an error only a stateless server sends
+    /// (`-32020`, `-32021`, `-32022`) keeps the stateless revision, any
     /// other error falls back to `initialize` with 2025-11-25 (accepting any
     /// older revision the server chooses). With no answer within
     /// [`ClientOptions::discover_timeout`], `initialize` goes out beside the
     /// open probe and the first answer decides; `initialize` refused with
-    /// `-32022` means a modern server.
+    /// `-32022` means a stateless server.
     #[default]
     Auto,
-    /// Handshake only: `initialize` with 2025-11-25, accepting any older
-    /// supported revision the server answers with. No probe.
-    Legacy,
+    /// A handshake revision only: `initialize` with 2025-11-25, accepting
+    /// any older supported revision the server answers with. No probe.
+    Handshake,
     /// Exactly this revision: `initialize` with it for a handshake revision
     /// (the server must answer with the same), or `server/discover` without
     /// fallback for a stateless one.
@@ -62,13 +63,13 @@ pub enum VersionPreference {
 impl std::str::FromStr for VersionPreference {
     type Err = String;
 
-    /// `"auto"`, `"handshake"` (or `"legacy"`: [`VersionPreference::Legacy`]),
+    /// `"auto"`, `"handshake"` ([`VersionPreference::Handshake`]),
     /// or a revision (`"2025-06-18"`, `"2026-07-28"`: [`VersionPreference::Only`]).
     /// The error names the accepted values.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "auto" => Ok(VersionPreference::Auto),
-            "handshake" | "legacy" => Ok(VersionPreference::Legacy),
+            "handshake" => Ok(VersionPreference::Handshake),
             _ => ProtocolVersion::parse(s)
                 .map(VersionPreference::Only)
                 .ok_or_else(|| {
@@ -152,7 +153,7 @@ impl ElicitationModes {
 ///     .with_title("My Host")
 ///     .with_roots(true)
 ///     .with_request_timeout(Duration::from_secs(10))
-///     .with_version_preference(VersionPreference::Legacy);
+///     .with_version_preference(VersionPreference::Handshake);
 /// assert!(opts.capabilities().roots.is_some());
 /// assert!(opts.capabilities().sampling.is_none());
 /// ```
@@ -186,8 +187,8 @@ pub struct ClientOptions {
     /// How long the `server/discover` probe may go unanswered before
     /// `initialize` goes out too (default [`DEFAULT_DISCOVER_TIMEOUT`]). The
     /// probe itself stays open until `initialize_timeout`: whichever the
-    /// server answers first decides the era, so a slow modern server is not
-    /// taken for a legacy one; this only bounds how long a legacy server that
+    /// server answers first decides the kind of revision, so a slow stateless server is not
+    /// taken for a handshake-revision one; this only bounds how long one that
     /// ignores the probe waits for its handshake.
     pub discover_timeout: Duration,
     /// When `true` (default), a method whose server capability is missing
@@ -313,7 +314,7 @@ impl ClientOptions {
     /// Declares the extension `id` with its `settings` (`json!({})` for
     /// none) under `capabilities.extensions` (spec 2026-07-28
     /// `basic/lifecycle` § Extension Negotiation). It is declared in every
-    /// revision: handshake-era servers that implement an extension read it
+    /// revision: handshake-revision servers that implement an extension read it
     /// there too, and others ignore a member they do not know.
     ///
     /// ```

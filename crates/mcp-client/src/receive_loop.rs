@@ -295,7 +295,7 @@ mod tests {
             peer
         });
         let options = ClientOptions::new("t", "1")
-            .with_version_preference(VersionPreference::Legacy)
+            .with_version_preference(VersionPreference::Handshake)
             .with_handler(Arc::new(Stalls))
             .with_roots(true);
         let _client = Client::connect(transport, options).await.expect("connect");

@@ -15,7 +15,7 @@
 //!     peer.respond(&ping.id, serde_json::json!({})).await;
 //!     peer
 //! });
-//! let opts = ClientOptions::new("t", "1").with_version_preference(VersionPreference::Legacy);
+//! let opts = ClientOptions::new("t", "1").with_version_preference(VersionPreference::Handshake);
 //! let client = Client::connect(transport, opts).await.unwrap();
 //! client.ping(Default::default()).await.unwrap();
 //! server.await.unwrap();
@@ -330,7 +330,7 @@ impl MemoryPeer {
         init
     }
 
-    /// Answers a `server/discover` probe with `-32601`, as a legacy stdio
+    /// Answers a `server/discover` probe with `-32601`, as a handshake-revision stdio
     /// server does; returns the probe.
     ///
     /// # Panics

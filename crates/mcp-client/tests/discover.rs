@@ -1,5 +1,5 @@
-//! The dual-era probe (2026-07-28 client checklist §0): `server/discover`
-//! first, then `initialize` for legacy servers; per-request `_meta` when modern.
+//! The probe for either kind of revision (2026-07-28 client checklist §0): `server/discover`
+//! first, then `initialize` for handshake-revision servers; per-request `_meta` for a stateless one.
 
 use std::time::Duration;
 
@@ -151,7 +151,7 @@ async fn modern_header_mismatch_is_not_a_fallback() {
     let mut peer = server.await.unwrap();
     assert!(
         peer.try_next().is_none(),
-        "no initialize after a modern error"
+        "no initialize after a stateless-revision error"
     );
 }
 
@@ -178,7 +178,7 @@ fn unsupported(requested: &str, supported: &[&str]) -> JsonRpcError {
     e
 }
 
-fn only_modern() -> ClientOptions {
+fn only_stateless() -> ClientOptions {
     auto().with_version_preference(VersionPreference::Only(ProtocolVersion::V2026_07_28))
 }
 
@@ -205,7 +205,7 @@ async fn unsupported_error_listing_the_asked_version_is_retried_once() {
         .await;
         peer
     });
-    let client = Client::connect(transport, only_modern()).await.unwrap();
+    let client = Client::connect(transport, only_stateless()).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
     let peer = server.await.unwrap();
     assert_eq!(
@@ -226,7 +226,9 @@ async fn a_second_unsupported_error_is_a_version_mismatch() {
         }
         peer
     });
-    let err = Client::connect(transport, only_modern()).await.unwrap_err();
+    let err = Client::connect(transport, only_stateless())
+        .await
+        .unwrap_err();
     assert!(err.is_version_mismatch(), "{err:?}");
     let mut peer = server.await.unwrap();
     assert!(peer.try_next().is_none(), "no third probe, no initialize");
@@ -261,7 +263,7 @@ fn discover_result() -> serde_json::Value {
     })
 }
 
-fn refused_as_modern() -> JsonRpcError {
+fn refused_as_stateless() -> JsonRpcError {
     let mut e = JsonRpcError::new(
         ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
         "this server speaks 2026-07-28",
@@ -270,11 +272,11 @@ fn refused_as_modern() -> JsonRpcError {
     e
 }
 
-/// A dual-era server that starts slowly (a cold `uvx`, a model loading):
+/// A server that speaks both kinds of revision that starts slowly (a cold `uvx`, a model loading):
 /// silent past the probe's silence timeout, then it reads its stdin in
 /// order, answers the probe (committing to 2026-07-28) and refuses the
 /// `initialize` that went out meanwhile with -32022. The probe's late answer
-/// decides the era, in every order the two answers may arrive in.
+/// decides the kind of revision, in every order the two answers may arrive in.
 #[tokio::test]
 async fn slow_dual_era_server_is_modern_whatever_answers_first() {
     for probe_first in [true, false] {
@@ -285,9 +287,9 @@ async fn slow_dual_era_server_is_modern_whatever_answers_first() {
             let init = peer.expect_request("initialize").await;
             if probe_first {
                 peer.respond(&probe.id, discover_result()).await;
-                peer.respond_error(&init.id, refused_as_modern()).await;
+                peer.respond_error(&init.id, refused_as_stateless()).await;
             } else {
-                peer.respond_error(&init.id, refused_as_modern()).await;
+                peer.respond_error(&init.id, refused_as_stateless()).await;
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 peer.respond(&probe.id, discover_result()).await;
             }
@@ -340,8 +342,8 @@ async fn slow_legacy_server_is_reached_whatever_answers_first() {
     }
 }
 
-/// `initialize` refused with -32022 after a legacy verdict (the probe was
-/// answered with an error a legacy server gives) means the server is modern
+/// `initialize` refused with -32022 after a handshake verdict (the probe was
+/// answered with an error a legacy server gives) means the server is stateless
 /// after all: it is probed again instead of reported as a version mismatch.
 #[tokio::test]
 async fn initialize_refused_with_32022_probes_again() {
@@ -349,7 +351,7 @@ async fn initialize_refused_with_32022_probes_again() {
     let server = tokio::spawn(async move {
         peer.refuse_discover().await;
         let init = peer.expect_request("initialize").await;
-        peer.respond_error(&init.id, refused_as_modern()).await;
+        peer.respond_error(&init.id, refused_as_stateless()).await;
         let probe = peer.expect_request("server/discover").await;
         peer.respond(&probe.id, discover_result()).await;
         peer
@@ -359,17 +361,17 @@ async fn initialize_refused_with_32022_probes_again() {
     server.await.unwrap();
 }
 
-/// With the handshake era asked for, -32022 from `initialize` is a version
+/// With the handshake revisions asked for, -32022 from `initialize` is a version
 /// mismatch naming what the server speaks.
 #[tokio::test]
 async fn legacy_preference_reports_a_modern_only_server() {
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
         let init = peer.expect_request("initialize").await;
-        peer.respond_error(&init.id, refused_as_modern()).await;
+        peer.respond_error(&init.id, refused_as_stateless()).await;
         peer
     });
-    let options = auto().with_version_preference(VersionPreference::Legacy);
+    let options = auto().with_version_preference(VersionPreference::Handshake);
     let err = Client::connect(transport, options).await.unwrap_err();
     assert!(err.is_version_mismatch(), "{err:?}");
     assert!(err.to_string().contains("2026-07-28"), "{err}");

@@ -1,6 +1,6 @@
 //! Servers as they are: one bad entry costs that entry, a listing that does
 //! not end keeps what arrived, a missing member with an obvious empty
-//! default takes it (handshake era only), a lone surrogate escape is
+//! default takes it (handshake revisions only), a lone surrogate escape is
 //! U+FFFD. Cases B31–B33 of `../shared/cases/catalogue-2.md`, and the kinds
 //! behind them, several shapes each.
 #![allow(
@@ -354,7 +354,7 @@ async fn page_cap_and_failed_pages_keep_earlier_pages() {
 }
 
 /// B32: a tool result with `structuredContent` and no `content`, from a
-/// handshake-era server: `content` is `[]`, the structured content is
+/// handshake-revision server: `content` is `[]`, the structured content is
 /// returned and validated against the tool's `outputSchema`.
 #[tokio::test]
 async fn b32_structured_content_without_content() {
@@ -420,10 +420,10 @@ async fn b32_a_task_result_with_structured_content_only() {
 }
 
 /// Missing members with an obvious empty default, one per method that has
-/// one, under each handshake-era revision; members that carry meaning
+/// one, under each handshake revision; members that carry meaning
 /// still fail with a message naming them.
 #[tokio::test]
-async fn missing_members_take_their_empty_default_in_the_handshake_era() {
+async fn missing_members_take_their_empty_default_in_the_handshake_revision() {
     for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let (client, mut peer) = connect_with(legacy_options(), version, full_caps()).await;
         for method in LISTS {
@@ -488,7 +488,7 @@ async fn missing_members_take_their_empty_default_in_the_handshake_era() {
 /// A member with an empty default written as `null` (a nil slice in Go)
 /// takes the default as a missing one does, in every method that has one.
 #[tokio::test]
-async fn null_members_take_their_empty_default_in_the_handshake_era() {
+async fn null_members_take_their_empty_default_in_the_handshake_revision() {
     let (client, mut peer) = connect_with(legacy_options(), "2025-11-25", full_caps()).await;
     for method in LISTS {
         let task = spawn_listing(&client, method);

@@ -1,4 +1,4 @@
-//! A server written for the handshake era sends a server-initiated request
+//! A server written for the handshake revisions sends a server-initiated request
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`) while it
 //! handles a request; under 2026-07-28 it cannot, and answers Invalid
 //! Request (the Python SDK: "no back-channel"). The client says so with a
@@ -153,7 +153,7 @@ async fn under_2026_07_28_the_error_says_what_happened_and_what_to_do() {
             server_request,
             "2026-07-28",
             "handshake revision",
-            "VersionPreference::Legacy",
+            "VersionPreference::Handshake",
         ] {
             assert!(text.contains(part), "{part:?} not in {text:?}");
         }
@@ -176,7 +176,7 @@ async fn under_2026_07_28_the_error_says_what_happened_and_what_to_do() {
 /// Where the advice would be wrong, the server's error stays as it came:
 /// an Invalid Request naming no server request under 2026-07-28, another
 /// code naming one, and the same error under a handshake revision (a
-/// stateless HTTP server of the handshake era has no back-channel either,
+/// stateless HTTP server of the handshake revisions has no back-channel either,
 /// and no other revision would help).
 #[tokio::test]
 async fn other_errors_stay_server_errors() {

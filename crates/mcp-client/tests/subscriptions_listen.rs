@@ -32,7 +32,7 @@ fn discover_result() -> Value {
     })
 }
 
-async fn connect_modern(options: ClientOptions) -> (Client, MemoryPeer) {
+async fn connect_stateless(options: ClientOptions) -> (Client, MemoryPeer) {
     let (transport, mut peer) = memory_pair();
     let server = tokio::spawn(async move {
         let probe = peer.expect_request("server/discover").await;
@@ -71,7 +71,7 @@ async fn accept_listen(peer: &mut MemoryPeer, granted: Value) -> JsonRpcRequest 
 
 #[tokio::test]
 async fn listen_sends_the_filter_and_returns_the_granted_subset() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let server = tokio::spawn(async move {
         let listen = accept_listen(
             &mut peer,
@@ -111,7 +111,7 @@ async fn listen_sends_the_filter_and_returns_the_granted_subset() {
 async fn notifications_reach_the_subscription_and_the_handler() {
     let handler = recorder();
     let (client, mut peer) =
-        connect_modern(ClientOptions::new("t", "1").with_handler(handler.clone())).await;
+        connect_stateless(ClientOptions::new("t", "1").with_handler(handler.clone())).await;
     let server = tokio::spawn(async move {
         let listen = accept_listen(
             &mut peer,
@@ -176,7 +176,7 @@ async fn notifications_reach_the_subscription_and_the_handler() {
 
 #[tokio::test]
 async fn dropping_the_subscription_sends_cancelled_with_the_listen_id() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let server = tokio::spawn(async move {
         let listen = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
         (peer, listen)
@@ -204,7 +204,7 @@ async fn dropping_the_subscription_sends_cancelled_with_the_listen_id() {
 
 #[tokio::test]
 async fn the_server_ends_the_subscription() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let server = tokio::spawn(async move {
         let first = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
         (peer, first)
@@ -259,7 +259,7 @@ async fn the_server_ends_the_subscription() {
 
 #[tokio::test]
 async fn a_refused_listen_is_an_error() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let server = tokio::spawn(async move {
         let listen = peer.expect_request("subscriptions/listen").await;
         peer.respond_error(
@@ -286,7 +286,7 @@ async fn a_refused_listen_is_an_error() {
 /// protocol: the listen fails with that fault, not a timeout.
 #[tokio::test]
 async fn a_listen_answered_before_its_acknowledgement_is_the_servers_fault() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let server = tokio::spawn(async move {
         let listen = peer.expect_request("subscriptions/listen").await;
         peer.respond(&listen.id, json!({"resultType": "complete"}))
@@ -308,7 +308,7 @@ async fn a_listen_answered_before_its_acknowledgement_is_the_servers_fault() {
 #[tokio::test]
 async fn no_acknowledgement_times_out_and_cancels_the_listen() {
     let options = ClientOptions::new("t", "1").with_request_timeout(Duration::from_millis(200));
-    let (client, mut peer) = connect_modern(options).await;
+    let (client, mut peer) = connect_stateless(options).await;
     let err = client
         .listen(filter(), Default::default())
         .await
@@ -343,7 +343,7 @@ async fn listen_is_not_in_older_revisions() {
 /// for the acknowledgement in place of the client's request timeout.
 #[tokio::test(start_paused = true)]
 async fn listen_options_cancel_the_subscription_and_bound_the_acknowledgement() {
-    let (client, mut peer) = connect_modern(ClientOptions::new("t", "1")).await;
+    let (client, mut peer) = connect_stateless(ClientOptions::new("t", "1")).await;
     let token = mcp_client::CancellationToken::new();
     let server = tokio::spawn(async move {
         let listen = accept_listen(&mut peer, json!({"toolsListChanged": true})).await;
@@ -372,7 +372,7 @@ async fn listen_options_cancel_the_subscription_and_bound_the_acknowledgement() 
     // A per-call timeout bounds the acknowledgement even when the client's
     // own is an hour; without a timeout it waits as long as it takes.
     let options = ClientOptions::new("t", "1").with_request_timeout(Duration::from_secs(3600));
-    let (client, mut peer) = connect_modern(options).await;
+    let (client, mut peer) = connect_stateless(options).await;
     let short = mcp_client::RequestOptions::default().with_timeout(Duration::from_millis(200));
     let listen = tokio::spawn({
         let client = client.clone();

@@ -328,7 +328,7 @@ async fn protocol_errors_are_server_errors_and_results_decode_by_method() {
         async move { client.call_tool("echo", (), CallOptions::default()).await }
     });
     let req = peer.expect_request("tools/call").await;
-    // (A missing `content` is `[]` in the handshake era; one of the wrong
+    // (A missing `content` is `[]` in a handshake revision; one of the wrong
     // type is not forgiven.)
     peer.respond(&req.id, json!({"content": "wrong shape"}))
         .await;

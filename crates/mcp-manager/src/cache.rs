@@ -37,12 +37,12 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     Some(cache_base()?.join("tools"))
 }
 
-/// The usual directory of the era memory ([`crate::era`]), for
-/// [`crate::ManagerOptions::with_era_dir`] (a manager keeps none on disk
-/// unless given one): `$XDG_CACHE_HOME/mcp-client-stack/eras`, else
-/// `$HOME/.cache/mcp-client-stack/eras`; `None` when neither is set.
-pub fn default_era_dir() -> Option<PathBuf> {
-    Some(cache_base()?.join("eras"))
+/// The usual directory of the revision memory ([`crate::revision_memory`]), for
+/// [`crate::ManagerOptions::with_revision_dir`] (a manager keeps none on disk
+/// unless given one): `$XDG_CACHE_HOME/mcp-client-stack/revisions`, else
+/// `$HOME/.cache/mcp-client-stack/revisions`; `None` when neither is set.
+pub fn default_revision_dir() -> Option<PathBuf> {
+    Some(cache_base()?.join("revisions"))
 }
 
 /// `$XDG_CACHE_HOME/mcp-client-stack` (an absolute path), else

@@ -64,9 +64,9 @@
 //! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk), and
-//!   [`era`], the memory of which era each server speaks: both off unless
+//!   [`revision_memory`], the memory of which kind of revision each server speaks: both off unless
 //!   asked for ([`ManagerOptions::with_cache_dir`],
-//!   [`ManagerOptions::with_era_dir`]); a manager writes nothing to disk by
+//!   [`ManagerOptions::with_revision_dir`]); a manager writes nothing to disk by
 //!   default.
 //! - [`Backoff`]: the jittered exponential reconnection policy (the one
 //!   [`mcp_transport::Backoff`], re-exported).
@@ -114,12 +114,12 @@
 
 pub mod cache;
 pub mod config;
-pub mod era;
 pub mod error;
 mod manager;
 pub mod namespace;
 pub mod naming;
 pub mod options;
+pub mod revision_memory;
 pub mod status;
 
 pub use config::{

@@ -1,5 +1,5 @@
 //! [`ManagerOptions`]: startup timeouts, the on-disk memory (tool cache and
-//! era memory, both off unless asked for), reconnection backoff, the call
+//! revision memory, both off unless asked for), reconnection backoff, the call
 //! policy while a server is not connected, shutdown bound.
 
 use std::fmt;
@@ -69,9 +69,9 @@ impl Default for UnavailablePolicy {
 /// How a [`crate::Manager`] runs its servers.
 ///
 /// A manager writes nothing to disk unless asked: the tool-list cache
-/// ([`with_cache_dir`](Self::with_cache_dir)) and the era memory
-/// ([`with_era_dir`](Self::with_era_dir)) are off by default;
-/// [`crate::cache::default_cache_dir`] and [`crate::cache::default_era_dir`]
+/// ([`with_cache_dir`](Self::with_cache_dir)) and the revision memory
+/// ([`with_revision_dir`](Self::with_revision_dir)) are off by default;
+/// [`crate::cache::default_cache_dir`] and [`crate::cache::default_revision_dir`]
 /// give the usual places (under `$XDG_CACHE_HOME`, else `~/.cache`).
 ///
 /// ```
@@ -126,11 +126,11 @@ pub struct ManagerOptions {
     /// Which lists are fetched when a server connects (default
     /// [`StartListings::ALL`]).
     pub start_listings: StartListings,
-    /// Where the era memory lives ([`crate::era`]); `None` (the default)
+    /// Where the revision memory lives ([`crate::revision_memory`]); `None` (the default)
     /// keeps none on disk: every manager probes every server at its first
     /// start (what it learns while it runs, it still uses for
-    /// reconnections). [`crate::cache::default_era_dir`] is the usual place.
-    pub era_dir: Option<PathBuf>,
+    /// reconnections). [`crate::cache::default_revision_dir`] is the usual place.
+    pub revision_dir: Option<PathBuf>,
     /// The OAuth flow of each remote server (default `None`: none); see
     /// [`with_oauth`](Self::with_oauth).
     #[cfg(feature = "oauth")]
@@ -215,7 +215,7 @@ impl fmt::Debug for ManagerOptions {
             .field("handler_per_server", &self.handler_per_server.is_some())
             .field("transport_layer", &self.transport_layer.is_some())
             .field("start_listings", &self.start_listings)
-            .field("era_dir", &self.era_dir);
+            .field("revision_dir", &self.revision_dir);
         #[cfg(feature = "oauth")]
         f.field("oauth", &self.oauth.is_some());
         f.finish()
@@ -244,7 +244,7 @@ impl ManagerOptions {
             handler_per_server: None,
             transport_layer: None,
             start_listings: StartListings::ALL,
-            era_dir: None,
+            revision_dir: None,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -298,16 +298,16 @@ impl ManagerOptions {
         self
     }
 
-    /// Keeps the era memory in `dir` (`None`, the default: none on disk).
+    /// Keeps the revision memory in `dir` (`None`, the default: none on disk).
     ///
     /// ```
     /// use mcp_manager::ManagerOptions;
-    /// use mcp_manager::cache::default_era_dir;
-    /// let opts = ManagerOptions::new("my-agent", "1.0.0").with_era_dir(default_era_dir());
+    /// use mcp_manager::cache::default_revision_dir;
+    /// let opts = ManagerOptions::new("my-agent", "1.0.0").with_revision_dir(default_revision_dir());
     /// # let _ = opts;
     /// ```
-    pub fn with_era_dir(mut self, dir: Option<PathBuf>) -> Self {
-        self.era_dir = dir;
+    pub fn with_revision_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.revision_dir = dir;
         self
     }
 

@@ -1,15 +1,15 @@
-//! The era memory: the handshake revision a server answered with, so the
+//! The revision memory: the handshake revision a server answered with, so the
 //! next start of the same server (a later `mcp` command, a host restart)
 //! sends `initialize` at once instead of paying a `server/discover` probe
 //! first (over Streamable HTTP a refused POST, over stdio one round trip, or
 //! the probe's silence timeout for a server that ignores it).
 //!
-//! One small file per server, `era-<32 hex digits>.json`, named by the same
+//! One small file per server, `revision-<32 hex digits>.json`, named by the same
 //! key as the tool cache ([`crate::cache::cache_key`]: the parts of the
 //! configuration that decide which server it is, secrets hashed, never
 //! stored). Only a handshake verdict reached with the automatic preference
-//! is remembered, for [`ERA_TTL`]; a stateless verdict removes the file
-//! (probing is how a modern server is found anyway). When a remembered
+//! is remembered, for [`REVISION_TTL`]; a stateless verdict removes the file
+//! (probing is how a stateless server is found anyway). When a remembered
 //! verdict proves wrong (the handshake fails: the server was upgraded and
 //! refuses `initialize`), the file is removed and the server probed again
 //! within the same startup timeout.
@@ -17,9 +17,9 @@
 //! A server that negotiated 2026-07-28 and then could not send a
 //! server-initiated request in it (an elicitation, say: see
 //! [`mcp_client::ClientError::ServerRequestNotInRevision`]) is remembered
-//! too, as needing the handshake era ([`EraMemory::remember_server_requests`],
+//! too, as needing a handshake revision ([`RevisionMemory::remember_server_requests`],
 //! for [`SERVER_REQUESTS_TTL`]): the manager learns that whenever a request
-//! of that server's client fails so, and connects it in the handshake era
+//! of that server's client fails so, and connects it in a handshake revision
 //! from then on, in this process (a hint kept per server) and, with the memory on, in
 //! the next.
 
@@ -36,12 +36,12 @@ use crate::config::ServerConfig;
 /// How long a remembered verdict is trusted: 24 h (86 400 s). After it the
 /// server is probed again, so a server upgraded to 2026-07-28 that still
 /// accepts `initialize` is found within a day.
-pub const ERA_TTL_SECS: u64 = 86_400;
+pub const REVISION_TTL_SECS: u64 = 86_400;
 
-/// [`ERA_TTL_SECS`] as the name the module docs use.
-pub const ERA_TTL: std::time::Duration = std::time::Duration::from_secs(ERA_TTL_SECS);
+/// [`REVISION_TTL_SECS`] as the name the module docs use.
+pub const REVISION_TTL: std::time::Duration = std::time::Duration::from_secs(REVISION_TTL_SECS);
 
-/// How long a server is remembered as needing the handshake era for its
+/// How long a server is remembered as needing a handshake revision for its
 /// server-initiated requests: 30 days (2 592 000 s). Connecting it so costs
 /// nothing while it still accepts `initialize` (when it stops, the
 /// handshake fails and the verdict is dropped at once); expiring sooner
@@ -52,25 +52,25 @@ pub const SERVER_REQUESTS_TTL_SECS: u64 = 30 * 86_400;
 pub const SERVER_REQUESTS_TTL: std::time::Duration =
     std::time::Duration::from_secs(SERVER_REQUESTS_TTL_SECS);
 
-/// The handshake revision remembered for a server that needs the handshake
-/// era: the one the automatic preference's `initialize` offers (the server
+/// The handshake revision remembered for a server that needs a handshake
+/// revision: the one the automatic preference's `initialize` offers (the server
 /// may answer with an older one).
 const HANDSHAKE_OFFERED: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
-/// Largest era file read: 4 KiB (4 096 bytes).
-const MAX_ERA_FILE_BYTES: u64 = 4 * 1024;
+/// Largest revision-memory file read: 4 KiB (4 096 bytes).
+const MAX_REVISION_FILE_BYTES: u64 = 4 * 1024;
 
 /// The format version in the file.
 const FORMAT: u32 = 1;
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct EraFile {
+struct RevisionFile {
     format: u32,
     key: String,
     protocol_version: String,
     written_at_secs: u64,
-    /// The server needs the handshake era for its server-initiated
+    /// The server needs a handshake revision for its server-initiated
     /// requests (kept for [`SERVER_REQUESTS_TTL`], not replaced by an
     /// ordinary verdict). Absent in files written before it existed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -85,9 +85,9 @@ struct Recalled {
     server_requests: bool,
 }
 
-/// The era memory in one directory (see the module docs).
+/// The revision memory in one directory (see the module docs).
 #[derive(Debug, Clone)]
-pub struct EraMemory {
+pub struct RevisionMemory {
     dir: PathBuf,
 }
 
@@ -97,10 +97,10 @@ fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-impl EraMemory {
+impl RevisionMemory {
     /// A memory in `dir` (created on the first write).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        EraMemory { dir: dir.into() }
+        RevisionMemory { dir: dir.into() }
     }
 
     /// The directory.
@@ -110,31 +110,32 @@ impl EraMemory {
 
     /// The file for `config`.
     pub fn path_for(&self, config: &ServerConfig) -> PathBuf {
-        self.dir.join(format!("era-{}.json", cache_key(config)))
+        self.dir
+            .join(format!("revision-{}.json", cache_key(config)))
     }
 
     /// The handshake revision `config`'s server answered with, when it was
-    /// remembered less than [`ERA_TTL`] ago. A missing, old, oversized,
+    /// remembered less than [`REVISION_TTL`] ago. A missing, old, oversized,
     /// unreadable or foreign file is `None` (logged at debug).
     ///
-    /// A server remembered as needing the handshake era for its
+    /// A server remembered as needing a handshake revision for its
     /// server-initiated requests is recalled for [`SERVER_REQUESTS_TTL`].
     pub fn recall(&self, config: &ServerConfig) -> Option<ProtocolVersion> {
         self.recall_verdict(config).map(|r| r.version)
     }
 
-    /// [`EraMemory::recall`], with the verdict's age and kind.
+    /// [`RevisionMemory::recall`], with the verdict's age and kind.
     fn recall_verdict(&self, config: &ServerConfig) -> Option<Recalled> {
         let path = self.path_for(config);
-        let bytes = read_bounded(&path, MAX_ERA_FILE_BYTES, "era")?;
-        let file: EraFile = serde_json::from_slice(&bytes)
-            .inspect_err(|e| tracing::debug!(path = %path.display(), error = %e, "corrupt era file; ignored"))
+        let bytes = read_bounded(&path, MAX_REVISION_FILE_BYTES, "revision memory")?;
+        let file: RevisionFile = serde_json::from_slice(&bytes)
+            .inspect_err(|e| tracing::debug!(path = %path.display(), error = %e, "corrupt revision-memory file; ignored"))
             .ok()?;
         let age = now_secs().checked_sub(file.written_at_secs)?;
         let ttl = if file.server_requests {
             SERVER_REQUESTS_TTL_SECS
         } else {
-            ERA_TTL_SECS
+            REVISION_TTL_SECS
         };
         if file.format != FORMAT || file.key != cache_key(config) || age >= ttl {
             return None;
@@ -152,12 +153,12 @@ impl EraMemory {
     /// (atomically: temp file + rename); forgets otherwise.
     ///
     /// A file that already holds `version` and was written less than half
-    /// of [`ERA_TTL`] ago is left alone, so a start that confirms what was
+    /// of [`REVISION_TTL`] ago is left alone, so a start that confirms what was
     /// remembered writes nothing: that write (a temp file, then a rename
     /// over the old one) would be the only disk write of a start, and a
     /// rename can wait behind the system's write-back of other files.
     ///
-    /// A server remembered as needing the handshake era for its
+    /// A server remembered as needing a handshake revision for its
     /// server-initiated requests keeps that verdict when it answers with a
     /// handshake revision.
     ///
@@ -168,14 +169,14 @@ impl EraMemory {
             return self.forget(config);
         }
         if self.recall_verdict(config).is_some_and(|held| {
-            held.server_requests || (held.version == version && held.age < ERA_TTL_SECS / 2)
+            held.server_requests || (held.version == version && held.age < REVISION_TTL_SECS / 2)
         }) {
             return Ok(());
         }
         self.write(config, version, false)
     }
 
-    /// Remembers that `config`'s server needs the handshake era: under
+    /// Remembers that `config`'s server needs a handshake revision: under
     /// 2026-07-28 it could not send a server-initiated request
     /// ([`mcp_client::ClientError::ServerRequestNotInRevision`]). Recalled
     /// for [`SERVER_REQUESTS_TTL`] as a handshake verdict, so the automatic
@@ -194,7 +195,7 @@ impl EraMemory {
         version: ProtocolVersion,
         server_requests: bool,
     ) -> std::io::Result<()> {
-        let file = EraFile {
+        let file = RevisionFile {
             format: FORMAT,
             key: cache_key(config),
             protocol_version: version.as_str().to_owned(),
@@ -217,34 +218,34 @@ impl EraMemory {
 }
 
 /// What the manager knows, while it runs, about one server needing the
-/// handshake era for its server-initiated requests: set by the handler the
+/// handshake revisions for its server-initiated requests: set by the handler the
 /// manager installs when a request of that server's client fails with
 /// [`mcp_client::ClientError::ServerRequestNotInRevision`], read when the
-/// server next connects. With the era memory on, the verdict is written to
+/// server next connects. With the revision memory on, the verdict is written to
 /// it too, for the next process.
-pub(crate) struct EraHint {
+pub(crate) struct RevisionHint {
     config: ServerConfig,
-    memory: Option<EraMemory>,
+    memory: Option<RevisionMemory>,
     handshake_only: AtomicBool,
 }
 
-impl EraHint {
+impl RevisionHint {
     /// The hint of `config`'s server, writing to `memory` when there is one.
-    pub(crate) fn new(config: ServerConfig, memory: Option<EraMemory>) -> Self {
-        EraHint {
+    pub(crate) fn new(config: ServerConfig, memory: Option<RevisionMemory>) -> Self {
+        RevisionHint {
             config,
             memory,
             handshake_only: AtomicBool::new(false),
         }
     }
 
-    /// `true` once the server was found to need the handshake era.
+    /// `true` once the server was found to need a handshake revision.
     pub(crate) fn handshake_only(&self) -> bool {
         self.handshake_only.load(Ordering::SeqCst)
     }
 
     /// The server could not send `server_request` in the negotiated
-    /// revision: its next connection uses the handshake era.
+    /// revision: its next connection uses a handshake revision.
     pub(crate) fn learn(&self, server_request: &str) {
         if self.handshake_only.swap(true, Ordering::SeqCst) {
             return;
@@ -252,16 +253,16 @@ impl EraHint {
         tracing::info!(
             server = %self.config.name,
             %server_request,
-            "the server could not send a server-initiated request in protocol revision 2026-07-28; it is connected in the handshake era from its next connection on"
+            "the server could not send a server-initiated request in protocol revision 2026-07-28; it is connected in a handshake revision from its next connection on"
         );
         if let Some(memory) = &self.memory
             && let Err(e) = memory.remember_server_requests(&self.config)
         {
-            tracing::debug!(server = %self.config.name, error = %e, "era memory not written");
+            tracing::debug!(server = %self.config.name, error = %e, "revision memory not written");
         }
     }
 
-    /// The handshake era did not hold (the server refused `initialize`):
+    /// The handshake revision did not hold (the server refused `initialize`):
     /// probe again.
     pub(crate) fn forget(&self) {
         self.handshake_only.store(false, Ordering::SeqCst);
@@ -282,8 +283,8 @@ mod tests {
             .unwrap()
     }
 
-    fn memory(tag: &str) -> EraMemory {
-        EraMemory::new(mcp_tests::temp_path(&format!("era-{tag}")))
+    fn memory(tag: &str) -> RevisionMemory {
+        RevisionMemory::new(mcp_tests::temp_path(&format!("revision-{tag}")))
     }
 
     #[test]
@@ -307,7 +308,7 @@ mod tests {
         let a = config(r#""a""#);
         std::fs::create_dir_all(m.dir()).unwrap();
         let write = |written_at_secs: u64, key: String, version: &str| {
-            let file = EraFile {
+            let file = RevisionFile {
                 format: FORMAT,
                 key,
                 protocol_version: version.into(),
@@ -316,7 +317,11 @@ mod tests {
             };
             std::fs::write(m.path_for(&a), serde_json::to_vec(&file).unwrap()).unwrap();
         };
-        write(now_secs() - ERA_TTL_SECS - 1, cache_key(&a), "2025-06-18");
+        write(
+            now_secs() - REVISION_TTL_SECS - 1,
+            cache_key(&a),
+            "2025-06-18",
+        );
         assert_eq!(m.recall(&a), None, "older than the TTL");
         write(now_secs() + 3_600, cache_key(&a), "2025-06-18");
         assert_eq!(m.recall(&a), None, "written in the future");
@@ -335,7 +340,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(m.dir());
     }
 
-    /// A server that needs the handshake era for its server-initiated
+    /// A server that needs a handshake revision for its server-initiated
     /// requests is recalled as a handshake verdict, for longer than an
     /// ordinary one, and an ordinary handshake verdict does not replace it;
     /// a stateless verdict (its handshake failed and it was probed again)
@@ -351,8 +356,8 @@ mod tests {
         assert!(held.server_requests, "kept through an ordinary verdict");
         // Two days old: past the ordinary TTL, within its own.
         let bytes = std::fs::read(m.path_for(&a)).unwrap();
-        let mut file: EraFile = serde_json::from_slice(&bytes).unwrap();
-        file.written_at_secs = now_secs() - 2 * ERA_TTL_SECS;
+        let mut file: RevisionFile = serde_json::from_slice(&bytes).unwrap();
+        file.written_at_secs = now_secs() - 2 * REVISION_TTL_SECS;
         std::fs::write(m.path_for(&a), serde_json::to_vec(&file).unwrap()).unwrap();
         assert_eq!(m.recall(&a), Some(ProtocolVersion::V2025_11_25));
         file.written_at_secs = now_secs() - SERVER_REQUESTS_TTL_SECS;
@@ -372,14 +377,14 @@ mod tests {
     fn a_confirmed_fresh_verdict_is_not_written_again() {
         let m = memory("rewrite");
         let a = config(r#""a""#);
-        let written_at = |m: &EraMemory| {
+        let written_at = |m: &RevisionMemory| {
             let bytes = std::fs::read(m.path_for(&a)).unwrap();
-            serde_json::from_slice::<EraFile>(&bytes)
+            serde_json::from_slice::<RevisionFile>(&bytes)
                 .unwrap()
                 .written_at_secs
         };
         let backdate = |age: u64, version: &str| {
-            let file = EraFile {
+            let file = RevisionFile {
                 format: FORMAT,
                 key: cache_key(&a),
                 protocol_version: version.into(),
@@ -401,7 +406,7 @@ mod tests {
             "another verdict is written"
         );
         assert_eq!(m.recall(&a), Some(ProtocolVersion::V2025_11_25));
-        backdate(ERA_TTL_SECS / 2 + 1, "2025-11-25");
+        backdate(REVISION_TTL_SECS / 2 + 1, "2025-11-25");
         m.remember(&a, ProtocolVersion::V2025_11_25).unwrap();
         assert!(
             now_secs() - written_at(&m) < 600,

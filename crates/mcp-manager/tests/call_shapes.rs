@@ -79,7 +79,7 @@ async fn calls_take_the_clients_shapes_and_options() {
     });
     options.client = options
         .client
-        .with_version_preference(VersionPreference::Legacy);
+        .with_version_preference(VersionPreference::Handshake);
     let manager = Manager::start(
         config(json!({"s": {"url": "http://127.0.0.1:9/unused"}})),
         options,

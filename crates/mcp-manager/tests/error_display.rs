@@ -83,7 +83,7 @@ async fn a_client_error_is_in_the_managers_display_once() {
     });
     options.client = options
         .client
-        .with_version_preference(VersionPreference::Legacy);
+        .with_version_preference(VersionPreference::Handshake);
     let manager = Manager::start(
         config(json!({"py": {"url": "http://127.0.0.1:9/unused"}})),
         options,

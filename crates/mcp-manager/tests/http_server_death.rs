@@ -26,7 +26,7 @@ async fn dead_http_server_is_detected_and_given_up() {
     // see mixed_config.rs: 2026-07-28 over HTTP needs `Mcp-Name`, not sent yet
     opts.client = opts
         .client
-        .with_version_preference(VersionPreference::Legacy);
+        .with_version_preference(VersionPreference::Handshake);
     let manager = Manager::start(config, opts).await;
     let mut events = manager.events();
     assert!(manager.wait_started(Duration::from_secs(20)).await);

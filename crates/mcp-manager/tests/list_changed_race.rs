@@ -193,7 +193,7 @@ impl Scripted {
         options.client = options
             .client
             .with_handler(heard.clone())
-            .with_version_preference(VersionPreference::Legacy);
+            .with_version_preference(VersionPreference::Handshake);
         let (announce, announced) = oneshot::channel();
         let (stop, stopped) = oneshot::channel();
         let server = tokio::spawn(serve(peer, kind, order, heard.clone(), announced, stopped));

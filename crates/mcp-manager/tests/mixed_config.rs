@@ -58,7 +58,7 @@ async fn mixed_config_statuses_namespace_and_shutdown() {
     let mut opts = options();
     opts.client = opts
         .client
-        .with_version_preference(VersionPreference::Legacy);
+        .with_version_preference(VersionPreference::Handshake);
     let manager = Manager::start(config, opts).await;
     assert!(manager.server_status("broken").is_none());
     assert_eq!(manager.server_status("off"), Some(ServerStatus::Disabled));

@@ -1,8 +1,8 @@
-//! A server written for the handshake era that negotiated 2026-07-28 cannot
+//! A server written for the handshake revisions that negotiated 2026-07-28 cannot
 //! send its `elicitation/create` there (it answers the tool call with
 //! Invalid Request, "no back-channel"). The manager remembers that for the
 //! server: its next connection (a reconnection here; the next manager's
-//! with the era memory on) sends `initialize` at once, and the elicitation
+//! with the revision memory on) sends `initialize` at once, and the elicitation
 //! reaches the host's handler.
 //!
 //! The server is the scripted peer of `mcp_client::testing`, put behind the
@@ -58,7 +58,7 @@ fn tools() -> serde_json::Value {
 
 /// A connection that negotiates 2026-07-28 and answers the tool call as
 /// the Python SDK does where a server request has no back-channel.
-async fn modern_without_back_channel(mut peer: MemoryPeer) -> MemoryPeer {
+async fn stateless_without_back_channel(mut peer: MemoryPeer) -> MemoryPeer {
     let probe = peer.expect_request("server/discover").await;
     peer.respond(
         &probe.id,
@@ -80,7 +80,7 @@ async fn modern_without_back_channel(mut peer: MemoryPeer) -> MemoryPeer {
     peer
 }
 
-/// A connection in the handshake era (it panics when the client probes
+/// A connection in a handshake revision (it panics when the client probes
 /// first): the tool call sends `elicitation/create` and greets the name.
 async fn handshake_with_elicitation(mut peer: MemoryPeer) -> MemoryPeer {
     peer.handshake("2025-11-25", json!({"tools": {}})).await;
@@ -110,19 +110,18 @@ async fn handshake_with_elicitation(mut peer: MemoryPeer) -> MemoryPeer {
 }
 
 /// A manager over one server `s`, each connection on the next of
-/// `transports`, with the era memory in `era_dir` (none: `None`).
+/// `transports`, with the revision memory in `revision_dir` (none: `None`).
 async fn manager(
     transports: Vec<Arc<dyn Transport>>,
     handler: Arc<NameGiver>,
-    era_dir: Option<PathBuf>,
+    revision_dir: Option<PathBuf>,
 ) -> Manager {
     let queue = Mutex::new(VecDeque::from(transports));
-    let mut options: ManagerOptions =
-        options()
-            .with_era_dir(era_dir)
-            .with_transport_layer(move |_, configured| {
-                queue.lock().unwrap().pop_front().unwrap_or(configured)
-            });
+    let mut options: ManagerOptions = options()
+        .with_revision_dir(revision_dir)
+        .with_transport_layer(move |_, configured| {
+            queue.lock().unwrap().pop_front().unwrap_or(configured)
+        });
     options.client = options
         .client
         .with_handler(handler)
@@ -167,10 +166,10 @@ fn refused_for_its_revision(outcome: Result<String, ManagerError>) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_next_connection_uses_the_handshake_era() {
+async fn the_next_connection_uses_the_handshake_revision() {
     let (first, first_peer) = memory_pair();
     let (second, second_peer) = memory_pair();
-    let modern = tokio::spawn(modern_without_back_channel(first_peer));
+    let modern = tokio::spawn(stateless_without_back_channel(first_peer));
     let handshake = tokio::spawn(handshake_with_elicitation(second_peer));
     let handler = Arc::new(NameGiver::default());
     let manager = manager(
@@ -185,7 +184,7 @@ async fn the_next_connection_uses_the_handshake_era() {
     assert_eq!(*handler.asked.lock().unwrap(), 0);
 
     // The server goes away; the manager connects it again, in the
-    // handshake era without a probe (the peer panics on server/discover).
+    // a handshake revision without a probe (the peer panics on server/discover).
     modern.await.unwrap().close("restarted");
     connected_in(&manager, ProtocolVersion::V2025_11_25).await;
     assert_eq!(call(&manager).await.unwrap(), "hello Ada");
@@ -195,11 +194,11 @@ async fn the_next_connection_uses_the_handshake_era() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_era_memory_keeps_it_for_the_next_manager() {
+async fn the_revision_memory_keeps_it_for_the_next_manager() {
     let dir = temp_dir("server-requests-era");
-    let eras = dir.join("eras");
+    let eras = dir.join("revisions");
     let (first, first_peer) = memory_pair();
-    let modern = tokio::spawn(modern_without_back_channel(first_peer));
+    let modern = tokio::spawn(stateless_without_back_channel(first_peer));
     let handler = Arc::new(NameGiver::default());
     let manager_1 = manager(vec![Arc::new(first)], handler.clone(), Some(eras.clone())).await;
     refused_for_its_revision(call(&manager_1).await);

@@ -95,7 +95,7 @@ async fn dropping_the_manager_kills_its_servers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A FIFO where a server's era memory lives (a stray `mkfifo`, a hostile
+/// A FIFO where a server's revision memory lives (a stray `mkfifo`, a hostile
 /// file in a shared home) stalls neither the start nor the shutdown: the
 /// memory is read without waiting, and shutdown never waits forever on a
 /// task that is stuck.
@@ -112,18 +112,19 @@ async fn a_fifo_at_the_era_path_stalls_neither_start_nor_shutdown() {
         }
     }
     let Some(python) = python3() else { return };
-    let dir = temp_dir("era-fifo");
+    let dir = temp_dir("revision-memory-fifo");
     let config = config(json!({"a": fixture_entry(&python, json!({}), &[])}));
-    let eras = dir.join("eras");
+    let eras = dir.join("revisions");
     std::fs::create_dir_all(&eras).unwrap();
-    let fifo = mcp_manager::era::EraMemory::new(&eras).path_for(&config.servers["a"]);
+    let fifo =
+        mcp_manager::revision_memory::RevisionMemory::new(&eras).path_for(&config.servers["a"]);
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
     let _release = Release(fifo);
     let manager = Manager::start(
         config,
         options()
-            .with_era_dir(Some(eras))
+            .with_revision_dir(Some(eras))
             .with_shutdown_timeout(Duration::from_secs(2)),
     )
     .await;

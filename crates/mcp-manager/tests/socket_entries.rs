@@ -44,7 +44,7 @@ fn socket_entries_are_read_with_or_without_a_type() {
     );
 }
 
-/// A handshake-era server over TCP: `-32601` for anything it does not
+/// A handshake-revision server over TCP: `-32601` for anything it does not
 /// know (the `server/discover` probe), a tool `add`.
 async fn serve(listener: TcpListener) {
     let (stream, _) = listener.accept().await.unwrap();

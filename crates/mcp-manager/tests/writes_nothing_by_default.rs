@@ -1,6 +1,6 @@
 //! A library writes nothing to disk unless the application asks: a
-//! `Manager` built with default options, connected to a handshake-era
-//! server through the automatic preference (what the era memory would
+//! `Manager` built with default options, connected to a handshake-revision
+//! server through the automatic preference (what the revision memory would
 //! remember) and used (its tools listed, what the tool cache would keep, and
 //! called), leaves `$HOME` and `$XDG_CACHE_HOME` as empty as it found them.
 //!

@@ -53,8 +53,8 @@ async fn a_client_calls_a_tool_over_a_socket() {
     let transport = SocketTransport::connect(SocketConfig::new(address))
         .await
         .unwrap();
-    let options =
-        ClientOptions::new("socket-test", "0").with_version_preference(VersionPreference::Legacy);
+    let options = ClientOptions::new("socket-test", "0")
+        .with_version_preference(VersionPreference::Handshake);
     let client = Client::connect(transport, options).await.unwrap();
     let result = client
         .call_tool("add", json!({"a": 2, "b": 3}), RequestOptions::default())

@@ -10,7 +10,7 @@
 //!   after it, a `"\udc00"` alone) read as U+FFFD, in every revision: see
 //!   [`replace_lone_surrogates`]. Paired surrogates are their character.
 //! - **A missing member with an obvious empty default**
-//!   ([`DEFAULTED_MEMBERS`]), in the handshake-era revisions
+//!   ([`DEFAULTED_MEMBERS`]), in the handshake revisions
 //!   (2024-11-05 … 2025-11-25) only: under 2026-07-28 the revision's schema
 //!   is followed as written. A member without which a result means nothing
 //!   (a tool's `name`) is never defaulted.
@@ -32,7 +32,7 @@ use crate::method::Request;
 use crate::raw::RawResult;
 use crate::version::ProtocolVersion;
 
-/// Members of a result that, when a handshake-era server (2024-11-05 …
+/// Members of a result that, when a handshake-revision server (2024-11-05 …
 /// 2025-11-25) leaves them out, decode as the default given here (JSON
 /// text): `(method, member, default)`.
 ///
@@ -130,7 +130,7 @@ impl Forgiven {
 /// `tasks/result` holding a tool result is parsed as
 /// [`CallTool`](crate::tools::CallTool)'s). The strict parse
 /// ([`RawResult::parse`]) runs first; only when it fails is the result
-/// read again as a tree, the missing members filled in (handshake era
+/// read again as a tree, the missing members filled in (handshake revisions
 /// only) and, for a list method, each entry tried on its own so that the
 /// ones that decode are kept. Dropped entries are set on a list result's
 /// `problems` ([`Request::set_problems`]) and returned, with the defaulted members, for the caller to

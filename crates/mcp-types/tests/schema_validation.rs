@@ -369,7 +369,7 @@ fn tasks_and_sampling_tools_validate_2025_11_25() {
     s.check("CreateMessageResult", &serde_json::to_value(&r).unwrap());
 }
 
-fn modern_meta() -> Meta {
+fn stateless_meta() -> Meta {
     let mut meta = Map::new();
     meta.insert(META_PROTOCOL_VERSION.into(), json!("2026-07-28"));
     meta.insert(
@@ -387,7 +387,7 @@ fn modern_meta() -> Meta {
 #[ignore = "needs ../shared/spec beside the clone; cargo xtask test runs it when present"]
 fn modern_client_messages_validate_2026_07_28() {
     let s = schema("2026-07-28");
-    let meta = Some(modern_meta());
+    let meta = Some(stateless_meta());
     check_message(
         &s,
         "DiscoverRequest",

@@ -171,7 +171,7 @@ fn options() -> ClientOptions {
         // A stateless revision must be spoken as asked; for handshake revisions we offer
         // the newest and accept the server's choice, as any host would.
         Some(v) if v.is_stateless() => VersionPreference::Only(v),
-        _ => VersionPreference::Legacy,
+        _ => VersionPreference::Handshake,
     };
     ClientOptions::new("mcp-rs-conformance-client", env!("CARGO_PKG_VERSION"))
         .with_handler(Arc::new(AcceptDefaults))

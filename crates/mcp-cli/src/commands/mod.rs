@@ -115,7 +115,7 @@ fn prefixed(server: &str, e: mcp_client::ClientError) -> Failure {
             "{server}: the server could not send {server_request} to this client in protocol \
              revision {version}, which carries server requests only inside a multi round-trip \
              result (it answered: MCP error {}: {answer})\n\
-             mcp: hint: run it in the handshake era: --protocol-version handshake, or \
+             mcp: hint: run it in a handshake revision: --protocol-version handshake, or \
              \"protocolVersion\": \"handshake\" in its config entry; mcp remembers this, and \
              later runs without a protocol version connect it so by themselves",
             error.code

@@ -40,7 +40,7 @@ pub(crate) fn mcp_in_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Ru
         // The store is the run's own choice, never the developer's.
         .env_remove("MCP_CREDENTIAL_STORE")
         .envs(vars.iter().copied())
-        // The era memory lives in the run's own directory unless a test says
+        // The revision memory lives in the run's own directory unless a test says
         // otherwise: one run's verdict never changes another test's wire.
         .env("XDG_CACHE_HOME", dir.join(".cache"))
         // So are stored logins.

@@ -27,7 +27,7 @@ pub(crate) use mcp_tests::eventually;
 pub(crate) fn legacy_options() -> ClientOptions {
     ClientOptions::new("test-client", "0.1.0")
         .with_title("Test Client")
-        .with_version_preference(VersionPreference::Legacy)
+        .with_version_preference(VersionPreference::Handshake)
 }
 
 /// Connects with `options`; the peer answers the handshake with

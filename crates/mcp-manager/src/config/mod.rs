@@ -62,10 +62,10 @@
 //!   unanswered before `initialize` goes out beside it, in ms (integer > 0;
 //!   default 3 000 ms, see `mcp_client::ClientOptions::discover_timeout`).
 //! - `protocolVersion`: which revisions to negotiate: `"auto"` (the
-//!   default: probe, then the handshake), `"handshake"` (the handshake era
+//!   default: probe, then the handshake), `"handshake"` (the handshake revisions
 //!   only, for a server that misbehaves in 2026-07-28), or one revision
 //!   (`"2025-06-18"`, `"2026-07-28"`). An `"sse"` server speaks the
-//!   handshake era only: `"auto"` means `"handshake"` there, and
+//!   handshake revisions only: `"auto"` means `"handshake"` there, and
 //!   `"2026-07-28"` is an error for that entry.
 //! - `disabled`: `true` keeps the entry but never starts it.
 //! - Other members (e.g. `autoApprove`) are ignored.

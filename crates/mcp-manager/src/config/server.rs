@@ -38,7 +38,7 @@ pub struct ServerConfig {
     /// client default.
     pub discover_timeout: Option<Duration>,
     /// Which revisions to negotiate (JSON `protocolVersion`); `None`: the
-    /// client's preference (for an `"sse"` server: the handshake era).
+    /// client's preference (for an `"sse"` server: the handshake revisions).
     pub protocol_version: Option<VersionPreference>,
     /// `true`: listed with status `Disabled`, never started.
     pub disabled: bool,

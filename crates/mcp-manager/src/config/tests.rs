@@ -319,7 +319,10 @@ fn protocol_version_and_discover_timeout_are_read_per_entry() {
         }}"#,
     );
     let get = |n: &str| &config.servers[n];
-    assert_eq!(get("a").protocol_version, Some(VersionPreference::Legacy));
+    assert_eq!(
+        get("a").protocol_version,
+        Some(VersionPreference::Handshake)
+    );
     assert_eq!(get("a").discover_timeout, Some(Duration::from_millis(8000)));
     assert_eq!(
         get("b").protocol_version,

@@ -12,10 +12,10 @@ use mcp_transport_stdio::{StdioConfig, StdioTransport};
 
 use super::handler::{ListeningHandler, Signals};
 use crate::config::{RemoteKind, RemoteServer, ServerConfig, TransportConfig};
-use crate::era::{EraHint, EraMemory};
 use crate::error::error_chain;
 use crate::namespace::{List, ListedAt, ServerLists};
 use crate::options::{ManagerOptions, StartListings};
+use crate::revision_memory::{RevisionHint, RevisionMemory};
 
 /// A live connection to one server: its client, transport, process and lists.
 pub(crate) struct LiveServer {
@@ -71,20 +71,20 @@ pub(crate) fn startup_timeout(config: &ServerConfig, options: &ManagerOptions) -
 /// `options.shutdown_timeout`) before returning why.
 ///
 /// With the automatic preference, a handshake revision the server answered
-/// with before ([`crate::era`]), or the handshake era it was found to need
-/// for its server-initiated requests (`hint`, in this process; the era
-/// memory, across processes), is asked for at once; when that handshake
+/// with before ([`crate::revision_memory`]), or the handshake revision it was found to need
+/// for its server-initiated requests (`hint`, in this process; the
+/// revision memory, across processes), is asked for at once; when that handshake
 /// fails, the memory is dropped and the server probed again within the same
 /// startup timeout.
 pub(crate) async fn open(
     config: &ServerConfig,
     options: &ManagerOptions,
     stdio_servers: &StdioServers,
-    hint: &Arc<EraHint>,
+    hint: &Arc<RevisionHint>,
 ) -> Result<LiveServer, StartFailure> {
     let limit = startup_timeout(config, options);
     let deadline = tokio::time::Instant::now() + limit;
-    let memory = options.era_dir.as_ref().map(EraMemory::new);
+    let memory = options.revision_dir.as_ref().map(RevisionMemory::new);
     let auto = preference(config, options) == VersionPreference::Auto;
     let remembered =
         auto && (hint.handshake_only() || memory.as_ref().and_then(|m| m.recall(config)).is_some());
@@ -95,12 +95,12 @@ pub(crate) async fn open(
             handshake: true,
             needs_login: false,
         }) if remembered => {
-            tracing::info!(server = %config.name, %why, "the remembered handshake era did not hold; probing again");
+            tracing::info!(server = %config.name, %why, "the remembered handshake revision did not hold; probing again");
             hint.forget();
             if let Some(m) = &memory
                 && let Err(e) = m.forget(config)
             {
-                tracing::debug!(server = %config.name, error = %e, "era memory not cleared");
+                tracing::debug!(server = %config.name, error = %e, "revision memory not cleared");
             }
             open_once(config, options, stdio_servers, deadline, false, hint).await
         }
@@ -112,7 +112,7 @@ pub(crate) async fn open(
                 && let Some(m) = &memory
                 && let Err(e) = m.remember(config, conn.client.protocol_version())
             {
-                tracing::debug!(server = %config.name, error = %e, "era memory not written");
+                tracing::debug!(server = %config.name, error = %e, "revision memory not written");
             }
             Ok(conn)
         }
@@ -158,25 +158,25 @@ fn needs_login(e: &ClientError) -> bool {
 }
 
 /// The revisions `config` negotiates under `options`: the entry's own
-/// `protocolVersion`, else the client's; the handshake era for HTTP+SSE.
+/// `protocolVersion`, else the client's; a handshake revision for HTTP+SSE.
 fn preference(config: &ServerConfig, options: &ManagerOptions) -> VersionPreference {
     let version = config.protocol_version.unwrap_or(options.client.version);
     match &config.transport {
-        // The HTTP+SSE transport belongs to the handshake era: probing a
+        // The HTTP+SSE transport belongs to the handshake revisions: probing a
         // stateless revision over it would settle on a revision it cannot
         // carry.
         TransportConfig::Remote(RemoteServer {
             kind: RemoteKind::Sse,
             ..
         }) if !matches!(version, VersionPreference::Only(v) if v.uses_handshake()) => {
-            VersionPreference::Legacy
+            VersionPreference::Handshake
         }
         _ => version,
     }
 }
 
 /// One attempt of [`open`], until `deadline`; `handshake_only` asks for the
-/// handshake era without a probe. The client's handler tells `hint` when
+/// a handshake revision without a probe. The client's handler tells `hint` when
 /// the server could not send a server-initiated request.
 async fn open_once(
     config: &ServerConfig,
@@ -184,7 +184,7 @@ async fn open_once(
     stdio_servers: &StdioServers,
     deadline: tokio::time::Instant,
     handshake_only: bool,
-    hint: &Arc<EraHint>,
+    hint: &Arc<RevisionHint>,
 ) -> Result<LiveServer, Failed> {
     let limit = startup_timeout(config, options);
     let signals = Arc::new(Signals::default());
@@ -217,7 +217,7 @@ async fn open_once(
     client_options.handler = Arc::new(ListeningHandler {
         inner,
         signals: signals.clone(),
-        era: hint.clone(),
+        revision_hint: hint.clone(),
     });
     client_options.initialize_timeout = limit;
     if let Some(t) = config.timeout {
@@ -227,7 +227,7 @@ async fn open_once(
         client_options.discover_timeout = t;
     }
     client_options.version = if handshake_only {
-        VersionPreference::Legacy
+        VersionPreference::Handshake
     } else {
         preference(config, options)
     };

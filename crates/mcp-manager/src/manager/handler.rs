@@ -2,7 +2,7 @@
 //! everything to the host's handler ([`crate::ManagerOptions::client`], or
 //! the one from [`crate::ManagerOptions::handler_per_server`]) and raises
 //! flags for the supervisor on `list_changed`, and tells the server's
-//! [`EraHint`] when the server could not send a server-initiated request in
+//! [`RevisionHint`] when the server could not send a server-initiated request in
 //! the negotiated revision. (The close itself reaches
 //! the supervisor through [`mcp_client::Client::closed`]; [`Signals`] also
 //! records a close noticed by a failed request.)
@@ -29,8 +29,8 @@ use mcp_types::tasks::Task;
 use mcp_types::{JsonRpcError, JsonRpcNotification};
 use tokio::sync::Notify;
 
-use crate::era::EraHint;
 use crate::namespace::List;
+use crate::revision_memory::RevisionHint;
 
 /// The `list_changed` notifications of one list on one connection.
 #[derive(Debug, Default)]
@@ -118,9 +118,9 @@ impl Signals {
 pub(crate) struct ListeningHandler {
     pub(crate) inner: Arc<dyn ClientHandler>,
     pub(crate) signals: Arc<Signals>,
-    /// Learns when the server needs the handshake era for its
+    /// Learns when the server needs a handshake revision for its
     /// server-initiated requests (it outlives the connection).
-    pub(crate) era: Arc<EraHint>,
+    pub(crate) revision_hint: Arc<RevisionHint>,
 }
 
 #[async_trait]
@@ -158,7 +158,7 @@ impl ClientHandler for ListeningHandler {
     }
 
     async fn on_server_request_not_in_revision(&self, method: &str, server_request: &str) {
-        self.era.learn(server_request);
+        self.revision_hint.learn(server_request);
         self.inner
             .on_server_request_not_in_revision(method, server_request)
             .await

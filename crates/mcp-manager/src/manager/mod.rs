@@ -23,10 +23,10 @@ pub(crate) use self::state::{Shared, Slot, SlotState};
 use self::state::{stop, usable};
 use crate::cache::ToolCache;
 use crate::config::{McpConfig, ServerConfig};
-use crate::era::{EraHint, EraMemory};
 use crate::error::ManagerError;
 use crate::namespace::{Namespace, PromptEntry, ResourceEntry, ServerLists, ToolEntry};
 use crate::options::{ManagerOptions, UnavailablePolicy};
+use crate::revision_memory::{RevisionHint, RevisionMemory};
 use crate::status::{ManagerEvent, ServerStatus};
 
 /// Owns every configured server: starts them in parallel, keeps one
@@ -128,9 +128,9 @@ impl Manager {
             slots.insert(
                 name,
                 Arc::new(Slot {
-                    era: Arc::new(EraHint::new(
+                    revision_hint: Arc::new(RevisionHint::new(
                         server.clone(),
-                        options.era_dir.as_ref().map(EraMemory::new),
+                        options.revision_dir.as_ref().map(RevisionMemory::new),
                     )),
                     config: server,
                     state,

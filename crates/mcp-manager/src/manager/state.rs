@@ -38,9 +38,9 @@ pub(crate) struct Slot {
     /// Wakes a supervisor parked on `NeedsLogin` once a login is stored
     /// (found by the next call, never polled).
     pub(crate) login_stored: tokio::sync::Notify,
-    /// Whether the server needs the handshake era for its server-initiated
+    /// Whether the server needs a handshake revision for its server-initiated
     /// requests, learnt by its connections' handlers.
-    pub(crate) era: Arc<crate::era::EraHint>,
+    pub(crate) revision_hint: Arc<crate::revision_memory::RevisionHint>,
 }
 
 /// What the supervisors and the [`Manager`] handles share.

@@ -29,7 +29,7 @@ pub(crate) async fn supervise(shared: Arc<Shared>, slot: Arc<Slot>) {
         let opened = tokio::select! {
             biased;
             () = shared.shutdown.cancelled() => return,
-            r = connect::open(&slot.config, &shared.options, &shared.stdio_servers, &slot.era) => r,
+            r = connect::open(&slot.config, &shared.options, &shared.stdio_servers, &slot.revision_hint) => r,
         };
         let last_why = match opened {
             Ok(conn) => {

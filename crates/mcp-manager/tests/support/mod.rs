@@ -58,7 +58,7 @@ pub(crate) fn config(servers: Value) -> McpConfig {
 pub(crate) fn options() -> ManagerOptions {
     ManagerOptions::new("mcp-manager-tests", "0.0.0")
         .with_cache_dir(None)
-        .with_era_dir(None)
+        .with_revision_dir(None)
         .with_stdio_shutdown_grace(Duration::from_millis(300))
         .with_backoff(
             Backoff::new(

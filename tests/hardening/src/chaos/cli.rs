@@ -27,7 +27,7 @@ pub(super) async fn ctrl_c_cli(server: &Path, full: bool, twice: bool) -> Result
         return Err(format!("no mcp binary at {}", mcp.display()));
     }
     let stdio = format!("{} stdio --tools 1 --list-chaos-tools", server.display());
-    // The era memory `mcp` keeps goes to a directory of this run, not the
+    // The revision memory `mcp` keeps goes to a directory of this run, not the
     // user's cache.
     let cache = std::env::temp_dir().join(format!("mcp-harden-cli-cache-{}", std::process::id()));
     let mut child = tokio::process::Command::new(&mcp)
