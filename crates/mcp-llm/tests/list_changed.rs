@@ -56,7 +56,8 @@ async fn a_stale_name_after_list_changed_is_a_tool_result_error() {
             }
         }
     });
-    let options = ClientOptions::new("t", "1").with_version_preference(VersionPreference::Legacy);
+    let options =
+        ClientOptions::new("t", "1").with_version_preference(VersionPreference::Handshake);
     let client = Client::connect(transport, options).await.unwrap();
     let source = Clients::one("srv", client.clone());
     let set = Toolset::from_source(&source, ToolsetOptions::new(Dialect::OpenAiChat))
