@@ -101,7 +101,9 @@ impl Tmux {
             dir = dir.display(),
             mcp = env!("CARGO_BIN_EXE_mcp"),
         );
-        assert!(self.run(&[
+        // A server whose last session was just killed may still be
+        // exiting: a new session is tried again until it takes.
+        let args = [
             "new-session",
             "-d",
             "-s",
@@ -110,8 +112,13 @@ impl Tmux {
             "120",
             "-y",
             "35",
-            &command
-        ]));
+            command.as_str(),
+        ];
+        let start = Instant::now();
+        while !self.run(&args) {
+            assert!(start.elapsed() < WAIT, "tmux new-session failed");
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// After the explorer ended: its exit code was `code`, and the
@@ -350,7 +357,28 @@ fn server_everything_asks_and_the_dialogs_answer() {
     let s = tmux.wait_for("get-roots-list → result");
     assert!(s.contains(&format!("URI: file://{}", dir.display())), "{s}");
 
+    // An image saved with `w`; a resource link opened with `o`.
+    tmux.keys(&[
+        "/", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "t", "i", "n", "y", "Enter",
+    ]);
+    tmux.wait_for("get-tiny-image");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for("w saves it");
+    tmux.keys(&["w"]);
+    tmux.wait_for("saved get-tiny-image-1.png");
+    let png = std::fs::read(dir.join("get-tiny-image-1.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    tmux.keys(&[
+        "/", "BSpace", "BSpace", "BSpace", "BSpace", "l", "i", "n", "k", "s", "Enter",
+    ]);
+    tmux.wait_for("get-resource-links");
+    tmux.keys(&["Enter", "Enter"]);
+    tmux.wait_for("o opens it");
+    tmux.keys(&["o"]);
+    tmux.wait_for("┌read demo://resource/");
+
     // An elicitation declined with Esc.
+    tmux.keys(&["2"]);
     tmux.keys(&[
         "/", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "e", "l", "i", "c", "Enter",
     ]);

@@ -301,7 +301,32 @@ pub(crate) struct Output {
     pub error: bool,
     pub lines: Vec<String>,
     pub scroll: u16,
+    /// The URIs of its resource links (`o` opens the first in Resources).
+    pub links: Vec<String>,
+    /// Its images and audio (`w` saves them).
+    pub media: Vec<Media>,
 }
+
+/// An image or audio block of a result, as received.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Media {
+    pub mime: String,
+    /// The base64 data.
+    pub data: String,
+}
+
+/// The levels `logging/setLevel` takes, lowest first (spec
+/// `server/utilities/logging`).
+pub(crate) const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// What the runtime is asked to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -338,6 +363,16 @@ pub(crate) enum Action {
         argument: String,
         value: String,
         context: BTreeMap<String, String>,
+    },
+    /// Writes `media` to files named after `stem` in the working directory.
+    SaveMedia {
+        stem: String,
+        media: Vec<Media>,
+    },
+    /// `logging/setLevel` on `server`.
+    SetLevel {
+        server: String,
+        level: &'static str,
     },
     /// Lists again (tools, resources, templates, prompts) of `server`.
     Refresh {
@@ -421,6 +456,8 @@ pub(crate) struct App {
     pub wire_open: Option<usize>,
     pub log: VecDeque<LogLine>,
     pub notice: Option<String>,
+    /// The level last asked for with `+`/`-` in the Log pane.
+    pub log_level: Option<usize>,
     pub quit: bool,
 }
 
@@ -442,6 +479,7 @@ impl App {
             wire_open: None,
             log: VecDeque::new(),
             notice: None,
+            log_level: None,
             quit: false,
         }
     }
@@ -713,6 +751,34 @@ impl App {
                 }
             }
             KeyCode::Char('s') if self.pane == Pane::Resources => return self.toggle_subscribe(),
+            KeyCode::Char('o') if self.pane == Pane::Tools => return self.open_link(),
+            KeyCode::Char('w') if self.pane == Pane::Tools => {
+                if let Some(o) = self.outputs.get("tools")
+                    && !o.media.is_empty()
+                {
+                    let stem = o.title.split(' ').next().unwrap_or("result").to_owned();
+                    return vec![Action::SaveMedia {
+                        stem,
+                        media: o.media.clone(),
+                    }];
+                }
+                self.notice = Some("the result has no image or audio to save".into());
+            }
+            KeyCode::Char(c @ ('+' | '-')) if self.pane == Pane::Log => {
+                let Some(server) = self.current().map(|s| s.name.clone()) else {
+                    return Vec::new();
+                };
+                let at = match (self.log_level, c) {
+                    (None, _) => 1,
+                    (Some(l), '+') => (l + 1).min(LOG_LEVELS.len() - 1),
+                    (Some(l), _) => l.saturating_sub(1),
+                };
+                self.log_level = Some(at);
+                return vec![Action::SetLevel {
+                    server,
+                    level: LOG_LEVELS[at],
+                }];
+            }
             KeyCode::Enter => return self.open(),
             _ => {}
         }
@@ -851,6 +917,20 @@ impl App {
             Pane::Log => {}
         }
         Vec::new()
+    }
+
+    /// `o`: the result's first resource link, read in the Resources pane.
+    fn open_link(&mut self) -> Vec<Action> {
+        let link = self
+            .outputs
+            .get("tools")
+            .and_then(|o| o.links.first().cloned());
+        let (Some(uri), Some(server)) = (link, self.current().map(|s| s.name.clone())) else {
+            self.notice = Some("the result has no resource link".into());
+            return Vec::new();
+        };
+        self.pane = Pane::Resources;
+        vec![Action::ReadResource { server, uri }]
     }
 
     fn toggle_subscribe(&mut self) -> Vec<Action> {
@@ -1275,6 +1355,59 @@ mod tests {
             }]
         );
         assert!(app.form.is_none());
+    }
+
+    #[test]
+    fn a_result_link_opens_media_save_and_the_log_level_steps() {
+        let mut app = App::new(vec![demo_view()]);
+        app.key(key(KeyCode::Char('2')));
+        assert!(app.key(key(KeyCode::Char('o'))).is_empty());
+        assert_eq!(
+            app.notice.as_deref(),
+            Some("the result has no resource link")
+        );
+        app.apply(Event::Output {
+            pane: Pane::Tools,
+            output: Output {
+                title: "get-tiny-image → result".into(),
+                links: vec!["demo://a".into()],
+                media: vec![Media {
+                    mime: "image/png".into(),
+                    data: "aGk=".into(),
+                }],
+                ..Default::default()
+            },
+        });
+        assert_eq!(
+            app.key(key(KeyCode::Char('w'))),
+            vec![Action::SaveMedia {
+                stem: "get-tiny-image".into(),
+                media: vec![Media {
+                    mime: "image/png".into(),
+                    data: "aGk=".into()
+                }],
+            }]
+        );
+        assert_eq!(
+            app.key(key(KeyCode::Char('o'))),
+            vec![Action::ReadResource {
+                server: "demo".into(),
+                uri: "demo://a".into()
+            }]
+        );
+        assert_eq!(app.pane, Pane::Resources);
+        app.key(key(KeyCode::Char('6')));
+        let level = |app: &mut App, c| match app.key(key(KeyCode::Char(c))).as_slice() {
+            [Action::SetLevel { level, .. }] => *level,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(level(&mut app, '+'), "info");
+        assert_eq!(level(&mut app, '-'), "debug");
+        assert_eq!(level(&mut app, '-'), "debug");
+        for _ in 0..10 {
+            level(&mut app, '+');
+        }
+        assert_eq!(level(&mut app, '+'), "emergency");
     }
 
     #[test]

@@ -34,7 +34,9 @@ use ratatui::backend::CrosstermBackend;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use app::{Action, App, Event, FormTarget, Output, Pane, ServerInfo, ServerState, ServerView};
+use app::{
+    Action, App, Event, FormTarget, Media, Output, Pane, ServerInfo, ServerState, ServerView,
+};
 use bridge::{Events, Questions, ToolOrders, UiHandler, UiTap};
 
 pub(crate) use bridge::{LogWriter, capture_log, log_captured};
@@ -485,6 +487,7 @@ impl Runtime {
                                 .map(str::to_owned)
                                 .collect(),
                             scroll: 0,
+                            ..Default::default()
                         },
                         Err(e) => failed(&format!("{prompt} → error"), &e),
                     };
@@ -543,6 +546,28 @@ impl Runtime {
                         }
                         Err(e) => tracing::debug!(error = %e, "completion/complete failed"),
                     }
+                });
+            }
+            Action::SaveMedia { stem, media } => {
+                let notice = match save_media(&std::path::PathBuf::from("."), &stem, &media) {
+                    Ok(names) => format!("saved {}", names.join(", ")),
+                    Err(e) => format!("cannot save: {e}"),
+                };
+                let _ = events.send(Event::Notice(notice));
+            }
+            Action::SetLevel { server, level } => {
+                let Some(client) = self.client(&server) else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let notice = match client
+                        .set_logging_level(level.into(), Default::default())
+                        .await
+                    {
+                        Ok(()) => format!("{server}: log level {level} (logging/setLevel)"),
+                        Err(e) => format!("{server}: logging/setLevel: {e}"),
+                    };
+                    let _ = events.send(Event::Notice(notice));
                 });
             }
             Action::Refresh { server } => {
@@ -617,6 +642,66 @@ impl Runtime {
     }
 }
 
+/// The extension a file of `mime` gets.
+fn extension(mime: &str) -> &'static str {
+    match mime {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        "audio/mpeg" => "mp3",
+        "audio/ogg" => "ogg",
+        _ => "bin",
+    }
+}
+
+/// Writes each of `media` to `dir` as `STEM-N.EXT`, never over an existing
+/// file (the next free number is taken); returns the names written.
+///
+/// Errors: data that is not base64, or a file that cannot be written.
+fn save_media(dir: &std::path::Path, stem: &str, media: &[Media]) -> Result<Vec<String>, String> {
+    use base64::Engine as _;
+    // A tool name is server text: only its plain characters name a file.
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut names = Vec::new();
+    let mut n = 1;
+    for m in media {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(m.data.trim())
+            .map_err(|e| format!("{} data is not base64: {e}", m.mime))?;
+        loop {
+            let name = format!("{stem}-{n}.{}", extension(&m.mime));
+            n += 1;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(dir.join(&name));
+            match file {
+                Ok(mut f) => {
+                    std::io::Write::write_all(&mut f, &bytes)
+                        .map_err(|e| format!("{name}: {e}"))?;
+                    names.push(name);
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(format!("{name}: {e}")),
+            }
+        }
+    }
+    Ok(names)
+}
+
 fn failed(title: &str, e: &ClientError) -> Output {
     Output {
         title: title.to_owned(),
@@ -626,6 +711,7 @@ fn failed(title: &str, e: &ClientError) -> Output {
             .map(str::to_owned)
             .collect(),
         scroll: 0,
+        ..Default::default()
     }
 }
 
@@ -648,33 +734,52 @@ fn call_output(
                 error: false,
                 lines: vec!["the call was cancelled (notifications/cancelled sent)".into()],
                 scroll: 0,
+                ..Default::default()
             };
         }
         Err(e) => return failed(&format!("{tool} → error"), &e),
     };
     let mut lines = Vec::new();
+    let mut links = Vec::new();
+    let mut media = Vec::new();
     for block in &result.content {
         match block {
             ContentBlock::Text(t) => lines.extend(t.text.lines().map(str::to_owned)),
-            ContentBlock::Image(i) => lines.push(format!(
-                "[image {}, {} bytes]",
-                i.mime_type,
-                decoded_len(&i.data)
-            )),
-            ContentBlock::Audio(a) => lines.push(format!(
-                "[audio {}, {} bytes]",
-                a.mime_type,
-                decoded_len(&a.data)
-            )),
-            ContentBlock::ResourceLink(l) => lines.push(format!(
-                "[resource link {} ({}){}]",
-                l.uri,
-                l.name,
-                l.mime_type
-                    .as_deref()
-                    .map(|m| format!(", {m}"))
-                    .unwrap_or_default()
-            )),
+            ContentBlock::Image(i) => {
+                lines.push(format!(
+                    "[image {}, {} bytes; w saves it]",
+                    i.mime_type,
+                    decoded_len(&i.data)
+                ));
+                media.push(Media {
+                    mime: i.mime_type.clone(),
+                    data: i.data.clone(),
+                });
+            }
+            ContentBlock::Audio(a) => {
+                lines.push(format!(
+                    "[audio {}, {} bytes; w saves it]",
+                    a.mime_type,
+                    decoded_len(&a.data)
+                ));
+                media.push(Media {
+                    mime: a.mime_type.clone(),
+                    data: a.data.clone(),
+                });
+            }
+            ContentBlock::ResourceLink(l) => {
+                lines.push(format!(
+                    "[resource link {} ({}){}{}]",
+                    l.uri,
+                    l.name,
+                    l.mime_type
+                        .as_deref()
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default(),
+                    if links.is_empty() { "; o opens it" } else { "" }
+                ));
+                links.push(l.uri.clone());
+            }
             ContentBlock::Resource(r) => {
                 lines.push(format!("[embedded resource {}]", contents_uri(&r.resource)));
                 lines.extend(contents_lines(&r.resource));
@@ -700,6 +805,8 @@ fn call_output(
         error: result.is_error == Some(true),
         lines,
         scroll: 0,
+        links,
+        media,
     }
 }
 
@@ -736,6 +843,7 @@ fn read_output(what: &str, outcome: Result<ReadResourceResult, ClientError>) -> 
                 error: false,
                 lines,
                 scroll: 0,
+                ..Default::default()
             }
         }
         Err(e) => failed(&format!("read {what} → error"), &e),
@@ -745,6 +853,37 @@ fn read_output(what: &str, outcome: Result<ReadResourceResult, ClientError>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn media_are_saved_without_overwriting() {
+        let dir = std::env::temp_dir().join(format!("mcp-ui-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("get_img-1.png"), b"keep").unwrap();
+        let media = [
+            Media {
+                mime: "image/png".into(),
+                data: "aGk=".into(),
+            },
+            Media {
+                mime: "audio/wav".into(),
+                data: "aGk=".into(),
+            },
+        ];
+        let names = save_media(&dir, "get/img", &media).unwrap();
+        assert_eq!(names, ["get_img-2.png", "get_img-3.wav"]);
+        assert_eq!(std::fs::read(dir.join("get_img-1.png")).unwrap(), b"keep");
+        assert_eq!(std::fs::read(dir.join("get_img-2.png")).unwrap(), b"hi");
+        let bad = [Media {
+            mime: "image/png".into(),
+            data: "not base64!".into(),
+        }];
+        assert!(
+            save_media(&dir, "x", &bad)
+                .unwrap_err()
+                .contains("not base64")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_result_shows_each_kind_of_block_and_is_error() {
@@ -767,9 +906,9 @@ mod tests {
             [
                 "one",
                 "two",
-                "[image image/png, 3 bytes]",
-                "[audio audio/wav, 4 bytes]",
-                "[resource link file:///x (x)]",
+                "[image image/png, 3 bytes; w saves it]",
+                "[audio audio/wav, 4 bytes; w saves it]",
+                "[resource link file:///x (x); o opens it]",
                 "[embedded resource demo://r (text/plain)]",
                 "inside",
                 "structuredContent:",
@@ -778,5 +917,7 @@ mod tests {
                 "}",
             ]
         );
+        assert_eq!(o.links, ["file:///x"]);
+        assert_eq!(o.media.len(), 2);
     }
 }

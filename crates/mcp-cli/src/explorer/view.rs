@@ -136,11 +136,18 @@ pub(crate) fn keys(app: &App) -> String {
     let pane = match app.pane {
         Pane::Servers => "Enter use server",
         Pane::Tools if app.running.is_some() => "c cancel the call  PgUp/PgDn result",
+        Pane::Tools
+            if app
+                .output(Pane::Tools)
+                .is_some_and(|o| !o.links.is_empty() || !o.media.is_empty()) =>
+        {
+            "Enter call  / search  o open link  w save media  PgUp/PgDn result"
+        }
         Pane::Tools => "Enter call  / search  PgUp/PgDn result  J/K schema",
         Pane::Resources => "Enter read  s subscribe  PgUp/PgDn contents",
         Pane::Prompts => "Enter get  PgUp/PgDn messages",
         Pane::Wire => "Enter whole message  PgUp/PgDn",
-        Pane::Log => "",
+        Pane::Log => "+/- log level",
     };
     let pane = if pane.is_empty() {
         String::new()
@@ -632,13 +639,14 @@ fn log(frame: &mut Frame<'_>, app: &App, area: Rect) {
             ]))
         })
         .collect();
-    list(
-        frame,
-        area,
-        "Log (notifications/message, list changes, updates)",
-        items,
-        app.selected_in(Pane::Log),
-    );
+    let title = match app.log_level {
+        Some(l) => format!(
+            "Log (notifications/message at {} and above, list changes, updates)",
+            super::app::LOG_LEVELS[l]
+        ),
+        None => "Log (notifications/message, list changes, updates)".to_owned(),
+    };
+    list(frame, area, &title, items, app.selected_in(Pane::Log));
 }
 
 /// A rectangle of `w`% × `h`% in the middle of `area`.
@@ -752,6 +760,7 @@ mod tests {
                 error: true,
                 lines: vec!["went wrong".into()],
                 scroll: 0,
+                ..Default::default()
             },
         });
         app.apply(Event::CallEnded);
