@@ -4,8 +4,10 @@
 //! - Images: the dialect's image block where it takes one inside a tool
 //!   result (Anthropic `image` with a base64 `source`, for PNG, JPEG, GIF
 //!   and WebP; OpenAI Responses `input_image` with a data URL, same
-//!   types); otherwise a one-line note for the model and the image handed
-//!   to the caller as [`Media`] (never base64 as text).
+//!   types; Gemini `functionResponse.parts` inline data for PNG, JPEG,
+//!   WebP, HEIC and HEIF when asked, as only newer models take them);
+//!   otherwise a one-line note for the model and the image handed to the
+//!   caller as [`Media`] (never base64 as text).
 //! - Audio: a note and [`Media`] (no dialect takes audio in a tool result).
 //! - Embedded resources: their text under their URI; a blob named by URI
 //!   and MIME type, handed to the caller as [`Media`].
@@ -125,6 +127,11 @@ pub struct GeminiFunctionResponse {
     pub name: String,
     /// `{"output": text}`, or `{"error": text}` when the tool failed.
     pub response: Value,
+    /// The result's images as `{"inlineData": {"mimeType", "data"}}`
+    /// parts, with [`crate::ToolsetOptions::gemini_inline_images`] (newer
+    /// models); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<Value>>,
 }
 
 /// A tool result in one dialect: serializes to the JSON to put in the
@@ -199,7 +206,8 @@ impl ToolResult {
                 a.iter().filter(|i| i["type"] == "input_image").count()
             }),
             ToolResult::Anthropic(r) => r.content.iter().filter(|b| b["type"] == "image").count(),
-            _ => 0,
+            ToolResult::Gemini(p) => p.function_response.parts.as_ref().map_or(0, Vec::len),
+            ToolResult::OpenAiChat(_) => 0,
         }
     }
 }
@@ -220,8 +228,34 @@ fn decoded_len(b64: &str) -> usize {
     b64.trim_end_matches('=').len() * 3 / 4
 }
 
-fn takes_inline_images(dialect: Dialect) -> bool {
-    matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses)
+/// The image types Gemini takes as inline data.
+const GEMINI_IMAGE_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+];
+
+/// Whether `dialect` carries an image of type `mime` inside a tool result:
+/// Anthropic and OpenAI Responses always; Gemini when asked
+/// (`gemini_inline_images`: its `functionResponse.parts`, which only newer
+/// models take).
+fn takes_inline_image(dialect: Dialect, gemini_inline_images: bool, mime: &str) -> bool {
+    match dialect {
+        Dialect::Anthropic | Dialect::OpenAiResponses => INLINE_IMAGE_TYPES.contains(&mime),
+        Dialect::Gemini => gemini_inline_images && GEMINI_IMAGE_TYPES.contains(&mime),
+        Dialect::OpenAiChat => false,
+    }
+}
+
+/// How a result is converted ([`convert`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResultOptions {
+    /// Longest text, in bytes.
+    pub(crate) max_bytes: usize,
+    /// Gemini: images as `functionResponse.parts` inline data.
+    pub(crate) gemini_inline_images: bool,
 }
 
 /// Converts `result` for `dialect`, answering call `id` to `name`.
@@ -230,8 +264,9 @@ pub(crate) fn convert(
     id: Option<&str>,
     name: &str,
     result: &CallToolResult,
-    max_bytes: usize,
+    options: ResultOptions,
 ) -> (ToolResult, Vec<Media>) {
+    let max_bytes = options.max_bytes;
     let mut pieces = Vec::new();
     let mut media = Vec::new();
     let mut has_text = false;
@@ -254,7 +289,7 @@ pub(crate) fn convert(
             }
             ContentBlock::Image(i) => {
                 let mime = i.mime_type.to_ascii_lowercase();
-                if takes_inline_images(dialect) && INLINE_IMAGE_TYPES.contains(&mime.as_str()) {
+                if takes_inline_image(dialect, options.gemini_inline_images, &mime) {
                     pieces.push(Piece::Image {
                         mime,
                         data: i.data.clone(),
@@ -461,11 +496,21 @@ fn assemble(
             } else {
                 json!({"output": text})
             };
+            let parts: Vec<Value> = pieces
+                .into_iter()
+                .filter_map(|p| match p {
+                    Piece::Image { mime, data } => {
+                        Some(json!({"inlineData": {"mimeType": mime, "data": data}}))
+                    }
+                    Piece::Text(_) => None,
+                })
+                .collect();
             ToolResult::Gemini(GeminiFunctionResponsePart {
                 function_response: GeminiFunctionResponse {
                     id: id.map(str::to_owned),
                     name: name.to_owned(),
                     response,
+                    parts: (!parts.is_empty()).then_some(parts),
                 },
             })
         }
@@ -493,17 +538,48 @@ mod tests {
 
     const PNG: &str = "iVBORw0KGgo=";
 
+    fn opts(max_bytes: usize) -> ResultOptions {
+        ResultOptions {
+            max_bytes,
+            gemini_inline_images: false,
+        }
+    }
+
+    #[test]
+    fn gemini_takes_images_inline_when_asked() {
+        let r = result(
+            json!({"content": [{"type": "text", "text": "here"}, {"type": "image", "data": PNG, "mimeType": "image/png"}]}),
+        );
+        let asked = ResultOptions {
+            max_bytes: 1000,
+            gemini_inline_images: true,
+        };
+        let (g, media) = convert(Dialect::Gemini, Some("g"), "x", &r, asked);
+        assert!(media.is_empty());
+        assert_eq!(g.inline_images(), 1);
+        let j = g.to_json();
+        assert_eq!(
+            j["functionResponse"]["parts"][0]["inlineData"],
+            json!({"mimeType": "image/png", "data": PNG})
+        );
+        assert_eq!(j["functionResponse"]["response"]["output"], "here");
+        // Not asked: a note and the image handed over, no `parts`.
+        let (g, media) = convert(Dialect::Gemini, Some("g"), "x", &r, opts(1000));
+        assert_eq!(media.len(), 1);
+        assert!(g.to_json()["functionResponse"].get("parts").is_none());
+    }
+
     #[test]
     fn an_image_result_is_an_image_block_or_media() {
         let r = result(
             json!({"content": [{"type": "text", "text": "here"}, {"type": "image", "data": PNG, "mimeType": "image/png"}]}),
         );
-        let (a, media) = convert(Dialect::Anthropic, Some("t1"), "x", &r, 1000);
+        let (a, media) = convert(Dialect::Anthropic, Some("t1"), "x", &r, opts(1000));
         assert!(media.is_empty());
         let j = a.to_json();
         assert_eq!(j["content"][1]["type"], "image");
         assert_eq!(j["content"][1]["source"]["data"], PNG);
-        let (o, _) = convert(Dialect::OpenAiResponses, Some("c1"), "x", &r, 1000);
+        let (o, _) = convert(Dialect::OpenAiResponses, Some("c1"), "x", &r, opts(1000));
         assert!(
             o.to_json()["output"][1]["image_url"]
                 .as_str()
@@ -511,7 +587,7 @@ mod tests {
                 .starts_with("data:image/png;base64,")
         );
         for d in [Dialect::OpenAiChat, Dialect::Gemini] {
-            let (c, media) = convert(d, Some("c1"), "x", &r, 1000);
+            let (c, media) = convert(d, Some("c1"), "x", &r, opts(1000));
             assert_eq!(media.len(), 1);
             assert_eq!(media[0].data, PNG);
             let text = c.text();
@@ -522,7 +598,7 @@ mod tests {
         let r = result(
             json!({"content": [{"type": "image", "data": PNG, "mimeType": "application/png"}]}),
         );
-        let (a, media) = convert(Dialect::Anthropic, Some("t1"), "x", &r, 1000);
+        let (a, media) = convert(Dialect::Anthropic, Some("t1"), "x", &r, opts(1000));
         assert_eq!(media.len(), 1);
         assert_eq!(a.inline_images(), 0);
     }
@@ -530,20 +606,20 @@ mod tests {
     #[test]
     fn an_is_error_result_carries_the_dialect_flag() {
         let r = result(json!({"content": [{"type": "text", "text": "boom"}], "isError": true}));
-        let (a, _) = convert(Dialect::Anthropic, Some("t"), "x", &r, 1000);
+        let (a, _) = convert(Dialect::Anthropic, Some("t"), "x", &r, opts(1000));
         assert_eq!(a.to_json()["is_error"], true);
-        let (g, _) = convert(Dialect::Gemini, None, "x", &r, 1000);
+        let (g, _) = convert(Dialect::Gemini, None, "x", &r, opts(1000));
         assert_eq!(
             g.to_json()["functionResponse"]["response"],
             json!({"error": "boom"})
         );
-        let (c, _) = convert(Dialect::OpenAiChat, Some("c"), "x", &r, 1000);
+        let (c, _) = convert(Dialect::OpenAiChat, Some("c"), "x", &r, opts(1000));
         assert_eq!(c.to_json()["content"], "Error: boom");
         for d in Dialect::ALL {
-            assert!(convert(d, Some("c"), "x", &r, 1000).0.is_error());
+            assert!(convert(d, Some("c"), "x", &r, opts(1000)).0.is_error());
         }
         let ok = result(json!({"content": [{"type": "text", "text": "fine"}]}));
-        let (a, _) = convert(Dialect::Anthropic, Some("t"), "x", &ok, 1000);
+        let (a, _) = convert(Dialect::Anthropic, Some("t"), "x", &ok, opts(1000));
         assert!(a.to_json().get("is_error").is_none());
     }
 
@@ -551,7 +627,7 @@ mod tests {
     fn structured_content_resources_audio_and_the_cap() {
         let r = result(json!({"content": [], "structuredContent": {"t": 21}}));
         assert_eq!(
-            convert(Dialect::OpenAiChat, Some("c"), "x", &r, 1000)
+            convert(Dialect::OpenAiChat, Some("c"), "x", &r, opts(1000))
                 .0
                 .text(),
             "{\"t\":21}"
@@ -562,7 +638,7 @@ mod tests {
             {"type": "resource_link", "uri": "file:///c", "name": "c"},
             {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}
         ]}));
-        let (c, media) = convert(Dialect::Anthropic, Some("t"), "x", &r, 1000);
+        let (c, media) = convert(Dialect::Anthropic, Some("t"), "x", &r, opts(1000));
         let text = c.text();
         assert!(
             text.contains("hello") && text.contains("file:///b.bin") && text.contains("file:///c"),
@@ -572,7 +648,7 @@ mod tests {
         assert_eq!(media[0].uri.as_deref(), Some("file:///b.bin"));
         assert_eq!(media[1].kind, MediaKind::Audio);
         let long = result(json!({"content": [{"type": "text", "text": "é".repeat(100)}]}));
-        let text = convert(Dialect::OpenAiChat, Some("c"), "x", &long, 51)
+        let text = convert(Dialect::OpenAiChat, Some("c"), "x", &long, opts(51))
             .0
             .text();
         assert!(text.contains("[truncated: 51 of 200 bytes"), "{text}");

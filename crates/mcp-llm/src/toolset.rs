@@ -46,6 +46,11 @@ pub struct ToolsetOptions {
     /// Check a model's arguments against the tool's `inputSchema` before
     /// sending (needs the `schema-validation` feature). Default `true`.
     pub validate_arguments: bool,
+    /// Gemini: a result's PNG, JPEG, WebP, HEIC and HEIF images as inline
+    /// data in `functionResponse.parts` (multimodal function responses,
+    /// which only newer models take). Default `false`: a note for the
+    /// model and the image in [`ToolOutcome::media`].
+    pub gemini_inline_images: bool,
 }
 
 impl ToolsetOptions {
@@ -59,6 +64,7 @@ impl ToolsetOptions {
             server_prefix: ServerPrefix::default(),
             max_result_bytes: 100_000,
             validate_arguments: true,
+            gemini_inline_images: false,
         }
     }
 
@@ -95,6 +101,12 @@ impl ToolsetOptions {
     /// Whether arguments are checked against the `inputSchema`.
     pub fn with_validate_arguments(mut self, on: bool) -> Self {
         self.validate_arguments = on;
+        self
+    }
+
+    /// Gemini: images inline in `functionResponse.parts` (newer models).
+    pub fn with_gemini_inline_images(mut self, on: bool) -> Self {
+        self.gemini_inline_images = on;
         self
     }
 }
@@ -622,7 +634,10 @@ impl Toolset {
                     id,
                     name,
                     &result,
-                    self.options.max_result_bytes,
+                    results::ResultOptions {
+                        max_bytes: self.options.max_result_bytes,
+                        gemini_inline_images: self.options.gemini_inline_images,
+                    },
                 );
                 let status = if result.is_error == Some(true) {
                     CallStatus::ToolError

@@ -64,6 +64,7 @@ fn every_option() -> Vec<ToolsetOptions> {
     out.push(ToolsetOptions::new(Dialect::OpenAiChat).with_strict(true));
     out.push(ToolsetOptions::new(Dialect::OpenAiResponses).with_strict(true));
     out.push(ToolsetOptions::new(Dialect::Gemini).with_gemini_schema(GeminiSchema::OpenApi));
+    out.push(ToolsetOptions::new(Dialect::Gemini).with_gemini_inline_images(true));
     out
 }
 
@@ -131,11 +132,16 @@ async fn real_servers_through_every_dialect() {
     for options in every_option() {
         let d = options.dialect;
         let label = format!(
-            "{}{}{}",
+            "{}{}{}{}",
             d.label(),
             if options.strict { "-strict" } else { "" },
             if options.gemini_schema == GeminiSchema::OpenApi {
                 "-openapi"
+            } else {
+                ""
+            },
+            if options.gemini_inline_images {
+                "-inline"
             } else {
                 ""
             }
@@ -247,12 +253,14 @@ async fn real_servers_through_every_dialect() {
             );
             let out = call("get-tiny-image", json!({})).await;
             assert_eq!(out.status, CallStatus::Ok, "{label}: {:?}", out.result);
-            match d {
-                Dialect::Anthropic | Dialect::OpenAiResponses => {
+            let inline = matches!(d, Dialect::Anthropic | Dialect::OpenAiResponses)
+                || options.gemini_inline_images;
+            match inline {
+                true => {
                     assert_eq!(out.result.inline_images(), 1, "{label}: {:?}", out.result);
                     assert!(out.media.is_empty());
                 }
-                _ => {
+                false => {
                     assert_eq!(out.media.len(), 1, "{label}");
                     assert_eq!(out.media[0].mime_type, "image/png");
                     assert!(

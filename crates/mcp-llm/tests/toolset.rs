@@ -313,7 +313,30 @@ async fn an_image_result() {
                 assert_eq!(j["output"][0]["type"], "input_image");
                 assert!(out.media.is_empty());
             }
-            Dialect::OpenAiChat | Dialect::Gemini => {
+            Dialect::Gemini => {
+                assert_eq!(out.media.len(), 1);
+                assert!(out.result.text().contains("image #0"));
+                // Asked for (newer models): inline data in `parts`.
+                let inline = Toolset::from_source(
+                    &s,
+                    ToolsetOptions::new(d).with_gemini_inline_images(true),
+                )
+                .await
+                .unwrap();
+                let out = inline
+                    .call(
+                        &s,
+                        &call_json(d, "image", json!({})),
+                        RequestOptions::default(),
+                    )
+                    .await;
+                assert!(out.media.is_empty());
+                assert_eq!(
+                    out.result.to_json()["functionResponse"]["parts"][0]["inlineData"]["mimeType"],
+                    "image/png"
+                );
+            }
+            Dialect::OpenAiChat => {
                 assert_eq!(out.media.len(), 1);
                 assert_eq!(out.media[0].mime_type, "image/png");
                 assert!(
