@@ -6,8 +6,10 @@
 //! of that URI and a tools list change, then ends its output: the command
 //! prints each, one line (or one JSON object) each, and ends when the
 //! connection closes. Against the demo server `log` follows until Ctrl-C
-//! (exit 130). `tasks` and `task` run against server-everything (skipped,
-//! saying so, when it is not installed) and the demo, which has no tasks.
+//! (exit 130). On 2026-07-28 `watch` opens a `subscriptions/listen` that the
+//! Python SDK server acknowledges, granting the URI. `tasks` and `task` run
+//! against server-everything and the demo, which has no tasks. (A peer that
+//! is not installed is skipped, saying so.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mcp_tests::peers::{everything_stdio_command, require_command};
+use mcp_tests::peers::{everything_stdio_command, python_stdio_command, require_command};
 use serde_json::Value;
 
 /// A handshake-revision server: `server/discover` is unknown to it.
@@ -203,4 +205,52 @@ fn tasks_are_listed_and_asked_about() {
         run.stderr.contains("expected get, result or cancel"),
         "{run:?}"
     );
+}
+
+#[test]
+fn watch_listens_on_2026_07_28() {
+    use std::io::BufRead as _;
+    let Some((python, args)) = require_command("py_server.py (stdio)", python_stdio_command())
+    else {
+        return;
+    };
+    let line = std::iter::once(python)
+        .chain(args)
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dir = support::temp_dir("watch-2026");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["--stdio", &line, "watch", "peer://static/greeting"])
+        .current_dir(&dir)
+        .env("XDG_CACHE_HOME", dir.join(".cache"))
+        .env("HOME", &dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The line comes once the server acknowledged the listen.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("mcp: watching") {
+        let mut next = String::new();
+        if stderr.read_line(&mut next).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&next);
+    }
+    assert!(
+        said.contains("mcp: watching peer://static/greeting and list changes"),
+        "{said}"
+    );
+    assert!(!said.contains("did not grant"), "{said}");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let run = support::finish(child);
+    assert_eq!(run.code, Some(130), "{said}{run:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
