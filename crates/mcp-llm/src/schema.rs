@@ -266,9 +266,9 @@ pub(crate) struct ArgumentMapping {
 }
 
 /// `arguments` as the tool's own schema names them: walked beside
-/// `schema` (the normalized original), through local `$ref`s, `items`
-/// and `properties` (not into `anyOf`/`oneOf` branches, whose choice is
-/// the tool's own validation to make).
+/// `schema` (the normalized original), through local `$ref`s, `items`,
+/// `properties`, and into the first `anyOf`/`oneOf` branch whose shape an
+/// object or array value has (`Optional[Model]`); `allOf` is not entered.
 pub(crate) fn map_arguments(schema: &Value, arguments: Value, mapping: ArgumentMapping) -> Value {
     if mapping == ArgumentMapping::default() {
         return arguments;
@@ -353,6 +353,16 @@ fn map_node(
         return value;
     }
     let schema = deref(root, schema);
+    // `Optional[Model]` and other unions: the branch whose shape the value
+    // has (`properties` for an object, `items` for an array).
+    let shaped = match &value {
+        Value::Object(_) => schema.get("properties").is_some(),
+        Value::Array(_) => schema.get("items").is_some(),
+        _ => true,
+    };
+    if !shaped && let Some(branch) = branch_for(root, schema, &value, mapping) {
+        return map_node(root, branch, value, mapping, depth + 1);
+    }
     match value {
         Value::Object(args) => {
             let Some(Value::Object(props)) = schema.get("properties") else {
@@ -401,6 +411,44 @@ fn map_node(
         },
         other => other,
     }
+}
+
+/// The first `anyOf` / `oneOf` branch of `schema` that `value` fits: for an
+/// object, a branch with `properties` naming each of its keys (as the
+/// model sent them, renamed keys mapped back); for an array, a branch with
+/// `items`.
+fn branch_for<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    value: &Value,
+    mapping: ArgumentMapping,
+) -> Option<&'a Value> {
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)?;
+    branches
+        .iter()
+        .map(|b| deref(root, b))
+        .find(|b| match value {
+            Value::Object(args) => match b.get("properties") {
+                Some(Value::Object(props)) => {
+                    let back: BTreeMap<String, String> = if mapping.anthropic_keys {
+                        anthropic_keys(props.keys().map(String::as_str))
+                            .into_iter()
+                            .map(|(orig, model)| (model, orig))
+                            .collect()
+                    } else {
+                        BTreeMap::new()
+                    };
+                    args.keys()
+                        .all(|k| props.contains_key(back.get(k).unwrap_or(k)))
+                }
+                _ => false,
+            },
+            Value::Array(_) => b.get("items").is_some_and(Value::is_object),
+            _ => false,
+        })
 }
 
 // ---------------------------------------------------------------------------
@@ -1145,6 +1193,55 @@ mod tests {
         // Inlined for Gemini's `parameters` it would never end: refused.
         let e = to_openapi(&s).unwrap_err();
         assert!(e.contains("schema nodes"), "{e}");
+    }
+
+    /// `Optional[Model]` (`anyOf: [{$ref}, {type: null}]`): the arguments
+    /// inside the branch are mapped back too.
+    #[test]
+    fn arguments_inside_an_any_of_branch_are_mapped_back() {
+        let s = normalize_root(&json!({
+            "type": "object",
+            "properties": {
+                "p": {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "null"}]},
+                "l": {"oneOf": [{"type": "array", "items": {"$ref": "#/$defs/P"}}, {"type": "string"}]}
+            },
+            "$defs": {"P": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "age": {"type": "integer"}, "bad key": {"type": "string"}},
+                "required": ["name"]
+            }}
+        }))
+        .unwrap();
+        let strict = ArgumentMapping {
+            strict_nulls: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            map_arguments(
+                &s,
+                json!({"p": {"name": "A", "age": null, "bad key": null}, "l": [{"name": "B", "age": null}]}),
+                strict
+            ),
+            json!({"p": {"name": "A"}, "l": [{"name": "B"}]})
+        );
+        let model_key = anthropic_keys(["name", "age", "bad key"])["bad key"].clone();
+        let anthropic = ArgumentMapping {
+            anthropic_keys: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            map_arguments(
+                &s,
+                json!({"p": {"name": "A", model_key.clone(): "x"}, "l": [{model_key: "y"}]}),
+                anthropic
+            ),
+            json!({"p": {"name": "A", "bad key": "x"}, "l": [{"bad key": "y"}]})
+        );
+        // A null for the whole optional property stays (the branch takes null).
+        assert_eq!(
+            map_arguments(&s, json!({"p": null}), strict),
+            json!({"p": null})
+        );
     }
 
     #[test]
