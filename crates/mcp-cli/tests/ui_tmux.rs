@@ -8,7 +8,9 @@
 //! main screen, the cursor shown, canonical mode and echo on. A server that
 //! dies is shown as closed while the explorer goes on. Against
 //! server-everything, its sampling, roots and elicitation requests are
-//! answered in the explorer's dialogs.
+//! answered in the explorer's dialogs; against the Python SDK server (the
+//! 2026-07-28 revision), a tool is called and a server request that
+//! revision cannot carry is explained with the option that helps.
 //!
 //! Skipped, saying so, when tmux (or server-everything, for its test) is
 //! not installed.
@@ -22,7 +24,7 @@ mod support;
 
 use std::path::Path;
 
-use mcp_tests::peers::{everything_stdio_command, require_command};
+use mcp_tests::peers::{everything_stdio_command, python_stdio_command, require_command};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -390,6 +392,38 @@ fn server_everything_asks_and_the_dialogs_answer() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("trigger-elicitation-request → result");
 
+    tmux.keys(&["q"]);
+    tmux.assert_given_back(0);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_2026_07_28_server_is_explored_and_a_request_it_cannot_send_explained() {
+    let Some(tmux) = Tmux::new("python") else {
+        return;
+    };
+    let Some((python, args)) = require_command("py_server.py (stdio)", python_stdio_command())
+    else {
+        return;
+    };
+    let line = std::iter::once(python)
+        .chain(args)
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dir = support::temp_dir("ui-tmux-python");
+    tmux.start(&dir, &format!("--stdio \"{line}\""));
+    tmux.wait_for("py_server connected 2026-07-28");
+    tmux.keys(&["2"]);
+    tmux.wait_for("elicit_name");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("call echo");
+    tmux.keys(&["h", "i", "Enter"]);
+    tmux.wait_for("echo → result");
+    tmux.keys(&["/", "e", "l", "i", "c", "Enter", "Enter", "Enter"]);
+    tmux.wait_for("elicit_name → error");
+    tmux.wait_for("hint: start mcp ui with --protocol-version handshake");
     tmux.keys(&["q"]);
     tmux.assert_given_back(0);
     drop(tmux);

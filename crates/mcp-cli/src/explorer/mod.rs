@@ -702,14 +702,24 @@ fn save_media(dir: &std::path::Path, stem: &str, media: &[Media]) -> Result<Vec<
     Ok(names)
 }
 
+/// A failed request as an output. A server request that cannot reach this
+/// client in the revision negotiated gets the command line's way out: the
+/// library's error names its own API.
 fn failed(title: &str, e: &ClientError) -> Output {
+    let mut lines: Vec<String> = crate::exit::tidy(&e.to_string())
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    if matches!(e, ClientError::ServerRequestNotInRevision { .. }) {
+        lines.push(
+            "hint: start mcp ui with --protocol-version handshake (or \"protocolVersion\": \"handshake\" in the server's entry)"
+                .into(),
+        );
+    }
     Output {
         title: title.to_owned(),
         error: true,
-        lines: crate::exit::tidy(&e.to_string())
-            .lines()
-            .map(str::to_owned)
-            .collect(),
+        lines,
         scroll: 0,
         ..Default::default()
     }
