@@ -6,7 +6,8 @@
 //! Every screen is read with `tmux capture-pane`, and after each way out
 //! (`q`, Ctrl-C, SIGTERM) the terminal is checked to be given back: the
 //! main screen, the cursor shown, canonical mode and echo on. A server that
-//! dies is shown as closed while the explorer goes on. Against
+//! dies is shown as closed while the explorer goes on, and `R` starts it
+//! again. Against
 //! server-everything, its sampling, roots and elicitation requests are
 //! answered in the explorer's dialogs; against the Python SDK server (the
 //! 2026-07-28 revision), a tool is called and a server request that
@@ -297,6 +298,12 @@ fn ctrl_c_sigterm_and_a_dying_server_give_the_terminal_back() {
     assert!(s.contains("q quit"), "{s}");
     tmux.keys(&["6"]);
     tmux.wait_for("connection closed");
+    // R starts the servers again: a new demo server, connected.
+    tmux.keys(&["1", "R"]);
+    tmux.wait_for("demo connected");
+    let again = children(mcp[0]);
+    assert_eq!(again.len(), 1, "one demo server again: {again:?}");
+    assert_ne!(again, server, "a new process");
     let term = Command::new("kill")
         .args(["-TERM", &mcp[0].to_string()])
         .status()

@@ -374,6 +374,8 @@ pub(crate) enum Action {
         server: String,
         level: &'static str,
     },
+    /// Stops every server and starts them again.
+    Reconnect,
     /// Lists again (tools, resources, templates, prompts) of `server`.
     Refresh {
         server: String,
@@ -742,6 +744,18 @@ impl App {
             KeyCode::Char('c') | KeyCode::Esc if self.running.is_some() => {
                 self.notice = Some("cancelling…".into());
                 return vec![Action::CancelCall];
+            }
+            KeyCode::Char('R') => {
+                for s in &mut self.servers {
+                    if s.state != ServerState::Disabled {
+                        s.state = ServerState::Starting;
+                        s.info = None;
+                        s.subscribed.clear();
+                    }
+                }
+                self.running = None;
+                self.notice = Some("reconnecting every server…".into());
+                return vec![Action::Reconnect];
             }
             KeyCode::Char('r') => {
                 if let Some(s) = self.current() {
@@ -1408,6 +1422,15 @@ mod tests {
             level(&mut app, '+');
         }
         assert_eq!(level(&mut app, '+'), "emergency");
+    }
+
+    #[test]
+    fn reconnecting_marks_the_servers_starting() {
+        let mut app = App::new(vec![demo_view()]);
+        app.servers[0].state = ServerState::Closed("gone".into());
+        assert_eq!(app.key(key(KeyCode::Char('R'))), vec![Action::Reconnect]);
+        assert_eq!(app.servers[0].state, ServerState::Starting);
+        assert!(app.servers[0].info.is_none());
     }
 
     #[test]

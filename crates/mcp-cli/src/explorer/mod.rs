@@ -167,7 +167,6 @@ pub(crate) async fn run(
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let questions = Arc::new(Questions::default());
     let tool_orders = Arc::new(ToolOrders::default());
-    let bound = crate::servers::start_bound(&config, &settings);
     let views: Vec<ServerView> = config
         .servers
         .values()
@@ -180,7 +179,6 @@ pub(crate) async fn run(
             ServerView::new(&s.name, state)
         })
         .collect();
-    let options = manager_options(&settings, &tx, &questions, &tool_orders, started);
     bridge::set_log_sink(Some(tx.clone()));
     let guard = TerminalGuard::take()
         .map_err(|e| Failure::new(format!("mcp ui: cannot set up the terminal: {e}")))?;
@@ -188,26 +186,6 @@ pub(crate) async fn run(
         .map_err(|e| Failure::new(format!("mcp ui: cannot draw on the terminal: {e}")))?;
     let mut app = App::new(views);
     let _ = terminal.draw(|f| view::draw(f, &app));
-
-    let manager = Manager::start(config, options).await;
-    {
-        let manager = manager.clone();
-        let tx = tx.clone();
-        let orders = Arc::clone(&tool_orders);
-        tokio::spawn(async move {
-            manager.wait_started(bound).await;
-            for server in crate::servers::snapshot(&manager) {
-                let view = server_view(
-                    &server.name,
-                    &server.status,
-                    server.client.as_ref(),
-                    &orders,
-                )
-                .await;
-                let _ = tx.send(Event::Server(Box::new(view)));
-            }
-        });
-    }
 
     let (keys_tx, mut keys) = mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
@@ -232,13 +210,17 @@ pub(crate) async fn run(
     }
 
     let mut runtime = Runtime {
-        manager: manager.clone(),
+        manager: Arc::default(),
+        config,
+        settings,
+        started,
         events: tx.clone(),
         questions,
         orders: tool_orders,
         call: None,
         listens: Listens::default(),
     };
+    runtime.start_servers(None);
     loop {
         let mut actions = Vec::new();
         tokio::select! {
@@ -275,13 +257,20 @@ pub(crate) async fn run(
     bridge::set_log_sink(None);
     drop(terminal);
     drop(guard);
+    if let Some(manager) = runtime.manager() {
+        stop_manager(&manager).await;
+    }
+    Ok(SUCCESS)
+}
+
+/// Shuts `manager`'s servers down, killing them past [`STOP_WAIT`].
+async fn stop_manager(manager: &Manager) {
     if tokio::time::timeout(STOP_WAIT, manager.shutdown())
         .await
         .is_err()
     {
         manager.kill().await;
     }
-    Ok(SUCCESS)
 }
 
 /// What a server is, as the explorer shows it: its state, what it said
@@ -356,7 +345,13 @@ async fn fill(view: &mut ServerView, client: &Client, orders: &ToolOrders) {
 /// Carries out what the state asks for, each on a task of its own whose
 /// outcome comes back as an [`Event`].
 struct Runtime {
-    manager: Manager,
+    /// The servers' manager: none until the first start, replaced by a
+    /// reconnection.
+    manager: Arc<std::sync::Mutex<Option<Manager>>>,
+    config: McpConfig,
+    settings: ConnectSettings,
+    /// When the explorer started (the wire pane's clock).
+    started: Instant,
     events: Events,
     questions: Arc<Questions>,
     orders: Arc<ToolOrders>,
@@ -375,8 +370,50 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Runtime {
+    fn manager(&self) -> Option<Manager> {
+        lock(&self.manager).clone()
+    }
+
+    /// Starts the servers on a manager of their own (after stopping
+    /// `previous`, a reconnection), then reports each one.
+    fn start_servers(&mut self, previous: Option<Manager>) {
+        let options = manager_options(
+            &self.settings,
+            &self.events,
+            &self.questions,
+            &self.orders,
+            self.started,
+        );
+        let config = self.config.clone();
+        let bound = crate::servers::start_bound(&config, &self.settings);
+        let slot = Arc::clone(&self.manager);
+        let events = self.events.clone();
+        let orders = Arc::clone(&self.orders);
+        tokio::spawn(async move {
+            if let Some(previous) = previous {
+                stop_manager(&previous).await;
+            }
+            let manager = Manager::start(config, options).await;
+            *lock(&slot) = Some(manager.clone());
+            manager.wait_started(bound).await;
+            for server in crate::servers::snapshot(&manager) {
+                let view = server_view(
+                    &server.name,
+                    &server.status,
+                    server.client.as_ref(),
+                    &orders,
+                )
+                .await;
+                let _ = events.send(Event::Server(Box::new(view)));
+            }
+        });
+    }
+
     fn client(&self, server: &str) -> Option<Client> {
-        let client = self.manager.client(server).filter(Client::is_connected);
+        let client = self
+            .manager()
+            .and_then(|m| m.client(server))
+            .filter(Client::is_connected);
         if client.is_none() {
             let _ = self
                 .events
@@ -504,7 +541,7 @@ impl Runtime {
                 value,
                 context,
             } => {
-                let Some(client) = self.manager.client(&server) else {
+                let Some(client) = self.manager().and_then(|m| m.client(&server)) else {
                     return;
                 };
                 let reference = match target {
@@ -570,8 +607,18 @@ impl Runtime {
                     let _ = events.send(Event::Notice(notice));
                 });
             }
+            Action::Reconnect => {
+                if let Some(call) = self.call.take() {
+                    call.cancel();
+                }
+                lock(&self.listens).clear();
+                let previous = lock(&self.manager).take();
+                self.start_servers(previous);
+            }
             Action::Refresh { server } => {
-                let manager = self.manager.clone();
+                let Some(manager) = self.manager() else {
+                    return;
+                };
                 let orders = Arc::clone(&self.orders);
                 tokio::spawn(async move {
                     let status = manager

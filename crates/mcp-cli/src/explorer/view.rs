@@ -134,7 +134,7 @@ pub(crate) fn keys(app: &App) -> String {
         return "type to filter  Enter done  Esc clear".into();
     }
     let pane = match app.pane {
-        Pane::Servers => "Enter use server",
+        Pane::Servers => "Enter use server  R reconnect all",
         Pane::Tools if app.running.is_some() => "c cancel the call  PgUp/PgDn result",
         Pane::Tools
             if app
