@@ -1,7 +1,9 @@
 //! `mcp doctor`: the connection checklist against a server behind each
-//! failing step — a refused port, an HTTP server that is not MCP, a server
-//! whose authorization server publishes broken metadata — and against the
-//! demo server, where every step passes.
+//! failing step — a refused port, a TLS server whose certificate is not
+//! trusted (Python's `ssl` with an `openssl`-made self-signed certificate;
+//! skipped, saying so, without them), an HTTP server that is not MCP, a
+//! server whose authorization server publishes broken metadata — and
+//! against the demo server, where every step passes.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -168,4 +170,88 @@ async fn broken_authorization_metadata_fails_at_discovery() {
         run.stdout.contains("mcp auth inspect http://127.0.0.1:"),
         "{run:?}"
     );
+}
+
+/// A TLS server (Python) on 127.0.0.1 with a self-signed certificate,
+/// killed when dropped.
+struct SelfSigned(std::process::Child);
+
+impl Drop for SelfSigned {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+const TLS_SERVER: &str = r#"
+import http.server, ssl
+httpd = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain("cert.pem", "key.pem")
+httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+print(httpd.server_address[1], flush=True)
+httpd.serve_forever()
+"#;
+
+#[test]
+fn an_untrusted_certificate_fails_at_tls() {
+    use std::io::BufRead as _;
+    use std::process::{Command, Stdio};
+    let dir = support::temp_dir("doctor-tls");
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: openssl could not make a certificate");
+        return;
+    }
+    std::fs::write(dir.join("server.py"), TLS_SERVER).unwrap();
+    let Ok(child) = Command::new("python3")
+        .arg("server.py")
+        .current_dir(&dir)
+        .env("HOME", &dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    };
+    let mut server = SelfSigned(child);
+    let mut port = String::new();
+    std::io::BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut port)
+        .unwrap();
+    let url = format!("https://127.0.0.1:{}/mcp", port.trim());
+    let run = support::mcp(&["doctor", &url]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert_eq!(
+        steps(&run.stdout).last(),
+        Some(&("FAIL".to_owned(), "TLS and HTTP".to_owned())),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout
+            .contains("what to do: the server's TLS certificate is not trusted"),
+        "{run:?}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }
