@@ -95,6 +95,18 @@ impl Tmux {
         }
     }
 
+    /// Presses Down until the selected row shows `row` (at most 20 times).
+    fn select(&self, row: &str) {
+        let marked = format!("› {row}");
+        for _ in 0..20 {
+            if self.screen().contains(&marked) {
+                return;
+            }
+            self.keys(&["Down"]);
+        }
+        self.wait_for(&marked);
+    }
+
     /// Starts `mcp ui ARGS` in a 120×35 window; the shell then prints the
     /// exit code and the terminal's modes (`stty -a`), and waits.
     fn start(&self, dir: &Path, args: &str) {
@@ -385,6 +397,25 @@ fn server_everything_asks_and_the_dialogs_answer() {
     tmux.wait_for("o opens it");
     tmux.keys(&["o"]);
     tmux.wait_for("┌read demo://resource/");
+
+    // A prompt whose second argument's completions depend on the first.
+    tmux.keys(&["4"]);
+    tmux.select("completable-prompt");
+    tmux.keys(&["Enter", "E"]);
+    tmux.wait_for("completions: Engineering");
+    tmux.keys(&["Tab", "Tab", "A"]);
+    tmux.wait_for("completions: Alice");
+    tmux.keys(&["Tab", "Enter"]);
+    let s = tmux.wait_for("completable-prompt → messages");
+    assert!(s.contains("Engineering") && s.contains("Alice"), "{s}");
+
+    // A resource template: its variable completed, then read.
+    tmux.keys(&["3"]);
+    tmux.select("demo://resource/dynamic/text/{resourceId}");
+    tmux.keys(&["Enter", "7"]);
+    tmux.wait_for("completions: 7");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("┌read demo://resource/dynamic/text/{resourceId}");
 
     // An elicitation declined with Esc.
     tmux.keys(&["2"]);
