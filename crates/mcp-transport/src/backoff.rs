@@ -10,13 +10,13 @@
 use std::time::Duration;
 
 /// Default first delay: 500 ms.
-pub const DEFAULT_BASE: Duration = Duration::from_millis(500);
+const DEFAULT_BASE: Duration = Duration::from_millis(500);
 /// Default cap on one delay: 30 000 ms.
-pub const DEFAULT_CAP: Duration = Duration::from_millis(30_000);
+const DEFAULT_CAP: Duration = Duration::from_millis(30_000);
 /// Default number of attempts before the caller gives up: 8.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 8;
+const DEFAULT_MAX_ATTEMPTS: u32 = 8;
 /// Default jitter fraction: 0.5 (up to half of a delay is removed at random).
-pub const DEFAULT_JITTER: f64 = 0.5;
+const DEFAULT_JITTER: f64 = 0.5;
 
 /// Why a [`Backoff`] could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -75,8 +75,8 @@ pub struct Backoff {
 }
 
 impl Default for Backoff {
-    /// [`DEFAULT_BASE`] (500 ms), [`DEFAULT_CAP`] (30 000 ms),
-    /// [`DEFAULT_MAX_ATTEMPTS`] (8) attempts, [`DEFAULT_JITTER`] (0.5).
+    /// A first delay of 500 ms doubling up to 30 000 ms, at most 8
+    /// attempts, each delay randomised by up to half (jitter 0.5).
     fn default() -> Self {
         Backoff {
             base: DEFAULT_BASE,

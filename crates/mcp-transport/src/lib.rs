@@ -140,18 +140,18 @@
 //! The notification is sent from a task spawned on the current tokio runtime;
 //! outside a runtime it is logged instead.
 
-pub mod backoff;
+mod backoff;
 pub mod bom;
-pub mod dispatcher;
-pub mod error;
-pub mod event;
-pub mod options;
+mod dispatcher;
+mod error;
+mod event;
+mod options;
 mod pause_clock;
 mod pending;
-pub mod tap;
+mod tap;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-pub mod transport;
+mod transport;
 
 pub use backoff::{Backoff, BackoffError};
 pub use dispatcher::{
