@@ -26,23 +26,25 @@ use crate::token::{
     authenticated, oauth_error_body, send_token_request, token_post, with_nonce_retry,
 };
 
-/// A token request's form pairs, headers and the secrets it holds.
+/// A token (or revocation) request's form pairs, headers and the secrets
+/// it holds.
 #[derive(Default)]
-struct Request {
-    pairs: Vec<(String, String)>,
-    headers: Vec<(HeaderName, HeaderValue)>,
-    secrets: Vec<Secret>,
+pub(crate) struct Request {
+    pub(crate) pairs: Vec<(String, String)>,
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(crate) secrets: Vec<Secret>,
 }
 
 impl Request {
-    fn pair(&mut self, k: &str, v: impl Into<String>) {
+    pub(crate) fn pair(&mut self, k: &str, v: impl Into<String>) {
         self.pairs.push((k.to_owned(), v.into()));
     }
 }
 
-/// Adds `client`'s authentication at the token endpoint `url` of the
-/// authorization server `issuer` to `req`.
-fn authenticate(
+/// Adds `client`'s authentication at an endpoint of the authorization
+/// server of `metadata` (its token or revocation endpoint) to `req`: a
+/// `private_key_jwt` assertion is made anew for each request.
+pub(crate) fn authenticate(
     req: &mut Request,
     client: &ConfidentialClient,
     metadata: &crate::metadata::AuthorizationServerMetadata,

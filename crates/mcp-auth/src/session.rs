@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use crate::error::{AuthError, store_error};
 use crate::fetch::post;
+use crate::grant::{ConfidentialClient, Grant};
+use crate::machine::{Request, authenticate};
 use crate::secret::{Secret, scrub};
 use crate::state::{Inner, OAuth};
 use crate::store::{ClientRecord, CredentialStore, Record, StoreKey, TokenRecord};
@@ -109,6 +111,11 @@ pub enum Revocation {
     Revoked,
     /// The revocation failed (the tokens were forgotten here anyway).
     Failed(String),
+    /// Not offered for this login: its grant (workload identity
+    /// federation) has no client authentication, which a revocation
+    /// request must carry (RFC 7009 § 2.1). The tokens were only forgotten
+    /// here; they live until they expire.
+    NoClientAuthentication,
 }
 
 impl OAuth {
@@ -179,7 +186,10 @@ impl OAuth {
 
     /// Forgets the stored login of this server and account, revoking its
     /// tokens first (RFC 7009: the refresh token, then the access token)
-    /// when `revoke` and the authorization server offers it. The client
+    /// when `revoke` and the authorization server offers it, authenticated
+    /// as the client that obtained them (a grant without a person: the
+    /// grant's client authentication; workload identity federation has
+    /// none, so [`Revocation::NoClientAuthentication`]). The client
     /// registration is kept. `None`: nothing was stored.
     ///
     /// Errors: `Store`; a failed revocation is reported in the result, not
@@ -244,27 +254,55 @@ fn usable(tokens: TokenRecord) -> Result<Secret, AuthError> {
     Ok(tokens.access_token)
 }
 
+/// Whom a revocation request authenticates as: the client the tokens were
+/// issued to.
+enum Revoker {
+    /// The stored registration or a pre-registered client (a person's
+    /// login).
+    Client(ClientRecord),
+    /// The confidential client of a grant without a person, with the
+    /// grant's own authentication.
+    Grant(ConfidentialClient),
+}
+
 impl Inner {
-    /// Revokes the refresh token, then the access token (RFC 7009 § 2.1)
-    /// with the stored (or pre-registered) client; never registers one.
+    /// Revokes the refresh token, then the access token (RFC 7009 § 2.1),
+    /// authenticated as the client that obtained them: for a grant without
+    /// a person, the grant's client and its authentication; else the stored
+    /// (or pre-registered) client. Never registers one. A workload identity
+    /// grant has no client authentication, so nothing is asked of the
+    /// authorization server.
     async fn revoke(&self, key: &StoreKey, tokens: &TokenRecord) -> Result<Revocation, AuthError> {
+        let grant_client = match &self.config.grant {
+            Some(Grant::WorkloadIdentity { .. }) => {
+                return Ok(Revocation::NoClientAuthentication);
+            }
+            Some(Grant::ClientCredentials(client))
+            | Some(Grant::EnterpriseManaged { client, .. }) => Some(client.clone()),
+            None => None,
+        };
         let discovered = self.discovered_for(key).await?;
         let metadata = &discovered.metadata;
         let Some(endpoint) = metadata.revocation_endpoint.clone() else {
             return Ok(Revocation::NotOffered);
         };
         crate::fetch::check_url("revocation endpoint", &endpoint)?;
-        let client_key = StoreKey::client(metadata.issuer.clone());
-        let client: ClientRecord = match self.store.get(&client_key).await.map_err(store_error)? {
-            Some((Record::Client(c), _)) => c,
-            _ => match crate::registration::preregistered(&self.config, &metadata.issuer) {
-                Some(c) => c,
-                None => {
-                    return Ok(Revocation::Failed(
-                        "no client identity is stored for the authorization server".into(),
-                    ));
+        let revoker = match grant_client {
+            Some(client) => Revoker::Grant(client),
+            None => {
+                let client_key = StoreKey::client(metadata.issuer.clone());
+                match self.store.get(&client_key).await.map_err(store_error)? {
+                    Some((Record::Client(c), _)) => Revoker::Client(c),
+                    _ => match crate::registration::preregistered(&self.config, &metadata.issuer) {
+                        Some(c) => Revoker::Client(c),
+                        None => {
+                            return Ok(Revocation::Failed(
+                                "no client identity is stored for the authorization server".into(),
+                            ));
+                        }
+                    },
                 }
-            },
+            }
         };
         let mut order: Vec<(&Secret, &str)> = Vec::new();
         if let Some(r) = &tokens.refresh_token {
@@ -272,19 +310,33 @@ impl Inner {
         }
         order.push((&tokens.access_token, "access_token"));
         for (token, hint) in order {
-            let (pairs, headers) = authenticated(
-                &client,
-                metadata,
-                &[("token", token.expose()), ("token_type_hint", hint)],
-                &endpoint,
-            )?;
-            let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let params = [("token", token.expose()), ("token_type_hint", hint)];
+            let mut req = Request::default();
+            match &revoker {
+                Revoker::Client(client) => {
+                    let (pairs, headers) = authenticated(client, metadata, &params, &endpoint)?;
+                    req.pairs = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                    req.headers = headers;
+                    req.secrets.extend(client.client_secret.clone());
+                }
+                Revoker::Grant(client) => {
+                    for (k, v) in params {
+                        req.pair(k, v);
+                    }
+                    authenticate(&mut req, client, metadata)?;
+                }
+            }
+            let pairs: Vec<(&str, &str)> = req
+                .pairs
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
             let response = post(
                 &self.fetcher,
                 "token revocation",
                 &endpoint,
                 "application/x-www-form-urlencoded",
-                headers,
+                req.headers,
                 form(&pairs),
             )
             .await?;
@@ -292,7 +344,7 @@ impl Inner {
                 let text = String::from_utf8_lossy(response.body());
                 let mut secrets = vec![&tokens.access_token];
                 secrets.extend(tokens.refresh_token.as_ref());
-                secrets.extend(client.client_secret.as_ref());
+                secrets.extend(req.secrets.iter());
                 let shown: String = scrub(&text, &secrets).chars().take(200).collect();
                 return Ok(Revocation::Failed(format!(
                     "the revocation endpoint answered HTTP {}: {shown}",

@@ -5,7 +5,8 @@
 //! came with no retry and no other grant, and bad input (a key the server
 //! does not accept, an identity provider that answers with HTML or an
 //! error, an expired workload JWT) as one typed error each, the
-//! connection going on once the input is good.
+//! connection going on once the input is good; logout revoking a grant's
+//! token as the grant's client.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -24,7 +25,7 @@ use fault_http::Reply;
 use mcp_auth::{
     AssertionProblem, AuthError, CallbackAssertion, ClientAuthentication, ConfidentialClient,
     ExchangeProblem, FileAssertion, Grant, IdentityProvider, KeyProblem, MemoryStore, OAuth,
-    OAuthConfig, PrivateKey, Secret,
+    OAuthConfig, PrivateKey, Revocation, Secret,
 };
 use serde_json::{Value, json};
 
@@ -528,4 +529,149 @@ async fn the_identity_providers_token_endpoint_is_discovered_from_its_issuer() {
         get(&form(&mock.to("/token")[0]), "assertion"),
         Some("the.id-jag.value")
     );
+}
+
+/// How the client of a grant must authenticate at the revocation
+/// endpoint of [`revoking`].
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Basic,
+    Post,
+    Jwt,
+}
+
+/// `true` when the request `r` to the revocation endpoint authenticates
+/// as the client `machine-1` the way `expect` says (a `private_key_jwt`
+/// assertion verified with `public`, for the issuer `base`).
+fn authenticated_as_client(
+    r: &fault_http::Recorded,
+    expect: Expect,
+    base: &str,
+    public: &[u8],
+) -> bool {
+    let f = form(r);
+    match expect {
+        Expect::Basic => {
+            r.header("authorization")
+                == Some(&format!(
+                    "Basic {}",
+                    STANDARD.encode("machine-1:cc-secret-value")
+                ))
+                && get(&f, "client_secret").is_none()
+        }
+        Expect::Post => {
+            r.header("authorization").is_none()
+                && get(&f, "client_id") == Some("machine-1")
+                && get(&f, "client_secret") == Some("cc-secret-value")
+        }
+        Expect::Jwt => {
+            let Some(assertion) = get(&f, "client_assertion") else {
+                return false;
+            };
+            let parts: Vec<&str> = assertion.split('.').collect();
+            if parts.len() != 3
+                || get(&f, "client_assertion_type")
+                    != Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+            {
+                return false;
+            }
+            let claims: Value =
+                serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+            let sig = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
+            claims["iss"] == "machine-1"
+                && claims["sub"] == "machine-1"
+                && claims["aud"] == base
+                && ring::signature::UnparsedPublicKey::new(
+                    &ring::signature::ECDSA_P256_SHA256_FIXED,
+                    public,
+                )
+                .verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+                .is_ok()
+        }
+    }
+}
+
+/// An authorization server with a revocation endpoint that accepts only
+/// requests authenticated as the grant's client (`invalid_client`
+/// otherwise, as RFC 7009 § 2.2.1 says).
+async fn revoking(expect: Expect, public: Vec<u8>) -> Mock {
+    Mock::start_with(Script::default(), move |base, r| match r.path() {
+        "/.well-known/oauth-authorization-server" => Some(Reply::json(
+            json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "revocation_endpoint": format!("{base}/revoke"),
+                "grant_types_supported": ["client_credentials"],
+                "token_endpoint_auth_methods_supported":
+                    ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+                "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+            })
+            .to_string(),
+        )),
+        "/revoke" if authenticated_as_client(r, expect, base, &public) => Some(Reply::status(200)),
+        "/revoke" => Some(
+            Reply::json(r#"{"error":"invalid_client","error_description":"who are you"}"#)
+                .with_status(401),
+        ),
+        _ => None,
+    })
+    .await
+}
+
+/// `logout(revoke)` of a grant's token authenticates at the revocation
+/// endpoint as the grant's client, by the grant's own method
+/// (`client_secret_basic`, `client_secret_post`, `private_key_jwt` with a
+/// new assertion), and revokes the access token; a workload identity grant
+/// has no client authentication: nothing is sent, the login is only
+/// forgotten here and the report says revocation is not offered.
+#[tokio::test]
+async fn logout_revokes_a_grants_token_as_the_grants_client() {
+    let key = PrivateKey::from_pem(include_str!("keys/ec-p256.pem")).unwrap();
+    let public = key.public_key_bytes().to_vec();
+    let key = Arc::new(key);
+    for expect in [Expect::Basic, Expect::Post, Expect::Jwt] {
+        let mock = revoking(expect, public.clone()).await;
+        let authentication = match expect {
+            Expect::Basic => {
+                ClientAuthentication::ClientSecretBasic(Secret::new("cc-secret-value"))
+            }
+            Expect::Post => ClientAuthentication::ClientSecretPost(Secret::new("cc-secret-value")),
+            Expect::Jwt => ClientAuthentication::PrivateKeyJwt(key.clone()),
+        };
+        let oauth = machine(
+            &mock,
+            Grant::ClientCredentials(ConfidentialClient::new("machine-1", authentication)),
+        );
+        oauth.login().await.unwrap();
+        let report = oauth.logout(true).await.unwrap().expect("a stored token");
+        assert_eq!(report.revocation, Revocation::Revoked, "{expect:?}");
+        let revoked = mock.to("/revoke");
+        assert_eq!(
+            revoked.len(),
+            1,
+            "{expect:?}: the access token, no refresh token"
+        );
+        let f = form(&revoked[0]);
+        assert_eq!(get(&f, "token"), Some("access-secret-1"));
+        assert_eq!(get(&f, "token_type_hint"), Some("access_token"));
+        assert!(oauth.status().await.unwrap().is_none(), "forgotten here");
+    }
+
+    let mock = revoking(Expect::Basic, public).await;
+    let token = jwt(json!({"sub": "w", "aud": mock.base, "exp": now() + 300}));
+    let oauth = machine(
+        &mock,
+        Grant::WorkloadIdentity {
+            assertion: Arc::new(CallbackAssertion::new("test", move || {
+                let t = token.clone();
+                async move { Ok(Secret::new(t)) }
+            })),
+        },
+    );
+    oauth.login().await.unwrap();
+    let report = oauth.logout(true).await.unwrap().expect("a stored token");
+    assert_eq!(report.revocation, Revocation::NoClientAuthentication);
+    assert!(mock.to("/revoke").is_empty(), "nothing is sent");
+    assert!(oauth.status().await.unwrap().is_none(), "forgotten here");
 }

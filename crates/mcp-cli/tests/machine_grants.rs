@@ -263,3 +263,118 @@ async fn a_malformed_key_file_is_named_in_the_error() {
     assert!(server.requests().iter().all(|r| r.path() != "/token"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `protected`, plus a revocation endpoint (RFC 7009) that accepts only
+/// the client `cc-bot` authenticated with `client_secret_basic` and the
+/// secret `cc-secret-value`, and answers anyone else `invalid_client`.
+fn revoking(base: &str, r: &Recorded) -> Reply {
+    let basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("cc-bot:cc-secret-value")
+    );
+    match r.path() {
+        "/.well-known/oauth-authorization-server" => Reply::json(
+            json!({
+                "issuer": base,
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "revocation_endpoint": format!("{base}/revoke"),
+                "grant_types_supported": ["client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+            })
+            .to_string(),
+        ),
+        "/revoke" if r.header("authorization") == Some(basic.as_str()) => Reply::status(200),
+        "/revoke" => Reply::json(r#"{"error":"invalid_client"}"#).with_status(401),
+        _ => protected(base, r),
+    }
+}
+
+/// `mcp logout --revoke` of a grant's token revokes it as the grant's
+/// client (its `clientSecretEnv` secret, `client_secret_basic`), for a
+/// named server and for `--all`; a workload identity grant has no client
+/// authentication: the login is forgotten and the line says revocation is
+/// not offered, with nothing sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logout_revoke_of_a_grant_authenticates_as_the_grants_client() {
+    let base = Arc::new(OnceLock::<String>::new());
+    let b = base.clone();
+    let server = FaultServer::start(move |r| revoking(b.get().expect("base set"), r))
+        .await
+        .unwrap();
+    base.set(server.url("")).unwrap();
+    let dir = temp_dir("machine-revoke");
+    let file = dir.join("servers.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {
+            "cc": {"url": server.url("/mcp"),
+                   "oauth": {"grant": "client_credentials", "clientId": "cc-bot",
+                             "clientSecretEnv": "CC_SECRET"}},
+            "a-wl": {"url": server.url("/mcp"), "oauth": {"grant": "workload_identity",
+                   "tokenEnv": "WL_JWT", "account": "workload"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = file.to_str().unwrap().to_owned();
+    let args = |more: &[&str]| -> Vec<String> {
+        let mut a = vec!["--config".to_owned(), config.clone()];
+        a.extend(more.iter().map(|s| (*s).to_owned()));
+        a
+    };
+    let vars = || {
+        vec![
+            ("CC_SECRET".to_owned(), "cc-secret-value".to_owned()),
+            ("WL_JWT".to_owned(), jwt(now() + 300)),
+        ]
+    };
+    let revocations = |server: &FaultServer| {
+        server
+            .requests()
+            .into_iter()
+            .filter(|r| r.path() == "/revoke")
+            .collect::<Vec<_>>()
+    };
+
+    for all in [false, true] {
+        let out = run(dir.clone(), args(&["tools", "cc"]), vars()).await;
+        assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+        let before = revocations(&server).len();
+        let logout = if all {
+            args(&["logout", "--all", "--revoke"])
+        } else {
+            args(&["logout", "cc", "--revoke"])
+        };
+        let out = run(dir.clone(), logout, vars()).await;
+        let shown = format!("{}{}", out.stdout, out.stderr);
+        assert_eq!(out.code, Some(0), "{shown}");
+        assert!(
+            shown.contains("tokens revoked at the authorization server"),
+            "all={all}: {shown}"
+        );
+        assert!(!shown.contains("cc-secret-value"), "{shown}");
+        let revoked = revocations(&server);
+        assert_eq!(revoked.len(), before + 1, "the access token, once");
+        let form = String::from_utf8_lossy(&revoked[before].body).into_owned();
+        assert!(form.contains(&format!("token={ACCESS_TOKEN}")), "{form}");
+    }
+
+    let out = run(dir.clone(), args(&["tools", "a-wl"]), vars()).await;
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let before = revocations(&server).len();
+    let out = run(dir.clone(), args(&["logout", "a-wl", "--revoke"]), vars()).await;
+    let shown = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(out.code, Some(0), "{shown}");
+    assert!(
+        shown.contains("revocation is not offered for a workload identity grant"),
+        "{shown}"
+    );
+    assert_eq!(revocations(&server).len(), before, "nothing is sent");
+    let out = run(dir.clone(), args(&["auth", "status", "a-wl"]), vars()).await;
+    assert!(
+        !out.stdout.contains("workload"),
+        "forgotten: {}",
+        out.stdout
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

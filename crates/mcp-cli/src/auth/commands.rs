@@ -385,11 +385,12 @@ async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
             .await
             .map_err(|e| Failure::new(error_chain(&e)))?
         {
-            targets.push((
-                s.resource.clone(),
-                RemoteServer::new(s.resource.clone(), RemoteKind::StreamableHttp),
-                Some(s.account.clone()),
-            ));
+            // A grant's token is revoked as the grant's client: the
+            // configured entry it came from says who that is.
+            let remote = granted_entry(cli, &s.resource, &s.account).unwrap_or_else(|| {
+                RemoteServer::new(s.resource.clone(), RemoteKind::StreamableHttp)
+            });
+            targets.push((s.resource.clone(), remote, Some(s.account.clone())));
         }
     } else {
         let t = target(cli, args.server.as_deref())?;
@@ -417,6 +418,10 @@ async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
                     .into()
             }
             Revocation::Failed(why) => format!("; the revocation failed ({why})"),
+            Revocation::NoClientAuthentication => {
+                "; revocation is not offered for a workload identity grant (it has no client authentication): its tokens were only forgotten here and live until they expire"
+                    .into()
+            }
             _ => String::new(),
         };
         output::line(&format!(
@@ -425,6 +430,30 @@ async fn logout(cli: &Cli, args: &LogoutArgs) -> Result<u8, Failure> {
         ))?;
     }
     Ok(SUCCESS)
+}
+
+/// The configuration's remote entry with a grant without a person whose
+/// URL `resource` identifies and whose tokens are stored under `account`,
+/// if any.
+fn granted_entry(cli: &Cli, resource: &str, account: &str) -> Option<RemoteServer> {
+    let config = McpConfig::from_file(config_file(cli)?).ok()?;
+    config
+        .servers
+        .into_values()
+        .find_map(|s| match s.transport {
+            TransportConfig::Remote(r)
+                if r.oauth.grant.is_machine()
+                    && r.oauth
+                        .account
+                        .as_deref()
+                        .unwrap_or(mcp_auth::DEFAULT_ACCOUNT)
+                        == account
+                    && mcp_auth::resource_identifies(resource, &r.url) =>
+            {
+                Some(r)
+            }
+            _ => None,
+        })
 }
 
 /// The names of the configuration's remote entries whose URL `resource`
