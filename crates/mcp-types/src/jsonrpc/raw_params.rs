@@ -65,6 +65,27 @@ impl RawParams {
         Ok(RawParams { buf })
     }
 
+    /// The params of a plain `tools/call` (MCP `CallToolRequestParams` with
+    /// only `name` and `arguments`; spec: `server/tools` § Calling Tools):
+    /// `{"name":…,"arguments":…}`, without an `arguments` member when
+    /// `arguments` is `None`, written with this crate's writer as
+    /// [`RawParams::from_value`] writes. The same JSON value as `from_value`
+    /// of the params object, without building that object (a map, its two
+    /// keys and a copy of the name).
+    pub fn tool_call(name: &str, arguments: Option<&serde_json::Value>) -> Self {
+        let mut buf = Vec::with_capacity(HEADROOM + 256);
+        buf.resize(HEADROOM, b' ');
+        buf.extend_from_slice(b"{\"name\":");
+        string(&mut buf, name);
+        if let Some(arguments) = arguments {
+            buf.extend_from_slice(b",\"arguments\":");
+            value(&mut buf, arguments);
+        }
+        buf.push(b'}');
+        trim_excess(&mut buf, 1);
+        RawParams { buf }
+    }
+
     /// Writes `params` (compact JSON) with this crate's writer, which
     /// copies long strings whole between escapes (serde_json's serializer
     /// looks at every byte: several times the instructions for a 100 KiB
@@ -165,6 +186,26 @@ mod tests {
     /// The request written around the params is what `RequestBody` writes
     /// for the same id, method and params: integer and string ids, a
     /// method name that fits the room and one that does not, escapes.
+    #[test]
+    fn tool_call_writes_what_from_value_writes() {
+        for (name, arguments) in [
+            ("echo", Some(json!({"text": "a\n\"b\"\u{7f}é", "n": 3}))),
+            ("e\"cho", Some(json!({}))),
+            ("echo", None),
+        ] {
+            let mut object = serde_json::Map::new();
+            object.insert("name".into(), Value::from(name));
+            if let Some(a) = &arguments {
+                object.insert("arguments".into(), a.clone());
+            }
+            let written = RawParams::tool_call(name, arguments.as_ref());
+            assert_eq!(
+                serde_json::from_slice::<Value>(written.json()).unwrap(),
+                Value::Object(object)
+            );
+        }
+    }
+
     #[test]
     fn into_request_matches_request_body() {
         let long_method = "x/".repeat(40);
