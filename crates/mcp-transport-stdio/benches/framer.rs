@@ -3,7 +3,7 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_transport_stdio::{Frame, LineFramer};
+use mcp_transport_stdio::framing::{Frame, LineFramer};
 
 fn stream(line_len: usize, total: usize) -> Vec<u8> {
     let mut line = vec![b'x'; line_len];

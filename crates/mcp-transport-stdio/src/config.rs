@@ -24,7 +24,7 @@ pub const SIGTERM_GRACE: Duration = Duration::from_millis(1_000);
 
 /// Default size of the stderr tail kept for the close reason: 8 KiB
 /// (8 192 bytes).
-pub const DEFAULT_STDERR_TAIL_BYTES: usize = 8 * 1024;
+pub(crate) const DEFAULT_STDERR_TAIL_BYTES: usize = 8 * 1024;
 
 /// Longest stderr line handed to `tracing` and the callback: 4 KiB (4 096
 /// bytes); the rest of a longer (or unterminated) line is dropped.
@@ -87,7 +87,7 @@ pub struct StdioConfig {
     /// (default [`DEFAULT_SHUTDOWN_GRACE`], 2 000 ms).
     pub shutdown_grace: Duration,
     /// Bytes of stderr kept for the close reason (default
-    /// [`DEFAULT_STDERR_TAIL_BYTES`], 8 KiB).
+    /// 8 KiB, 8 192 bytes).
     pub stderr_tail_bytes: usize,
     /// Receives each stderr line, besides `tracing`.
     pub on_stderr: Option<StderrCallback>,

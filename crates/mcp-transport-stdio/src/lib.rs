@@ -110,7 +110,7 @@
 //! written whole. Dropping the future of `close()` does not stop the
 //! shutdown sequence, which runs on its own task.
 
-pub mod config;
+mod config;
 pub mod framing;
 mod outbound;
 mod process;
@@ -119,11 +119,9 @@ mod stderr;
 mod transport;
 
 pub use config::{
-    DEFAULT_MAX_LINE_BYTES, DEFAULT_PIPE_CAPACITY, DEFAULT_SHUTDOWN_GRACE,
-    DEFAULT_STDERR_TAIL_BYTES, NOTIFY_TIMEOUT, SIGTERM_GRACE, STDERR_LINE_MAX, StderrCallback,
-    StdioConfig, WRITE_QUEUE,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_PIPE_CAPACITY, DEFAULT_SHUTDOWN_GRACE, NOTIFY_TIMEOUT,
+    SIGTERM_GRACE, STDERR_LINE_MAX, StderrCallback, StdioConfig, WRITE_QUEUE,
 };
-pub use framing::{Frame, LineFramer};
 pub use transport::StdioTransport;
 
 /// The crate README (its crates.io page): its example is compiled as a doctest.
