@@ -29,6 +29,10 @@ pub struct PreregisteredClient {
     pub client_id: String,
     /// The `client_secret`, for a confidential client.
     pub client_secret: Option<Secret>,
+    /// The environment variable holding the `client_secret`, read at each
+    /// request that needs it instead (see
+    /// [`with_client_secret_env`](Self::with_client_secret_env)).
+    pub client_secret_env: Option<String>,
     /// The token endpoint authentication method, when known.
     pub token_endpoint_auth_method: Option<String>,
 }
@@ -40,8 +44,20 @@ impl PreregisteredClient {
             issuer: None,
             client_id: client_id.into(),
             client_secret,
+            client_secret_env: None,
             token_endpoint_auth_method: None,
         }
+    }
+
+    /// Takes the `client_secret` from the environment variable `variable`,
+    /// read at each request that needs it (a code exchange, a refresh, a
+    /// revocation): an unset or empty variable is that request's
+    /// [`AuthError::SecretUnavailable`](crate::AuthError::SecretUnavailable),
+    /// naming the variable, never another client's login.
+    pub fn with_client_secret_env(mut self, variable: impl Into<String>) -> Self {
+        self.client_secret = None;
+        self.client_secret_env = Some(variable.into());
+        self
     }
 
     /// Restricts it to the authorization server `issuer`.

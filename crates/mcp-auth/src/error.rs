@@ -160,6 +160,24 @@ pub enum AuthError {
         /// What is wrong with it.
         problem: AssertionProblem,
     },
+    /// A client secret the configuration names by environment variable
+    /// ([`ClientAuthentication::ClientSecretBasicEnv`](crate::ClientAuthentication::ClientSecretBasicEnv),
+    /// [`PreregisteredClient::with_client_secret_env`](crate::PreregisteredClient::with_client_secret_env),
+    /// [`IdentityProvider::with_client_secret_env`](crate::IdentityProvider::with_client_secret_env))
+    /// cannot be read. The variable is read at each request that needs the
+    /// secret, as key files and assertion sources are, so this fails that
+    /// request and the next one tries again. Names the variable, never a
+    /// value.
+    #[error("{what}: environment variable {variable} {problem}")]
+    #[non_exhaustive]
+    SecretUnavailable {
+        /// Which secret ("client secret", "identity provider client secret").
+        what: &'static str,
+        /// The environment variable's name.
+        variable: String,
+        /// What is wrong: "is not set", "is empty", "is not valid Unicode".
+        problem: &'static str,
+    },
     /// The identity provider's token exchange (RFC 8693) for an identity
     /// assertion authorization grant (ID-JAG) failed: refused, or answered
     /// with something that is not a token exchange response.

@@ -51,6 +51,15 @@ pub enum ClientAuthentication {
     ClientSecretBasic(Secret),
     /// `client_secret_post`: the id and secret in the form.
     ClientSecretPost(Secret),
+    /// `client_secret_basic` with the secret in the environment variable
+    /// named here, read at each request that needs it (an unset or empty
+    /// variable is that request's
+    /// [`AuthError::SecretUnavailable`](crate::AuthError::SecretUnavailable),
+    /// naming the variable).
+    ClientSecretBasicEnv(String),
+    /// `client_secret_post` with the secret in the environment variable
+    /// named here, read as for [`ClientSecretBasicEnv`](Self::ClientSecretBasicEnv).
+    ClientSecretPostEnv(String),
     /// `private_key_jwt` (RFC 7523 § 2.2): a JWT signed with the key,
     /// `iss` = `sub` = the client id, `aud` = the authorization server's
     /// issuer, a fresh `jti`, valid for 60 s.
@@ -72,6 +81,12 @@ impl fmt::Debug for ClientAuthentication {
         match self {
             ClientAuthentication::ClientSecretBasic(_) => f.write_str("ClientSecretBasic(***)"),
             ClientAuthentication::ClientSecretPost(_) => f.write_str("ClientSecretPost(***)"),
+            ClientAuthentication::ClientSecretBasicEnv(var) => {
+                f.debug_tuple("ClientSecretBasicEnv").field(var).finish()
+            }
+            ClientAuthentication::ClientSecretPostEnv(var) => {
+                f.debug_tuple("ClientSecretPostEnv").field(var).finish()
+            }
             ClientAuthentication::PrivateKeyJwt(k) => {
                 f.debug_tuple("PrivateKeyJwt").field(k).finish()
             }
@@ -88,8 +103,10 @@ impl ClientAuthentication {
     /// The RFC 8414 name of the method (`client_secret_basic`, …).
     pub fn method(&self) -> &'static str {
         match self {
-            ClientAuthentication::ClientSecretBasic(_) => "client_secret_basic",
-            ClientAuthentication::ClientSecretPost(_) => "client_secret_post",
+            ClientAuthentication::ClientSecretBasic(_)
+            | ClientAuthentication::ClientSecretBasicEnv(_) => "client_secret_basic",
+            ClientAuthentication::ClientSecretPost(_)
+            | ClientAuthentication::ClientSecretPostEnv(_) => "client_secret_post",
             ClientAuthentication::PrivateKeyJwt(_)
             | ClientAuthentication::PrivateKeyJwtFile { .. } => "private_key_jwt",
         }
@@ -133,6 +150,10 @@ pub struct IdentityProvider {
     pub client_id: Option<String>,
     /// The client's secret there (`client_secret_basic`), if it has one.
     pub client_secret: Option<Secret>,
+    /// The environment variable holding that secret, read at each token
+    /// exchange instead (see
+    /// [`with_client_secret_env`](Self::with_client_secret_env)).
+    pub client_secret_env: Option<String>,
 }
 
 impl IdentityProvider {
@@ -156,6 +177,22 @@ impl IdentityProvider {
     pub fn with_client(mut self, client_id: impl Into<String>, secret: Option<Secret>) -> Self {
         self.client_id = Some(client_id.into());
         self.client_secret = secret;
+        self
+    }
+
+    /// Sets the client's id at the identity provider, its secret in the
+    /// environment variable `variable`: read at each token exchange (an
+    /// unset or empty variable is that exchange's
+    /// [`AuthError::SecretUnavailable`](crate::AuthError::SecretUnavailable),
+    /// naming the variable).
+    pub fn with_client_secret_env(
+        mut self,
+        client_id: impl Into<String>,
+        variable: impl Into<String>,
+    ) -> Self {
+        self.client_id = Some(client_id.into());
+        self.client_secret = None;
+        self.client_secret_env = Some(variable.into());
         self
     }
 }

@@ -126,7 +126,8 @@
 //!   The grant runs where a login would and again instead of a refresh;
 //!   bad keys, assertions and identity-provider answers are
 //!   [`AuthError::Key`], [`AuthError::Assertion`],
-//!   [`AuthError::TokenExchange`].
+//!   [`AuthError::TokenExchange`]; a client secret in an environment
+//!   variable that is not set, [`AuthError::SecretUnavailable`].
 //! - **Every URL** of the flow is https, or http on a loopback host.
 //!
 //! # Seams

@@ -19,7 +19,7 @@ use crate::grant::{
 };
 use crate::jwt::{PrivateKey, check_assertion, client_assertion_claims, now_secs};
 use crate::scope;
-use crate::secret::{Secret, scrub};
+use crate::secret::{Secret, from_env, scrub};
 use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, StoreKey, TokenRecord};
 use crate::token::{
@@ -52,13 +52,11 @@ pub(crate) fn authenticate(
     match &client.authentication {
         ClientAuthentication::ClientSecretBasic(secret)
         | ClientAuthentication::ClientSecretPost(secret) => {
-            let record = ClientRecord::new(client.client_id.clone(), Some(secret.clone()))
-                .with_token_endpoint_auth_method(client.authentication.method());
-            let (pairs, headers) = authenticated(&record, metadata, &[], &metadata.token_endpoint)?;
-            req.pairs
-                .extend(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)));
-            req.headers.extend(headers);
-            req.secrets.push(secret.clone());
+            add_secret(req, client, metadata, secret.clone())?;
+        }
+        ClientAuthentication::ClientSecretBasicEnv(var)
+        | ClientAuthentication::ClientSecretPostEnv(var) => {
+            add_secret(req, client, metadata, from_env("client secret", var)?)?;
         }
         ClientAuthentication::PrivateKeyJwt(key) => sign_assertion(req, client, metadata, key)?,
         ClientAuthentication::PrivateKeyJwtFile { path, algorithm } => {
@@ -70,6 +68,24 @@ pub(crate) fn authenticate(
             sign_assertion(req, client, metadata, &key)?;
         }
     }
+    Ok(())
+}
+
+/// Adds `client`'s id and `secret` by its `client_secret_basic` or
+/// `client_secret_post` method to `req`.
+fn add_secret(
+    req: &mut Request,
+    client: &ConfidentialClient,
+    metadata: &crate::metadata::AuthorizationServerMetadata,
+    secret: Secret,
+) -> Result<(), AuthError> {
+    let record = ClientRecord::new(client.client_id.clone(), Some(secret.clone()))
+        .with_token_endpoint_auth_method(client.authentication.method());
+    let (pairs, headers) = authenticated(&record, metadata, &[], &metadata.token_endpoint)?;
+    req.pairs
+        .extend(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    req.headers.extend(headers);
+    req.secrets.push(secret);
     Ok(())
 }
 
@@ -271,8 +287,15 @@ impl Inner {
             idp.client_id.as_deref(),
         );
         let mut headers = Vec::new();
+        let from_variable = match (&idp.client_secret, &idp.client_secret_env) {
+            (None, Some(var)) => Some(from_env("identity provider client secret", var)?),
+            _ => None,
+        };
         let mut secrets = vec![&token];
-        if let (Some(id), Some(secret)) = (&idp.client_id, &idp.client_secret) {
+        if let (Some(id), Some(secret)) = (
+            &idp.client_id,
+            idp.client_secret.as_ref().or(from_variable.as_ref()),
+        ) {
             let record = ClientRecord::new(id.clone(), Some(secret.clone()))
                 .with_token_endpoint_auth_method("client_secret_basic");
             let (_, h) = authenticated(&record, &discovered.metadata, &[], &url)?;

@@ -438,7 +438,10 @@ impl Inner {
         }
         let (client, source) =
             if let Some(c) = registration::preregistered(&self.config, &metadata.issuer) {
-                (c, Source::Preregistered)
+                (
+                    registration::preregistered_record(c)?,
+                    Source::Preregistered,
+                )
             } else if let Some(c) = registration::metadata_document(&self.config, metadata) {
                 (c, Source::MetadataDocument)
             } else {

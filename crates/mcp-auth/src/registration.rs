@@ -11,11 +11,11 @@ use mcp_transport_http::Fetcher;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::config::OAuthConfig;
+use crate::config::{OAuthConfig, PreregisteredClient};
 use crate::error::{AuthError, RegistrationProblem};
 use crate::fetch::{is_json, post};
 use crate::metadata::AuthorizationServerMetadata;
-use crate::secret::Secret;
+use crate::secret::{Secret, from_env};
 use crate::store::ClientRecord;
 use crate::token::DEVICE_GRANT;
 
@@ -29,15 +29,30 @@ pub(crate) enum Source {
 
 /// The configured client for `issuer`, if any: one restricted to that
 /// issuer first, then one for any issuer.
-pub(crate) fn preregistered(config: &OAuthConfig, issuer: &str) -> Option<ClientRecord> {
+pub(crate) fn preregistered<'a>(
+    config: &'a OAuthConfig,
+    issuer: &str,
+) -> Option<&'a PreregisteredClient> {
     let exact = config
         .preregistered
         .iter()
         .find(|c| c.issuer.as_deref() == Some(issuer));
     let any = || config.preregistered.iter().find(|c| c.issuer.is_none());
-    exact.or_else(any).map(|c| ClientRecord {
+    exact.or_else(any)
+}
+
+/// The identity of the pre-registered client `c`, its secret read now
+/// from the variable it names, if it names one.
+///
+/// Errors: `SecretUnavailable` when that variable is not set or empty.
+pub(crate) fn preregistered_record(c: &PreregisteredClient) -> Result<ClientRecord, AuthError> {
+    let client_secret = match &c.client_secret_env {
+        Some(var) => Some(from_env("client secret", var)?),
+        None => c.client_secret.clone(),
+    };
+    Ok(ClientRecord {
         client_id: c.client_id.clone(),
-        client_secret: c.client_secret.clone(),
+        client_secret,
         token_endpoint_auth_method: c.token_endpoint_auth_method.clone(),
     })
 }

@@ -294,7 +294,7 @@ impl Inner {
                 match self.store.get(&client_key).await.map_err(store_error)? {
                     Some((Record::Client(c), _)) => Revoker::Client(c),
                     _ => match crate::registration::preregistered(&self.config, &metadata.issuer) {
-                        Some(c) => Revoker::Client(c),
+                        Some(c) => Revoker::Client(crate::registration::preregistered_record(c)?),
                         None => {
                             return Ok(Revocation::Failed(
                                 "no client identity is stored for the authorization server".into(),

@@ -5,8 +5,9 @@
 //! came with no retry and no other grant, and bad input (a key the server
 //! does not accept, an identity provider that answers with HTML or an
 //! error, an expired workload JWT) as one typed error each, the
-//! connection going on once the input is good; logout revoking a grant's
-//! token as the grant's client.
+//! connection going on once the input is good; a client secret named by an
+//! environment variable that is not set, one typed error naming it; logout
+//! revoking a grant's token as the grant's client.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -24,8 +25,9 @@ use common::*;
 use fault_http::Reply;
 use mcp_auth::{
     AssertionProblem, AuthError, CallbackAssertion, ClientAuthentication, ConfidentialClient,
-    ExchangeProblem, FileAssertion, Grant, IdentityProvider, KeyProblem, MemoryStore, OAuth,
-    OAuthConfig, PrivateKey, Revocation, Secret,
+    CredentialStore, ExchangeProblem, FileAssertion, Grant, IdentityProvider, KeyProblem,
+    MemoryStore, NoInteraction, OAuth, OAuthConfig, PreregisteredClient, PrivateKey, Record,
+    Revocation, Secret, StoreKey, TokenRecord,
 };
 use serde_json::{Value, json};
 
@@ -674,4 +676,118 @@ async fn logout_revokes_a_grants_token_as_the_grants_client() {
     assert_eq!(report.revocation, Revocation::NoClientAuthentication);
     assert!(mock.to("/revoke").is_empty(), "nothing is sent");
     assert!(oauth.status().await.unwrap().is_none(), "forgotten here");
+}
+
+/// The variable `name`'s `SecretUnavailable` error, "is not set".
+fn assert_unset(e: &AuthError, what: &str, name: &str) {
+    match e {
+        AuthError::SecretUnavailable {
+            what: w,
+            variable,
+            problem,
+            ..
+        } => {
+            assert_eq!(
+                (*w, variable.as_str(), *problem),
+                (what, name, "is not set")
+            );
+        }
+        other => panic!("not SecretUnavailable: {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        format!("{what}: environment variable {name} is not set")
+    );
+}
+
+/// A client secret named by an environment variable that is not set (a
+/// grant's `client_secret_basic` or `client_secret_post`, the identity
+/// provider's client, a pre-registered client's refresh) is read at the
+/// request that needs it and fails it with `SecretUnavailable` naming the
+/// variable: nothing is sent to the endpoint, no other client is
+/// registered or used instead.
+#[tokio::test]
+async fn a_client_secret_in_an_unset_variable_fails_the_request_naming_it() {
+    const UNSET: &str = "MCP_AUTH_TEST_SECRET_THAT_IS_NEVER_SET";
+    assert!(std::env::var_os(UNSET).is_none());
+    let script = Script {
+        auth_methods: vec!["client_secret_basic", "client_secret_post"],
+        ..Script::default()
+    };
+    for authentication in [
+        ClientAuthentication::ClientSecretBasicEnv(UNSET.into()),
+        ClientAuthentication::ClientSecretPostEnv(UNSET.into()),
+    ] {
+        let shown = format!("{authentication:?}");
+        assert!(shown.contains(UNSET), "{shown}");
+        let mock = Mock::start(script.clone()).await;
+        let oauth = machine(
+            &mock,
+            Grant::ClientCredentials(ConfidentialClient::new("machine-1", authentication)),
+        );
+        assert_unset(&oauth.login().await.unwrap_err(), "client secret", UNSET);
+        let t = mock.connect(&oauth).await;
+        let e = call(&t, "tools/list").await.unwrap_err();
+        assert!(
+            chain(&e).contains(&format!("environment variable {UNSET} is not set")),
+            "{}",
+            chain(&e)
+        );
+        assert!(mock.to("/token").is_empty(), "nothing is sent");
+    }
+
+    // The identity provider's client secret: no token exchange.
+    let mock = Mock::start(script.clone()).await;
+    let id_token = jwt(json!({"sub": "u", "exp": now() + 300}));
+    let mut grant = enterprise(&mock, &id_token);
+    if let Grant::EnterpriseManaged {
+        identity_provider, ..
+    } = &mut grant
+    {
+        *identity_provider = identity_provider
+            .clone()
+            .with_client_secret_env("idp-client", UNSET);
+    }
+    let oauth = machine(&mock, grant);
+    assert_unset(
+        &oauth.login().await.unwrap_err(),
+        "identity provider client secret",
+        UNSET,
+    );
+    assert!(mock.to("/idp/token").is_empty() && mock.to("/token").is_empty());
+
+    // A pre-registered client's expired login: its refresh needs the
+    // secret; no registration of another client, no login.
+    let mock = Mock::start(Script {
+        refresh_tokens: true,
+        ..script
+    })
+    .await;
+    let store = Arc::new(MemoryStore::new());
+    let mut tokens = TokenRecord::new(Secret::new("expired-token"));
+    tokens.refresh_token = Some(Secret::new("refresh-secret-0"));
+    tokens.expires_at = Some(SystemTime::now() - Duration::from_secs(10));
+    store
+        .put(
+            &StoreKey::tokens(mock.url(), mock.base.clone(), "default"),
+            Record::Tokens(tokens),
+            None,
+        )
+        .await
+        .unwrap();
+    let config = mock.config().with_preregistered(
+        PreregisteredClient::new("configured-client", None).with_client_secret_env(UNSET),
+    );
+    let oauth = OAuth::new(config, store, Arc::new(NoInteraction::new("no one to ask"))).unwrap();
+    let t = mock.connect(&oauth).await;
+    let e = call(&t, "tools/list").await.unwrap_err();
+    let text = chain(&e);
+    assert!(
+        text.contains(&format!(
+            "client secret: environment variable {UNSET} is not set"
+        )),
+        "{text}"
+    );
+    assert!(mock.to("/token").is_empty(), "no refresh was sent");
+    assert!(mock.to("/register").is_empty() && mock.to("/authorize").is_empty());
 }

@@ -378,3 +378,97 @@ async fn logout_revoke_of_a_grant_authenticates_as_the_grants_client() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A client secret named by an environment variable that is not set
+/// (`clientSecretEnv` of a client credentials grant, `idpClientSecretEnv`
+/// of enterprise-managed authorization) fails the server's requests with
+/// one error naming the variable (`mcp call` prints it and exits
+/// non-zero): nothing is sent to the token endpoint or the identity
+/// provider, and the server is not reached without a flow (no bare 401).
+/// With the variable set, the same configuration works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_secret_in_an_unset_variable_is_named_in_the_error() {
+    let server = server().await;
+    let dir = temp_dir("machine-secret-env");
+    let id_token = dir.join("id_token");
+    std::fs::write(&id_token, jwt(now() + 300)).unwrap();
+    let file = dir.join("servers.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {
+            "cc": {"url": server.url("/mcp"),
+                   "oauth": {"grant": "client_credentials", "clientId": "cc-bot",
+                             "clientSecretEnv": "MCP_TEST_CC_SECRET"}},
+            "ema": {"url": server.url("/mcp"),
+                    "oauth": {"grant": "enterprise_managed", "clientId": "ema-bot",
+                              "clientSecretEnv": "MCP_TEST_EMA_SECRET",
+                              "tokenFile": id_token.to_str().unwrap(),
+                              "idpTokenEndpoint": server.url("/idp/token"),
+                              "idpClientId": "ema-at-idp",
+                              "idpClientSecretEnv": "MCP_TEST_IDP_SECRET",
+                              "account": "ema"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let config = file.to_str().unwrap().to_owned();
+    let args = |more: &[&str]| -> Vec<String> {
+        let mut a = vec!["--config".to_owned(), config.clone()];
+        a.extend(more.iter().map(|s| (*s).to_owned()));
+        a
+    };
+    let sent = |server: &FaultServer| {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.path() == "/token" || r.path() == "/idp/token")
+            .count()
+    };
+
+    type Vars = Vec<(String, String)>;
+    let cases: [(&str, Vars, &str); 2] = [
+        (
+            "cc",
+            vec![],
+            "client secret: environment variable MCP_TEST_CC_SECRET is not set",
+        ),
+        (
+            "ema",
+            vec![("MCP_TEST_EMA_SECRET".into(), "ema-secret-value".into())],
+            "identity provider client secret: environment variable MCP_TEST_IDP_SECRET is not set",
+        ),
+    ];
+    for (name, vars, want) in cases {
+        let before = sent(&server);
+        let out = run(dir.clone(), args(&["call", name, "echo"]), vars).await;
+        let shown = format!("{}{}", out.stdout, out.stderr);
+        assert_ne!(out.code, Some(0), "{name}: {shown}");
+        assert!(shown.contains(want), "{name}: {shown}");
+        assert!(!shown.contains("ema-secret-value"), "{shown}");
+        assert_eq!(sent(&server), before, "{name}: nothing is sent");
+    }
+
+    // With the variable set, the same entry gets its token.
+    let out = run(
+        dir.clone(),
+        args(&["tools", "cc"]),
+        vec![("MCP_TEST_CC_SECRET".into(), "cc-secret-value".into())],
+    )
+    .await;
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let token = server
+        .requests()
+        .into_iter()
+        .find(|r| r.path() == "/token")
+        .expect("a token request");
+    assert_eq!(
+        token.header("authorization"),
+        Some(
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode("cc-bot:cc-secret-value")
+            )
+            .as_str()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

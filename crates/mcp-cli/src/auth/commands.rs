@@ -226,11 +226,7 @@ fn flow(remote: &RemoteServer, account: Option<&str>) -> Result<OAuth, Failure> 
         }
         return OAuth::for_grant(config, store()?).map_err(|e| Failure::new(e.to_string()));
     }
-    let mut config = oauth_config(
-        remote,
-        super::NO_REDIRECT,
-        preregistered(remote, None, None)?,
-    );
+    let mut config = oauth_config(remote, super::NO_REDIRECT, super::configured_client(remote));
     if let Some(a) = account {
         config = config.with_account(a);
     }

@@ -143,8 +143,23 @@ pub(crate) fn login_command(config: &ServerConfig, url: &str) -> String {
     command
 }
 
-/// The pre-registered client of `remote`'s settings, with its secret from
-/// the configuration or from the environment variable it names.
+/// The pre-registered client of `remote`'s settings for a command that
+/// talks to the server (not a login): its secret from the configuration,
+/// or from the environment variable it names, read at each request that
+/// needs it (as key files and tokens are), so a variable that is not set
+/// fails those requests with `AuthError::SecretUnavailable` naming it.
+pub(crate) fn configured_client(remote: &RemoteServer) -> Option<PreregisteredClient> {
+    let id = remote.oauth.client_id.as_deref()?;
+    Some(match &remote.oauth.client_secret_env {
+        Some(var) => PreregisteredClient::new(id, None).with_client_secret_env(var.clone()),
+        None => PreregisteredClient::new(id, remote.oauth.client_secret.clone().map(Secret::new)),
+    })
+}
+
+/// The pre-registered client of `remote`'s settings for a login, with its
+/// secret from the configuration or from the environment variable it names
+/// (`client_id` and `secret_env` from the command line first), read now:
+/// a login that could not redeem its code is refused before the browser.
 ///
 /// Errors: the variable is named but not set.
 pub(crate) fn preregistered(
@@ -191,22 +206,17 @@ pub(crate) fn oauth_config(
 }
 
 /// The grant without a person `remote`'s settings name (`oauth.grant`),
-/// or `None` for a person's login. The private key and the ID token or
-/// workload JWT are read at each token request (a missing or bad one is
-/// that request's error, naming the file or variable); client secrets are
-/// read now from the variables named.
+/// or `None` for a person's login. The private key, the ID token or
+/// workload JWT and the client secrets named by environment variable are
+/// all read at each token request: a missing or bad one is that request's
+/// typed error, naming the file or variable, so the server fails with it
+/// rather than going on without a flow.
 ///
-/// Errors: a secret's environment variable is named but not set.
+/// Errors: settings built by hand without what their grant needs (the
+/// configuration's parser refuses such an entry).
 pub(crate) fn machine_grant(remote: &RemoteServer) -> Result<Option<Grant>, Failure> {
     let settings = &remote.oauth;
     let creds = &settings.credentials;
-    let env_secret = |var: &str| {
-        std::env::var(var).map(Secret::new).map_err(|_| {
-            Failure::new(format!(
-                "the client secret's environment variable {var} is not set"
-            ))
-        })
-    };
     let source = || -> Option<Arc<dyn AssertionSource>> {
         match (&creds.token_file, &creds.token_env) {
             (Some(path), _) => Some(Arc::new(FileAssertion::new(path))),
@@ -223,7 +233,7 @@ pub(crate) fn machine_grant(remote: &RemoteServer) -> Result<Option<Grant>, Fail
                 path: path.into(),
                 algorithm: creds.signing_algorithm.clone(),
             },
-            (None, Some(var)) => ClientAuthentication::ClientSecretBasic(env_secret(var)?),
+            (None, Some(var)) => ClientAuthentication::ClientSecretBasicEnv(var.clone()),
             (None, None) => match &settings.client_secret {
                 Some(s) => ClientAuthentication::ClientSecretBasic(Secret::new(s.clone())),
                 None => return Ok(None),
@@ -245,11 +255,10 @@ pub(crate) fn machine_grant(remote: &RemoteServer) -> Result<Option<Grant>, Fail
                 (None, None) => return Err(incomplete()),
             };
             if let Some(id) = &creds.idp_client_id {
-                let secret = match &creds.idp_client_secret_env {
-                    Some(var) => Some(env_secret(var)?),
-                    None => None,
+                idp = match &creds.idp_client_secret_env {
+                    Some(var) => idp.with_client_secret_env(id.clone(), var.clone()),
+                    None => idp.with_client(id.clone(), None),
                 };
-                idp = idp.with_client(id.clone(), secret);
             }
             Grant::EnterpriseManaged {
                 client: client()?.ok_or_else(incomplete)?,
@@ -306,15 +315,8 @@ pub(crate) fn flow_for(config: &ServerConfig) -> Option<OAuth> {
             }
         };
     }
-    let client = match preregistered(remote, None, None) {
-        Ok(c) => c,
-        Err(f) => {
-            tracing::warn!(server = %config.name, why = %f.message, "the configured client is not used");
-            None
-        }
-    };
     match OAuth::new(
-        oauth_config(remote, NO_REDIRECT, client),
+        oauth_config(remote, NO_REDIRECT, configured_client(remote)),
         store,
         Arc::new(NoInteraction::new(hint)),
     ) {
