@@ -381,8 +381,9 @@ async fn logout_revoke_of_a_grant_authenticates_as_the_grants_client() {
 
 /// A client secret named by an environment variable that is not set
 /// (`clientSecretEnv` of a client credentials grant, `idpClientSecretEnv`
-/// of enterprise-managed authorization) fails the server's requests with
-/// one error naming the variable (`mcp call` prints it and exits
+/// of enterprise-managed authorization), like a key file or a token file
+/// or variable that cannot be read, fails the server's requests with
+/// one error naming the variable or file (`mcp call` prints it and exits
 /// non-zero): nothing is sent to the token endpoint or the identity
 /// provider, and the server is not reached without a flow (no bare 401).
 /// With the variable set, the same configuration works.
@@ -391,6 +392,7 @@ async fn a_client_secret_in_an_unset_variable_is_named_in_the_error() {
     let server = server().await;
     let dir = temp_dir("machine-secret-env");
     let id_token = dir.join("id_token");
+    let missing = dir.join("not-there");
     std::fs::write(&id_token, jwt(now() + 300)).unwrap();
     let file = dir.join("servers.json");
     std::fs::write(
@@ -406,7 +408,16 @@ async fn a_client_secret_in_an_unset_variable_is_named_in_the_error() {
                               "idpTokenEndpoint": server.url("/idp/token"),
                               "idpClientId": "ema-at-idp",
                               "idpClientSecretEnv": "MCP_TEST_IDP_SECRET",
-                              "account": "ema"}}}})
+                              "account": "ema"}},
+            "kf": {"url": server.url("/mcp"),
+                   "oauth": {"grant": "client_credentials", "clientId": "kf-bot",
+                             "privateKeyFile": missing.to_str().unwrap(), "account": "kf"}},
+            "te": {"url": server.url("/mcp"),
+                   "oauth": {"grant": "workload_identity", "tokenEnv": "MCP_TEST_WL_JWT",
+                             "account": "te"}},
+            "tf": {"url": server.url("/mcp"),
+                   "oauth": {"grant": "workload_identity",
+                             "tokenFile": missing.to_str().unwrap(), "account": "tf"}}}})
         .to_string(),
     )
     .unwrap();
@@ -425,7 +436,9 @@ async fn a_client_secret_in_an_unset_variable_is_named_in_the_error() {
     };
 
     type Vars = Vec<(String, String)>;
-    let cases: [(&str, Vars, &str); 2] = [
+    let key_unreadable = format!("private key {}: cannot be read", missing.display());
+    let file_unavailable = format!("workload JWT from file {}: unavailable", missing.display());
+    let cases: [(&str, Vars, &str); 5] = [
         (
             "cc",
             vec![],
@@ -436,6 +449,14 @@ async fn a_client_secret_in_an_unset_variable_is_named_in_the_error() {
             vec![("MCP_TEST_EMA_SECRET".into(), "ema-secret-value".into())],
             "identity provider client secret: environment variable MCP_TEST_IDP_SECRET is not set",
         ),
+        // Key files and token sources, read at each token request too.
+        ("kf", vec![], &key_unreadable),
+        (
+            "te",
+            vec![],
+            "workload JWT from environment variable MCP_TEST_WL_JWT: unavailable",
+        ),
+        ("tf", vec![], &file_unavailable),
     ];
     for (name, vars, want) in cases {
         let before = sent(&server);
