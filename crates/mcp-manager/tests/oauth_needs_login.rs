@@ -2,7 +2,8 @@
 //! anyone (`NoInteraction`), fails its start at once with the typed
 //! `NeedsLogin` status (not `Failed`, not retried), whose text is the
 //! agent's hint; a call to it fails with `ManagerError::NeedsLogin`. Without
-//! a flow the same server is a plain failure (the 401).
+//! a flow the same server is a plain failure (the 401), and so is a grant
+//! whose secret's variable is not set (its error naming the variable).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -16,8 +17,8 @@ use std::time::Duration;
 
 use fault_http::{FaultServer, Recorded, Reply, init_result, tools_result};
 use mcp_manager::mcp_auth::{
-    CredentialStore, MemoryStore, NoInteraction, OAuth, OAuthConfig, Record, Secret, StoreKey,
-    TokenRecord,
+    ClientAuthentication, ConfidentialClient, CredentialStore, Grant, MemoryStore, NoInteraction,
+    OAuth, OAuthConfig, Record, Secret, StoreKey, TokenRecord,
 };
 use mcp_manager::{Manager, ManagerError, McpConfig, ServerStatus, UnavailablePolicy};
 use mcp_transport_http::{FetchOptions, ProxySetting};
@@ -231,5 +232,45 @@ async fn a_login_stored_later_is_picked_up_by_the_next_call() {
         manager.server_status("locked"),
         Some(ServerStatus::Connected { .. })
     ));
+    manager.shutdown().await;
+}
+
+/// A grant without a person whose client secret is in an environment
+/// variable that is not set is no login to ask for: the server's start
+/// fails (`Failed`, not `NeedsLogin`) with the flow's error naming the
+/// variable, and nothing reaches the token endpoint.
+#[tokio::test]
+async fn a_grant_whose_secret_variable_is_not_set_fails_the_start_naming_it() {
+    const UNSET: &str = "MCP_MANAGER_TEST_SECRET_THAT_IS_NEVER_SET";
+    assert!(std::env::var_os(UNSET).is_none());
+    let server = server().await;
+    let url = server.url("/mcp");
+    let grant = Grant::ClientCredentials(ConfidentialClient::new(
+        "machine-1",
+        ClientAuthentication::ClientSecretBasicEnv(UNSET.into()),
+    ));
+    let config = OAuthConfig::for_grant(url.clone(), grant)
+        .with_fetch(FetchOptions::default().with_proxy(ProxySetting::None));
+    let oauth = OAuth::for_grant(config, Arc::new(MemoryStore::new())).unwrap();
+    let config = McpConfig::from_json(
+        &json!({"mcpServers": {"machine": {"type": "http", "url": url}}}).to_string(),
+    )
+    .unwrap();
+    let opts = options()
+        .with_unavailable(UnavailablePolicy::FailFast)
+        .with_server_oauth("machine", oauth);
+    let manager = Manager::start(config, opts).await;
+    assert!(manager.wait_started(Duration::from_secs(20)).await);
+    let status = manager.server_status("machine").unwrap();
+    let ServerStatus::Failed { why } = &status else {
+        panic!("{status:?}");
+    };
+    assert!(
+        why.contains(&format!(
+            "client secret: environment variable {UNSET} is not set"
+        )),
+        "{why}"
+    );
+    assert!(server.requests().iter().all(|r| r.path() != "/token"));
     manager.shutdown().await;
 }
