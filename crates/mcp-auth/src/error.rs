@@ -213,8 +213,10 @@ pub enum AuthError {
         problem: String,
     },
     /// The MCP server refused (HTTP 401) an access token issued moments
-    /// before: by the refresh or the authorization made for its previous
-    /// refusal, or by a login just now that left nothing to refresh. It
+    /// before, and not expired (nor within the refresh skew of expiry) by
+    /// its own `expires_in`: by the refresh or the authorization made for
+    /// its previous refusal, or by a login just now that left nothing to
+    /// refresh. It
     /// rejects freshly issued tokens, which another login would not
     /// change, so the flow stops instead of sending the user (or a script)
     /// round the login again. Tokens another authorization server issues,
