@@ -149,14 +149,7 @@ impl Outbound for StdioOutbound {
         message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError> {
-        let closed = || {
-            TransportError::Closed(
-                dispatcher
-                    .close_reason()
-                    .cloned()
-                    .unwrap_or_else(|| CloseReason::new("the server's stdin is closed")),
-            )
-        };
+        let closed = || closed_error(dispatcher);
         let alone = alone_in_flight(message.kind, dispatcher);
         let body = match self.gate.route(message.body, alone, |rest| {
             self.tx.try_send(rest).map_err(|e| e.into_inner())
@@ -185,6 +178,37 @@ impl Outbound for StdioOutbound {
         sent
     }
 
+    /// A request written directly when it is alone in flight and nothing
+    /// is queued, else queued when the writer queue has room: what `send`
+    /// does, without its boxed future. A full queue hands it back.
+    fn send_request_now(
+        &self,
+        mut message: Outgoing,
+        dispatcher: &Dispatcher,
+    ) -> Result<Result<(), TransportError>, Outgoing> {
+        let alone = alone_in_flight(message.kind, dispatcher);
+        let body = std::mem::take(&mut message.body);
+        match self.gate.route(body, alone, |rest| {
+            self.tx.try_send(rest).map_err(|e| e.into_inner())
+        }) {
+            Ok(Route::Done) => Ok(Ok(())),
+            Ok(Route::Queue(body)) => match self.tx.try_send(body) {
+                Ok(()) => Ok(Ok(())),
+                Err(mpsc::error::TrySendError::Full(body)) => {
+                    // Not queued after all: `send` counts it again.
+                    self.gate.done_one();
+                    message.body = body;
+                    Err(message)
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    self.gate.done_one();
+                    Ok(Err(closed_error(dispatcher)))
+                }
+            },
+            Err(_) => Ok(Err(closed_error(dispatcher))),
+        }
+    }
+
     /// Writes the message directly, or queues it when the writer queue has
     /// room (never waits).
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
@@ -203,6 +227,16 @@ impl Outbound for StdioOutbound {
             Err(_) => Err(message),
         }
     }
+}
+
+/// The error of a message that cannot reach the server's stdin any more.
+fn closed_error(dispatcher: &Dispatcher) -> TransportError {
+    TransportError::Closed(
+        dispatcher
+            .close_reason()
+            .cloned()
+            .unwrap_or_else(|| CloseReason::new("the server's stdin is closed")),
+    )
 }
 
 /// `true` when a message of `kind` is the only one in flight: a request

@@ -110,6 +110,24 @@ pub trait Outbound: Send + Sync + 'static {
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
         Err(message)
     }
+
+    /// Delivers a request at once when the transport can without waiting
+    /// (written, or queued where the queue has room), as [`Outbound::send`]
+    /// would deliver it; or hands it back, and the dispatcher then awaits
+    /// [`Outbound::send`]. The dispatcher tries this first for every
+    /// request: a transport writing to a local pipe delivers most requests
+    /// here, without the boxed future of `send`. `Ok(Err(_))` fails the
+    /// request as an error of `send` would. The default hands every
+    /// message back.
+    #[allow(clippy::result_large_err)]
+    fn send_request_now(
+        &self,
+        message: Outgoing,
+        dispatcher: &Dispatcher,
+    ) -> Result<Result<(), TransportError>, Outgoing> {
+        let _ = dispatcher;
+        Err(message)
+    }
 }
 
 /// The shared engine. Create with [`Dispatcher::new`]; always held in an `Arc`.

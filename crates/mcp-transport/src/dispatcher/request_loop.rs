@@ -111,9 +111,25 @@ impl Dispatcher {
             metadata_headers: options.metadata_headers.clone(),
             deadline: due,
         };
-        let send = self.send_out(outgoing);
+        self.tap_sent(&outgoing);
+        // Delivered at once where the transport can; else awaited below.
+        let (later, now) = match self.outbound.send_request_now(outgoing, self) {
+            Ok(result) => (None, Some(result)),
+            Err(outgoing) => (Some(outgoing), None),
+        };
+        if let Some(Err(e)) = now {
+            guard.armed = false;
+            self.pending.remove(&id);
+            return Err(e);
+        }
+        let send = async {
+            match later {
+                Some(outgoing) => self.outbound.send(outgoing, self).await,
+                None => Ok(()),
+            }
+        };
         tokio::pin!(send);
-        let mut sent = false;
+        let mut sent = now.is_some();
         // One timer for the request's life, registered when first polled
         // and moved when the deadline moves; never polled without one.
         let timer = tokio::time::sleep_until(due.unwrap_or_else(Instant::now));
