@@ -36,7 +36,10 @@ Surface (kept small and stable; tests rely on these names):
     tools      ask_name() -> multi round-trip: first answers resultType "input_required" with one
                    elicitation/create input request (key "name", form with a string `name`,
                    requestState "asked-once"); the retry answers "hello <name> (state <state>)",
-                   or "declined" when the elicitation was not accepted
+                   or "declined" when the elicitation was not accepted. In a handshake
+                   revision (2025-06-18 on: elicitation is newer) it asks the same form with an
+                   elicitation/create server request (ctx.elicit) and answers "hello <name>",
+                   or "declined"
                route(region, text) -> "<region>:<text>"; `region` carries
                    "x-mcp-header": "Region", so HTTP calls must send Mcp-Param-Region
 """
@@ -55,6 +58,7 @@ try:  # mcp >= 2: FastMCP was renamed MCPServer.
     from mcp.server.mcpserver import Context, MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import InputRequiredResult
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
     _SDK_MAJOR = 2
 except ImportError:  # mcp 1.x
@@ -153,6 +157,14 @@ def _add_modern_tools(server: _Server) -> None:
 
     @server.tool(description="Ask the user for a name (multi round-trip elicitation), then greet.")
     async def ask_name(ctx: Context) -> str | InputRequiredResult:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # An input_required result is not a tools/call result in a handshake
+            # revision (the SDK refuses it: "Handler returned an invalid result");
+            # there the question goes out as the server request those revisions have.
+            answer = await ctx.elicit(message="What is your name?", schema=_Name)
+            if answer.action != "accept":
+                return "declined"
+            return f"hello {answer.data.name}"
         responses = ctx.input_responses or {}
         answer = responses.get("name")
         if answer is None:
