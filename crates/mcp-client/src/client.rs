@@ -303,7 +303,7 @@ impl Client {
     /// Follows `nextCursor` to the end (spec `server/utilities/pagination`),
     /// keeping what arrived when it stops early (a repeated cursor, the
     /// page cap [`ClientOptions::max_pages`], a later page failing): see
-    /// [`crate::listing`].
+    /// [`Listing`](crate::Listing).
     ///
     /// `options` apply to each page: its timeout bounds each page, a
     /// cancelled token stops the listing (a cancelled first page fails it).
@@ -493,7 +493,7 @@ impl Client {
         vars: impl IntoIterator<Item = (K, TemplateValue)>,
         options: RequestOptions,
     ) -> Result<ReadResourceResult, ClientError> {
-        let uri = template::expand(&template.uri_template, vars)?;
+        let uri = template::expand_template(&template.uri_template, vars)?;
         self.read_resource(uri, options).await
     }
 

@@ -382,7 +382,7 @@ pub const MAX_REPORTED_VIOLATIONS: usize = 10;
 /// a property's name).
 ///
 /// ```
-/// use mcp_client::error::SchemaViolation;
+/// use mcp_client::SchemaViolation;
 /// let v = SchemaViolation::new("/zip", r#"value is not of type "string""#);
 /// assert_eq!(v.to_string(), r#"/zip: value is not of type "string""#);
 /// assert_eq!(SchemaViolation::new("", "x").to_string(), "(root): x");

@@ -60,20 +60,22 @@
 //!   [`RequestTimeout`] (inherit the client's, a duration, or none), a
 //!   [`CancellationToken`], a progress callback. [`CallOptions`] adds what
 //!   only `tools/call` has, its schema checks; `call_tool` takes either.
-//! - [`listing`]: whole listings ([`Client::tools_listing`] and the like)
+//! - [`Listing`]: whole listings ([`Client::tools_listing`] and the like)
 //!   that keep what arrived: an entry that does not decode is left out and
 //!   reported ([`Listing::problems`]), a listing that does not end is cut
 //!   short with what came before ([`Listing::incomplete`]).
 //! - [`ClientOptions`] / [`VersionPreference`]: identity, declared
 //!   capabilities, timeouts, capability strictness, revision preference.
 //! - [`ClientHandler`]: roots, sampling, elicitation, notifications.
-//! - [`negotiate`]: the one seam between the handshake revisions and the stateless revision 2026-07-28.
-//! - [`skills`]: the skills extension (`io.modelcontextprotocol/skills`):
+//! - [`Negotiated`]: what negotiation settled, the one seam between the
+//!   handshake revisions and the stateless revision 2026-07-28.
+//! - Skills: the skills extension (`io.modelcontextprotocol/skills`):
 //!   [`Client::list_skills`], [`Client::get_skill`] and
 //!   [`Client::load_skill`], which verifies `SKILL.md` (size, SHA-256,
 //!   frontmatter) before anything of the skill is returned; a
 //!   [`LoadedSkill`] reads its supporting files, each verified.
-//! - [`template`]: RFC 6570 expansion of resource templates.
+//! - [`expand_template`] / [`TemplateValue`]: RFC 6570 expansion of
+//!   resource templates.
 //! - [`ClientError`]: typed errors with `is_*` questions.
 //!
 //! # Feature flags
@@ -108,7 +110,7 @@
 //! [`ClientHandler`] (elicitation, sampling, roots) and retried with
 //! `inputResponses`, at most [`ClientOptions::max_input_rounds`] rounds.
 //! Change notifications come through [`Client::listen`]
-//! (`subscriptions/listen`, see [`subscription`]).
+//! (`subscriptions/listen`, see [`Subscription`]).
 //!
 //! # Not yet supported
 //! The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`); the
@@ -119,38 +121,45 @@ pub mod capabilities;
 mod client;
 mod codec;
 mod connection;
-pub mod error;
-pub mod handler;
+mod error;
+mod handler;
 mod known_tools;
 mod list_changes;
-pub mod listing;
+mod listing;
 mod mrtr;
-pub mod negotiate;
+mod negotiate;
 mod negotiated;
-pub mod options;
+mod options;
 mod pipeline;
 mod receive_loop;
 pub mod request_metadata;
 mod server_requests;
-pub mod skills;
-pub mod subscription;
+mod skills;
+mod subscription;
 mod tasks;
-pub mod template;
+mod template;
 #[cfg(feature = "test-util")]
 pub mod testing;
 mod tools;
 mod validation;
 
 pub use client::Client;
-pub use error::ClientError;
+pub use error::{
+    ClientError, Incompatibility, MAX_REPORTED_VIOLATIONS, MAX_SERVER_MESSAGE_CHARS,
+    SchemaViolation, ServerFault,
+};
 pub use handler::{ClientHandler, NoopHandler, RequestContext};
 pub use listing::{Incomplete, Listing};
 pub use mcp_transport::{CancellationToken, CloseReason, Progress, RequestOptions, RequestTimeout};
 pub use negotiate::Negotiated;
-pub use options::{CallOptions, ClientOptions, ElicitationModes, VersionPreference};
+pub use options::{
+    CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_INITIALIZE_TIMEOUT,
+    DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_MAX_PAGES, DEFAULT_REFRESH_DEBOUNCE, ElicitationModes,
+    VersionPreference,
+};
 pub use skills::{LoadedSkill, SkillFile, SkillMismatch};
-pub use subscription::{Subscription, SubscriptionEvent};
-pub use template::TemplateValue;
+pub use subscription::{SUBSCRIPTION_BUFFER, Subscription, SubscriptionEvent};
+pub use template::{TemplateValue, expand_template, template_variables};
 
 /// The crate README (its crates.io page): its example is compiled as a doctest.
 #[cfg(doctest)]

@@ -2,8 +2,8 @@
 //! `server/resources` § Resource Templates), with the `iri-string` crate.
 //!
 //! ```
-//! use mcp_client::template::{expand, TemplateValue};
-//! let uri = expand("file:///{+path}{?q,lang}", [
+//! use mcp_client::{TemplateValue, expand_template};
+//! let uri = expand_template("file:///{+path}{?q,lang}", [
 //!     ("path", TemplateValue::from("docs/a b.md")),
 //!     ("q", TemplateValue::from("x&y")),
 //! ]).unwrap();
@@ -50,7 +50,7 @@ impl From<Vec<String>> for TemplateValue {
 /// vanish, per RFC 6570).
 ///
 /// Errors: [`ClientError::InvalidTemplate`] for a template that does not parse.
-pub fn expand<K, I>(template: &str, vars: I) -> Result<String, ClientError>
+pub fn expand_template<K, I>(template: &str, vars: I) -> Result<String, ClientError>
 where
     K: Into<String>,
     I: IntoIterator<Item = (K, TemplateValue)>,
@@ -77,7 +77,7 @@ where
 /// e.g. to ask `completion/complete` for their values.
 ///
 /// Errors: [`ClientError::InvalidTemplate`].
-pub fn variables(template: &str) -> Result<Vec<String>, ClientError> {
+pub fn template_variables(template: &str) -> Result<Vec<String>, ClientError> {
     let parsed = UriTemplateStr::new(template).map_err(|e| ClientError::InvalidTemplate {
         template: template.to_owned(),
         message: e.to_string(),
@@ -100,15 +100,15 @@ mod tests {
     fn level_4() {
         let list = TemplateValue::List(vec!["red".into(), "green".into()]);
         assert_eq!(
-            expand("/c{/list*}", [("list", list.clone())]).unwrap(),
+            expand_template("/c{/list*}", [("list", list.clone())]).unwrap(),
             "/c/red/green"
         );
         assert_eq!(
-            expand("{?list*}", [("list", list)]).unwrap(),
+            expand_template("{?list*}", [("list", list)]).unwrap(),
             "?list=red&list=green"
         );
         assert_eq!(
-            expand(
+            expand_template(
                 "test://static/resource/{id}",
                 [("id", TemplateValue::from("7"))]
             )
@@ -116,18 +116,21 @@ mod tests {
             "test://static/resource/7"
         );
         assert_eq!(
-            expand("{var:3}", [("var", TemplateValue::from("value"))]).unwrap(),
+            expand_template("{var:3}", [("var", TemplateValue::from("value"))]).unwrap(),
             "val"
         );
-        assert_eq!(expand::<&str, _>("x{undefined}y", []).unwrap(), "xy");
+        assert_eq!(
+            expand_template::<&str, _>("x{undefined}y", []).unwrap(),
+            "xy"
+        );
     }
 
     #[test]
     fn bad_template_is_typed_error() {
         assert!(matches!(
-            expand::<&str, _>("{unclosed", []),
+            expand_template::<&str, _>("{unclosed", []),
             Err(ClientError::InvalidTemplate { .. })
         ));
-        assert_eq!(variables("a{x}{?y,x}").unwrap(), vec!["x", "y"]);
+        assert_eq!(template_variables("a{x}{?y,x}").unwrap(), vec!["x", "y"]);
     }
 }

@@ -10,12 +10,12 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_client::error::{Incompatibility, ServerFault};
 use mcp_client::testing::{MemoryPeer, memory_pair};
 use mcp_client::{
     CallOptions, Client, ClientError, ClientHandler, ClientOptions, ElicitationModes,
     RequestContext,
 };
+use mcp_client::{Incompatibility, ServerFault};
 use mcp_types::elicitation::{ElicitRequestParams, ElicitResult};
 use mcp_types::roots::ListRootsResult;
 use mcp_types::{ErrorCode, JsonRpcError, JsonRpcRequest, RequestId};

@@ -13,7 +13,7 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_client::error::ServerFault;
+use mcp_client::ServerFault;
 use mcp_client::testing::{MemoryPeer, memory_pair};
 use mcp_client::{Client, ClientError, ClientOptions, SubscriptionEvent, VersionPreference};
 use mcp_types::subscriptions::SubscriptionFilter;

@@ -1,42 +1,5 @@
-//! Skills over MCP (extension `io.modelcontextprotocol/skills`, SEP-2640):
-//! list a server's skills, load one, and read its files, each checked
-//! against the skill's entry.
-//!
-//! A skill is instructions an agent will follow, so the client never hands
-//! out a byte of one that differs from what the server listed:
-//!
-//! 1. [`Client::list_skills`] / [`Client::skills_listing`] (`skills/list`,
-//!    paginated like every listing) and [`Client::get_skill`] (`skills/get`,
-//!    a skill known only by its URI) give entries: the frontmatter and the
-//!    `sha256:` digest and byte size of every file. Listing reads no file
-//!    (spec § Lazy Retrieval: nothing is fetched on connection, listing or
-//!    approval).
-//! 2. [`Client::load_skill`] reads `SKILL.md` (`resources/read`), checks its
-//!    size, then its digest, parses its YAML frontmatter and compares it
-//!    with the entry's field by field (spec § Verification on Read,
-//!    § Frontmatter Verification). Any difference is
-//!    [`ClientError::SkillVerification`] naming the field and both values
-//!    ([`SkillMismatch`]); nothing of the skill is returned. An entry whose
-//!    `resources` are `"dynamic"` has nothing to verify against and is not
-//!    loaded ([`SkillMismatch::Unverifiable`]; the spec lets a host decline).
-//! 3. Only a [`LoadedSkill`] reads supporting files
-//!    ([`LoadedSkill::read_file`]), one at a time when asked, each checked
-//!    against its listed size and digest; a file the entry does not list is
-//!    refused without a request (spec § The Acting Window and the Held
-//!    Entry).
-//!
-//! The checks prove the entry and the content agree; both come from the
-//! same server, so a match is not a trust anchor (spec § Digests Are Not a
-//! Trust Anchor). Skill content stays untrusted input for the host.
-//!
-//! Every method needs the server to have declared the extension
-//! (`capabilities.extensions["io.modelcontextprotocol/skills"]`); a host
-//! that uses skills declares it too
-//! ([`crate::ClientOptions::with_extension`] with
-//! [`mcp_types::skills::SKILLS_EXTENSION`]).
-//!
-//! Not built: `resources/directory/read`, loading `"dynamic"` skills, and a
-//! cache of verified files (each [`LoadedSkill::read_file`] reads again).
+//! Skills over MCP (extension `io.modelcontextprotocol/skills`): the rules
+//! are documented on [`LoadedSkill`], the public face of this module.
 
 mod frontmatter;
 // Named by `ClientError`, which sits below the skills' methods.
@@ -184,6 +147,48 @@ fn skill_failure(entry: &Skill, file: &str, mismatch: SkillMismatch) -> ClientEr
 /// through which its supporting files are read.
 ///
 /// Cheap to clone the client it holds; the text is the verified file.
+///
+/// # Skills over MCP
+///
+/// Skills over MCP (extension `io.modelcontextprotocol/skills`, SEP-2640):
+/// list a server's skills, load one, and read its files, each checked
+/// against the skill's entry.
+///
+/// A skill is instructions an agent will follow, so the client never hands
+/// out a byte of one that differs from what the server listed:
+///
+/// 1. [`Client::list_skills`] / [`Client::skills_listing`] (`skills/list`,
+///    paginated like every listing) and [`Client::get_skill`] (`skills/get`,
+///    a skill known only by its URI) give entries: the frontmatter and the
+///    `sha256:` digest and byte size of every file. Listing reads no file
+///    (spec § Lazy Retrieval: nothing is fetched on connection, listing or
+///    approval).
+/// 2. [`Client::load_skill`] reads `SKILL.md` (`resources/read`), checks its
+///    size, then its digest, parses its YAML frontmatter and compares it
+///    with the entry's field by field (spec § Verification on Read,
+///    § Frontmatter Verification). Any difference is
+///    [`ClientError::SkillVerification`] naming the field and both values
+///    ([`SkillMismatch`]); nothing of the skill is returned. An entry whose
+///    `resources` are `"dynamic"` has nothing to verify against and is not
+///    loaded ([`SkillMismatch::Unverifiable`]; the spec lets a host decline).
+/// 3. Only a [`LoadedSkill`] reads supporting files
+///    ([`LoadedSkill::read_file`]), one at a time when asked, each checked
+///    against its listed size and digest; a file the entry does not list is
+///    refused without a request (spec § The Acting Window and the Held
+///    Entry).
+///
+/// The checks prove the entry and the content agree; both come from the
+/// same server, so a match is not a trust anchor (spec § Digests Are Not a
+/// Trust Anchor). Skill content stays untrusted input for the host.
+///
+/// Every method needs the server to have declared the extension
+/// (`capabilities.extensions["io.modelcontextprotocol/skills"]`); a host
+/// that uses skills declares it too
+/// ([`crate::ClientOptions::with_extension`] with
+/// [`mcp_types::skills::SKILLS_EXTENSION`]).
+///
+/// Not built: `resources/directory/read`, loading `"dynamic"` skills, and a
+/// cache of verified files (each [`LoadedSkill::read_file`] reads again).
 #[derive(Debug, Clone)]
 pub struct LoadedSkill {
     client: Client,

@@ -1,16 +1,5 @@
-//! `subscriptions/listen` (2026-07-28, spec `basic/subscriptions`; client
-//! checklist §5): one long-lived request per [`Subscription`] whose
-//! notifications are demultiplexed by
-//! `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request's
-//! id, compared type-exactly).
-//!
-//! The request is sent without a timeout on its own task; the receive loop
-//! (`receive_loop.rs`) offers every notification to this module's registry
-//! before the [`crate::ClientHandler`] sees it. Dropping the
-//! [`Subscription`] aborts that task, which drops the request: the HTTP
-//! transport drops the listen response stream (the cancellation under
-//! 2026-07-28), stdio sends `notifications/cancelled` with the listen id
-//! (spec §5.7).
+//! `subscriptions/listen`: documented on [`Subscription`], the public face
+//! of this module.
 
 mod event;
 // The connection holds the registry; the receive loop routes through it.
@@ -43,6 +32,22 @@ use registry::{AwaitingAck, Shared};
 /// sent `notifications/cancelled` with the listen request's id (spec
 /// §5.7). If the server had already ended it, that notification refers to
 /// a finished request, which servers ignore.
+///
+/// # How a subscription works
+///
+/// `subscriptions/listen` (2026-07-28, spec `basic/subscriptions`; client
+/// checklist §5): one long-lived request per [`Subscription`] whose
+/// notifications are demultiplexed by
+/// `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request's
+/// id, compared type-exactly).
+///
+/// The request is sent without a timeout on its own task; the receive loop
+/// (`receive_loop.rs`) offers every notification to this module's registry
+/// before the [`crate::ClientHandler`] sees it. Dropping the
+/// [`Subscription`] aborts that task, which drops the request: the HTTP
+/// transport drops the listen response stream (the cancellation under
+/// 2026-07-28), stdio sends `notifications/cancelled` with the listen id
+/// (spec §5.7).
 pub struct Subscription {
     requested: SubscriptionFilter,
     granted: SubscriptionFilter,
