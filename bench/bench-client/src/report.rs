@@ -785,7 +785,7 @@ What a peak RSS counts decides most of the verdict at 100 B. With 256 calls of 1
 
 At 100 KiB × 256 the server decides what the client holds. bench-server reads one request, answers it, then reads the next; rmcp's server reads every request as it arrives and answers each from a task of its own. Against bench-server most of the 256 requests wait in our writer queue, each held whole (about 100 KiB) until the pipe takes it; against rmcp's server the queue empties into the pipe and the server holds them. Anonymous memory of the client at that workload: ours 43.4 MiB against bench-server, 30.6 MiB against rmcp's server; rmcp's client 59.6 and 58.1; the floor 26.0 and 25.7. VmHWM with the client pinned to one core and the server to the other: ours 48.8 and 48.7 MiB, rmcp 65.0 and 64.8, the floor 34.2 and 34.2; unpinned, ours 58.5 (bench-server) and 50.3 (rmcp's server), rmcp 76.8 and 71.2. Ours stays under rmcp's on both servers in every way measured; how far under moves with how fast the server drains the pipe and with how the runtime's threads happen to interleave the reads and the decodes.
 
-One 100 KiB `tools/call` of ours over stdio, byte by byte (DHAT, per call; 14 heap blocks, 620 KB allocated in all):
+One 100 KiB `tools/call` of ours over stdio, byte by byte (DHAT, per call; 13 heap blocks, 619 KB allocated in all):
 
 | what | bytes | held from | until |
 |---|---:|---|---|
@@ -795,7 +795,9 @@ One 100 KiB `tools/call` of ours over stdio, byte by byte (DHAT, per call; 14 he
 | the response in the framer's read buffer | ≈102 450, in a 256 KiB chunk | the read | the last frame cut from that chunk is decoded (the raw result is a slice of it, not a copy) |
 | the typed result (`CallToolResult`, its text `String`) | 102 400 | the decode | the caller drops the result (the caller's copy) |
 
-No decoded `serde_json::Value` of the response is ever built: the result is parsed once, straight into its type. The one avoidable copy left is the argument `Value`: writing the caller's arguments straight into the request with serde_json's serializer saves it (and 3 allocations per call) but costs 2.6 times the instructions of a 100 KiB call (1 366 708 against 505 967: serde_json looks at every byte of a string, our writer copies runs between escapes), so it stays until a serializer with that writer exists.
+No decoded `serde_json::Value` of the response is ever built: the result is parsed once, straight into its type. The one avoidable copy left is the argument `Value`: writing the caller's arguments straight into the request with serde_json's serializer saves it (and 3 allocations per call) but costs 2.6 times the instructions of a 100 KiB call (1 366 708 against 505 967 through the `Value`: serde_json looks at every byte of a string, our writer copies runs between escapes), so it stays until a serializer with that writer exists.
+
+The 10 allocations of one 100 B `tools/call` over stdio (DHAT, per call, after connecting): the boxed future of `Transport::request_raw` (1 752 bytes: the request's whole life in the dispatcher), the result's content list (1 216: room for 4 content blocks) and its text (100), the request's buffer (384), the arguments as a `Value` (a map node of 632, the key `text`, the text copied: 100), the pending request's oneshot channel (136), the `Bytes` header of the request body (24) and the method's name in `Outgoing` (10). Below 4 would take writing the arguments without a `Value` at our writer's speed, a request path without the `Transport` trait's boxed future, and `Outgoing::method` without an owned `String`.
 
 "#;
 
