@@ -61,7 +61,7 @@
 //!   skills (`io.modelcontextprotocol/skills`) of a named server, listed on
 //!   demand and loaded only once verified ([`Manager::list_skills`],
 //!   [`Manager::load_skill`]).
-//! - [`naming`] / [`namespace`]: qualified names `server__tool`, sanitized to
+//! - [`naming`] / [`Namespace`]: qualified names `server__tool`, sanitized to
 //!   `^[a-zA-Z0-9_-]{1,64}$`, deterministic disambiguation, reversible.
 //! - [`cache`]: the on-disk tool-list cache (no secrets on disk), and
 //!   [`revision_memory`], the memory of which kind of revision each server speaks: both off unless
@@ -114,13 +114,13 @@
 
 pub mod cache;
 pub mod config;
-pub mod error;
+mod error;
 mod manager;
-pub mod namespace;
+mod namespace;
 pub mod naming;
-pub mod options;
+mod options;
 pub mod revision_memory;
-pub mod status;
+mod status;
 
 pub use config::{
     AuthMode, ConfigError, ConfigErrorKind, McpConfig, OAuthSettings, RemoteKind, ServerConfig,
@@ -136,7 +136,10 @@ pub use namespace::{Namespace, PromptEntry, ResourceEntry, ToolEntry};
 #[cfg(feature = "oauth")]
 pub use options::OAuthFactory;
 pub use options::{
-    HandlerFactory, ManagerOptions, StartListings, TransportLayer, UnavailablePolicy,
+    DEFAULT_CALL_WAIT, DEFAULT_EVENT_CAPACITY, DEFAULT_HTTP_STARTUP_TIMEOUT,
+    DEFAULT_LIST_CHANGED_DEBOUNCE, DEFAULT_SHUTDOWN_TIMEOUT, DEFAULT_STDIO_SHUTDOWN_GRACE,
+    DEFAULT_STDIO_STARTUP_TIMEOUT, HandlerFactory, ManagerOptions, StartListings, TransportLayer,
+    UnavailablePolicy,
 };
 pub use status::{ListingFailure, ManagerEvent, ServerStatus};
 
