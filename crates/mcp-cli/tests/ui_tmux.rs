@@ -4,7 +4,7 @@
 //! answer a server's question (elicitation); read a resource; get a prompt
 //! with completion as you type; look at the wire; resize the window; quit.
 //! Every screen is read with `tmux capture-pane`, and after each way out
-//! (`q`, Ctrl-C, SIGTERM) the terminal is checked to be given back: the
+//! (`q`, Ctrl-C, SIGTERM, a panic) the terminal is checked to be given back: the
 //! main screen, the cursor shown, canonical mode and echo on. A server that
 //! dies is shown as closed while the explorer goes on, and `R` starts it
 //! again. Against
@@ -110,8 +110,13 @@ impl Tmux {
     /// Starts `mcp ui ARGS` in a 120×35 window; the shell then prints the
     /// exit code and the terminal's modes (`stty -a`), and waits.
     fn start(&self, dir: &Path, args: &str) {
+        self.start_with(dir, "", args);
+    }
+
+    /// [`Tmux::start`] with `vars` (`NAME='value' ...`) in mcp's environment.
+    fn start_with(&self, dir: &Path, vars: &str, args: &str) {
         let command = format!(
-            "cd '{dir}'; echo $$ > shell.pid; HOME='{dir}' XDG_CACHE_HOME='{dir}/.cache' '{mcp}' ui {args}; \
+            "cd '{dir}'; echo $$ > shell.pid; HOME='{dir}' XDG_CACHE_HOME='{dir}/.cache' {vars} '{mcp}' ui {args}; \
              echo EXIT=$?; echo \"MODES: $(stty -a | tr ' ' '\\n' | grep -x -e '-*icanon' -e '-*echo' | tr '\\n' ' ')END\"; sleep 60",
             dir = dir.display(),
             mcp = env!("CARGO_BIN_EXE_mcp"),
@@ -322,6 +327,41 @@ fn ctrl_c_sigterm_and_a_dying_server_give_the_terminal_back() {
         .expect("kill");
     assert!(term.success());
     tmux.assert_given_back(143);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A panic inside the running explorer (the debug build's test-only F12,
+/// armed by `MCP_UI_TEST_PANIC`): the hook gives the terminal back first,
+/// so the panic message is printed on the main screen and stays readable.
+#[test]
+fn a_panic_gives_the_terminal_back_then_shows_its_message() {
+    let Some(tmux) = Tmux::new("panic") else {
+        return;
+    };
+    let dir = support::temp_dir("ui-tmux-panic");
+    let marker = format!("marker-{}", std::process::id());
+    tmux.start_with(
+        &dir,
+        &format!("RUST_BACKTRACE=0 MCP_UI_TEST_PANIC='{marker}'"),
+        "",
+    );
+    tmux.wait_for("demo connected");
+    tmux.keys(&["F12"]);
+    // 101: Rust's exit code for a panic that ended the program.
+    tmux.assert_given_back(101);
+    let s = tmux.screen();
+    let message = format!("test panic requested by MCP_UI_TEST_PANIC: {marker}");
+    assert!(
+        s.contains(&message),
+        "the panic message is on the main screen:\n{s}"
+    );
+    let lines: Vec<&str> = s.lines().collect();
+    let at = |needle: &str| lines.iter().position(|l| l.contains(needle));
+    assert!(
+        at(&message) < at("EXIT=101"),
+        "the message comes before the shell's next lines:\n{s}"
+    );
     drop(tmux);
     let _ = std::fs::remove_dir_all(&dir);
 }

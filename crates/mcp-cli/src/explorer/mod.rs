@@ -57,6 +57,25 @@ const INPUT_POLL: Duration = Duration::from_millis(100);
 /// `true` while the terminal is in the explorer's modes (raw, alternate screen).
 static TERMINAL_TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// Test-only, read in debug builds alone: when the environment variable
+/// `MCP_UI_TEST_PANIC` is set, F12 makes the running explorer panic with a
+/// message carrying the variable's value, so that a test on a real terminal
+/// can see the panic hook give the terminal back before the message is
+/// printed. Release builds neither read the variable nor have the key.
+#[cfg(debug_assertions)]
+const TEST_PANIC_VAR: &str = "MCP_UI_TEST_PANIC";
+
+/// Panics when `key` is F12 and `marker` (the value of [`TEST_PANIC_VAR`])
+/// was set: the test-only way into the panic path.
+#[cfg(debug_assertions)]
+fn test_panic(marker: Option<&str>, key: &crossterm::event::KeyEvent) {
+    if let Some(marker) = marker
+        && key.code == crossterm::event::KeyCode::F(12)
+    {
+        panic!("mcp ui: test panic requested by {TEST_PANIC_VAR}: {marker}");
+    }
+}
+
 /// Gives the terminal back: cooked mode, the main screen, the cursor.
 /// Idempotent, so the guard, the panic hook and a signal may all call it.
 fn restore_terminal() {
@@ -221,6 +240,8 @@ pub(crate) async fn run(
         listens: Listens::default(),
     };
     runtime.start_servers(None);
+    #[cfg(debug_assertions)]
+    let test_panic_marker = std::env::var(TEST_PANIC_VAR).ok();
     loop {
         let mut actions = Vec::new();
         tokio::select! {
@@ -228,6 +249,8 @@ pub(crate) async fn run(
                 if let crossterm::event::Event::Key(key) = input
                     && key.kind != crossterm::event::KeyEventKind::Release
                 {
+                    #[cfg(debug_assertions)]
+                    test_panic(test_panic_marker.as_deref(), &key);
                     actions.extend(app.key(key));
                 }
             }
