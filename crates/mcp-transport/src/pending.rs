@@ -22,9 +22,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 
+use mcp_types::REQUEST_METHODS;
 use mcp_types::RawResult;
 use mcp_types::RequestId;
-use mcp_types::method::REQUEST_METHODS;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::TransportError;

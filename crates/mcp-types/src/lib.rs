@@ -60,12 +60,12 @@
 //!
 //! - [`jsonrpc`]: [`RequestId`], the envelopes and [`JsonRpcMessage::decode`],
 //!   which classifies a message by its members, never by trial.
-//! - [`raw`]: [`decode_frame`] and [`RawResult`], a response whose `result`
+//! - [`decode_frame`] and [`RawResult`], a response whose `result`
 //!   stays as the bytes it arrived in until it is parsed once, straight
 //!   into the type the caller expects.
-//! - [`version`]: [`ProtocolVersion`] and its per-revision rules.
-//! - [`method`]: the [`Request`] / [`Notification`] traits tying a method name
-//!   to its params and result types.
+//! - [`ProtocolVersion`] and its per-revision rules.
+//! - The [`Request`] / [`Notification`] traits tying a method name to its
+//!   params and result types, and [`REQUEST_METHODS`].
 //! - One module per section of the spec: [`lifecycle`], [`tools`],
 //!   [`resources`], [`prompts`], [`completion`], [`logging`], [`sampling`],
 //!   [`elicitation`], [`roots`], [`tasks`], [`discovery`], plus [`content`]
@@ -102,10 +102,10 @@ pub mod jsonrpc;
 pub mod lenient;
 pub mod lifecycle;
 pub mod logging;
-pub mod method;
+mod method;
 pub mod notifications;
 pub mod prompts;
-pub mod raw;
+mod raw;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
@@ -113,7 +113,7 @@ pub mod skills;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
-pub mod version;
+mod version;
 
 pub use base::{
     Cursor, EmptyParams, EmptyResult, Implementation, Meta, Paginated, PaginatedParams,
@@ -123,7 +123,7 @@ pub use jsonrpc::{
     DecodeError, DecodeOptions, ErrorCode, JsonRpcError, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, JsonRpcResponse, RequestId,
 };
-pub use method::{Notification, Request};
+pub use method::{Notification, REQUEST_METHODS, Request};
 pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};
 pub use version::ProtocolVersion;
 
