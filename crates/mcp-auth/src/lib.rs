@@ -173,6 +173,7 @@ mod device;
 mod discovery;
 mod dpop;
 mod dpop_flow;
+mod env_secret;
 mod error;
 mod fetch;
 #[cfg(unix)]

@@ -11,6 +11,7 @@ use http::{HeaderName, HeaderValue};
 
 use crate::assertion::AssertionSource;
 use crate::discovery::{Discovered, Walk};
+use crate::env_secret::from_env;
 use crate::error::{AuthError, ExchangeProblem};
 use crate::fetch::is_json;
 use crate::grant::{
@@ -19,7 +20,7 @@ use crate::grant::{
 };
 use crate::jwt::{PrivateKey, check_assertion, client_assertion_claims, now_secs};
 use crate::scope;
-use crate::secret::{Secret, from_env, scrub};
+use crate::secret::{Secret, scrub};
 use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, StoreKey, TokenRecord};
 use crate::token::{

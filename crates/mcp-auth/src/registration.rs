@@ -12,10 +12,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::config::{OAuthConfig, PreregisteredClient};
+use crate::env_secret::from_env;
 use crate::error::{AuthError, RegistrationProblem};
 use crate::fetch::{is_json, post};
 use crate::metadata::AuthorizationServerMetadata;
-use crate::secret::{Secret, from_env};
+use crate::secret::Secret;
 use crate::store::ClientRecord;
 use crate::token::DEVICE_GRANT;
 

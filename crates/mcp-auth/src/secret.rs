@@ -6,8 +6,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::AuthError;
-
 /// A secret string: its `Debug` and `Display` print `***`. Read it with
 /// [`expose`](Secret::expose) only where it goes on the wire.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,23 +45,6 @@ impl From<String> for Secret {
 impl From<&str> for Secret {
     fn from(value: &str) -> Secret {
         Secret(value.to_owned())
-    }
-}
-
-/// The secret `what` in the environment variable `variable`, read now.
-///
-/// Errors: `SecretUnavailable` when it is not set, empty or not Unicode.
-pub(crate) fn from_env(what: &'static str, variable: &str) -> Result<Secret, AuthError> {
-    let unavailable = |problem| AuthError::SecretUnavailable {
-        what,
-        variable: variable.to_owned(),
-        problem,
-    };
-    match std::env::var(variable) {
-        Ok(v) if v.is_empty() => Err(unavailable("is empty")),
-        Ok(v) => Ok(Secret::new(v)),
-        Err(std::env::VarError::NotPresent) => Err(unavailable("is not set")),
-        Err(std::env::VarError::NotUnicode(_)) => Err(unavailable("is not valid Unicode")),
     }
 }
 
