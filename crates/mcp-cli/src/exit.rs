@@ -3,6 +3,8 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::stderr_tail::TAIL_MARK;
+
 /// Success.
 pub(crate) const SUCCESS: u8 = 0;
 /// The tool ran and returned `isError: true`.
@@ -134,7 +136,7 @@ impl From<mcp_client::ClientError> for Failure {
             .is_some_and(|k| k == mcp_transport::AuthErrorKind::NeedsLogin);
         // A stdio server that closed mid-command: its stderr tail is set out
         // here, while the message is about one server.
-        let mut failure = Failure::new(crate::output::tail_below(&error_chain(&e)));
+        let mut failure = Failure::new(crate::stderr_tail::tail_below(&error_chain(&e)));
         if login {
             failure.code = LOGIN_NEEDED;
         }
@@ -152,7 +154,7 @@ pub(crate) const HTTP_BODY_PREVIEW: usize = 200;
 /// itself) is printed once, and the body after `HTTP <status>: ` (a whole
 /// HTML error page, say) is cut to [`HTTP_BODY_PREVIEW`] characters on one
 /// line. A stdio server's stderr tail (after [`TAIL_MARK`]) is left as it
-/// is: [`crate::output::tail_below`] shows it, line by line.
+/// is: [`crate::stderr_tail::tail_below`] shows it, line by line.
 pub(crate) fn tidy(message: &str) -> String {
     let (head, tail) = match message.find(TAIL_MARK) {
         Some(at) => message.split_at(at),
@@ -186,11 +188,6 @@ pub(crate) fn tidy(message: &str) -> String {
 /// Between a message and a hint of ours that follows it (what to do about
 /// it), e.g. `HTTP 400: …; hint: drop --sse`.
 pub(crate) const HINT_MARK: &str = "; hint: ";
-
-/// Where a stdio server's stderr tail starts in a message: what the
-/// transport (`CloseReason`, the tail on the lines after) and the manager (a
-/// startup timeout, the tail's first line right after) write before it.
-pub(crate) const TAIL_MARK: &str = "; stderr tail:";
 
 /// The byte offset of the first `HTTP <3 digits>: ` in `text`.
 fn http_status_at(text: &str) -> Option<usize> {

@@ -19,6 +19,7 @@ mod handler;
 mod output;
 mod render;
 mod servers;
+mod stderr_tail;
 mod targets;
 mod ui;
 mod wiretap;

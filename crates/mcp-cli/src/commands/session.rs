@@ -83,7 +83,7 @@ impl Session {
         };
         let message = format!(
             "server {name} was not started: {}",
-            output::tail_below(&crate::exit::tidy(&why))
+            crate::stderr_tail::tail_below(&crate::exit::tidy(&why))
         );
         Some(if login {
             Failure::login_needed(message).with_login_server(name)
@@ -124,7 +124,7 @@ impl Session {
                     "{name}: {}",
                     why.map_or_else(
                         || "disabled in the configuration".into(),
-                        |why| output::tail_below(&crate::exit::tidy(&why)).into_owned()
+                        |why| crate::stderr_tail::tail_below(&crate::exit::tidy(&why)).into_owned()
                     )
                 ))),
             };
@@ -144,7 +144,7 @@ impl Session {
                     errors.push(format!(
                         "{}: {}",
                         s.name,
-                        output::tail_below(&crate::exit::tidy(&why))
+                        crate::stderr_tail::tail_below(&crate::exit::tidy(&why))
                     ));
                 }
                 Err(None) => {}
