@@ -13,7 +13,7 @@ use mcp_types::resources::{ReadResourceResult, Resource, ResourceUriParams};
 use mcp_types::{ErrorCode, JsonRpcError};
 use serde_json::{Map, Value, json};
 
-use super::server::{parse_params, to_value};
+use super::params::{parse_params, to_value};
 
 /// The URI of the demo's one resource.
 pub(super) const README_URI: &str = "demo://readme";

@@ -13,6 +13,8 @@
 
 mod catalog;
 mod framing;
+mod host;
+mod params;
 mod server;
 mod tools;
 

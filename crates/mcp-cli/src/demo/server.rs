@@ -18,11 +18,12 @@ use mcp_types::{
     ErrorCode, Implementation, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
     JsonRpcResponse, ProtocolVersion, RequestId,
 };
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::host::ToolHost;
+use super::params::{Outcome, parse_params, to_value};
 use super::{catalog, tools};
 
 /// At most this many client requests are handled at once; past it a request
@@ -35,8 +36,6 @@ pub(super) const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The server's name in `serverInfo`.
 pub(super) const SERVER_NAME: &str = "mcp-demo";
-
-type Outcome = Result<Value, JsonRpcError>;
 
 /// What the `initialize` exchange settled.
 #[derive(Debug, Clone)]
@@ -61,18 +60,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A handler that panicked cannot leave these maps half-updated in a way
     // that matters more than stopping the server; keep going.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Decodes `params` (absent = `{}`) into `T`, or `-32602`.
-pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&Value>) -> Result<T, JsonRpcError> {
-    let value = params.cloned().unwrap_or_else(|| json!({}));
-    serde_json::from_value(value)
-        .map_err(|e| JsonRpcError::new(ErrorCode::INVALID_PARAMS, format!("invalid params: {e}")))
-}
-
-pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Outcome {
-    serde_json::to_value(value)
-        .map_err(|e| JsonRpcError::new(ErrorCode::INTERNAL_ERROR, e.to_string()))
 }
 
 /// Removes an outgoing request's waiter when its future is dropped.
@@ -256,7 +243,7 @@ impl DemoServer {
                 Ok(json!({}))
             }
             "tools/list" => Ok(json!({ "tools": tools::list() })),
-            "tools/call" => tools::call(self, params).await,
+            "tools/call" => tools::call(self.as_ref(), params).await,
             "resources/list" => Ok(json!({ "resources": catalog::resources() })),
             "resources/templates/list" => Ok(json!({ "resourceTemplates": [] })),
             "resources/read" => catalog::read_resource(params),
@@ -413,5 +400,27 @@ impl DemoServer {
     /// Drops the output sender so the writer ends once queued messages are out.
     pub(super) fn close_output(&self) {
         lock(&self.out).take();
+    }
+}
+
+impl ToolHost for DemoServer {
+    fn version(&self) -> Option<ProtocolVersion> {
+        DemoServer::version(self)
+    }
+
+    fn client_supports_form_elicitation(&self) -> bool {
+        DemoServer::client_supports_form_elicitation(self)
+    }
+
+    fn log(&self, level: LoggingLevel, data: Value) -> impl Future<Output = ()> + Send {
+        DemoServer::log(self, level, data)
+    }
+
+    fn notify(&self, method: &str, params: Value) -> impl Future<Output = ()> + Send {
+        DemoServer::notify(self, method, params)
+    }
+
+    fn request(&self, method: &str, params: Value) -> impl Future<Output = Outcome> + Send {
+        DemoServer::request(self, method, params)
     }
 }

@@ -1,7 +1,6 @@
 //! The demo server's tools (spec `server/tools`): `echo`, `add`, `countdown`,
 //! `fail` and `ask_name`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_types::content::ContentBlock;
@@ -11,7 +10,8 @@ use mcp_types::tools::{CallToolRequestParams, CallToolResult, Tool};
 use mcp_types::{ErrorCode, JsonRpcError, ProgressToken, ProtocolVersion};
 use serde_json::{Map, Number, Value, json};
 
-use super::server::{DemoServer, parse_params, to_value};
+use super::host::ToolHost;
+use super::params::{parse_params, to_value};
 
 /// `countdown`: default number of steps.
 pub(super) const DEFAULT_STEPS: u64 = 5;
@@ -151,7 +151,7 @@ pub(super) fn add_numbers(a: &Number, b: &Number) -> Option<Number> {
 /// Handles `tools/call`. An unknown tool or bad arguments are protocol
 /// errors (`-32602`); a tool that fails returns `isError: true`.
 pub(super) async fn call(
-    server: &Arc<DemoServer>,
+    server: &impl ToolHost,
     params: Option<&Value>,
 ) -> Result<Value, JsonRpcError> {
     let p: CallToolRequestParams = parse_params(params)?;
@@ -207,7 +207,7 @@ pub(super) async fn call(
 }
 
 async fn countdown(
-    server: &Arc<DemoServer>,
+    server: &impl ToolHost,
     token: Option<ProgressToken>,
     steps: u64,
     interval: Duration,
@@ -237,7 +237,7 @@ async fn countdown(
     text_result(format!("Countdown finished after {steps} steps."), false)
 }
 
-async fn ask_name(server: &Arc<DemoServer>) -> CallToolResult {
+async fn ask_name(server: &impl ToolHost) -> CallToolResult {
     if !server.client_supports_form_elicitation() {
         return text_result(
             "The client did not declare the elicitation capability; cannot ask for a name.",
