@@ -71,7 +71,7 @@ pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
 
 /// A row about a server (`mcp servers`, `mcp ping`): the row itself on one
 /// line ([`one_line`]), and the stderr tail its error may end in set out
-/// below it ([`tail_below`]), where no line of it can pass for a row.
+/// below it ([`crate::stderr_tail::tail_below`]), where no line of it can pass for a row.
 pub(crate) fn row(text: &str) -> Cow<'_, str> {
     if !text.contains('\n') {
         return Cow::Borrowed(text);
