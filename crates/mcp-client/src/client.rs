@@ -5,7 +5,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use mcp_transport::{CloseReason, RequestOptions, Transport};
-use mcp_types::base::{EmptyParams, EmptyResult, Implementation, Paginated, PaginatedParams};
 use mcp_types::completion::{CompleteRequestParams, CompleteResult};
 use mcp_types::lifecycle::{ClientCapabilities, Ping, ServerCapabilities};
 use mcp_types::logging::{LoggingLevel, SetLevel, SetLevelRequestParams};
@@ -17,6 +16,7 @@ use mcp_types::resources::{
     ReadResource, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
     ResourceUriParams, Subscribe, Unsubscribe,
 };
+use mcp_types::{EmptyParams, EmptyResult, Implementation, Paginated, PaginatedParams};
 use mcp_types::{ProtocolVersion, Request};
 use serde_json::{Map, Value};
 

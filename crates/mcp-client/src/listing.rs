@@ -16,8 +16,8 @@ use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 
+use mcp_types::Paginated;
 use mcp_types::ProtocolVersion;
-use mcp_types::base::Paginated;
 use mcp_types::lenient::EntryProblem;
 
 use crate::ClientError;

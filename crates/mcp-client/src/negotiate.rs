@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_transport::{RequestOptions, Transport, TransportError};
-use mcp_types::base::META_SERVER_INFO;
+use mcp_types::META_SERVER_INFO;
 use mcp_types::discovery::{Discover, DiscoverResult};
 use mcp_types::errors::UnsupportedProtocolVersionData;
 use mcp_types::lifecycle::{Initialize, InitializeRequestParams, InitializeResult};

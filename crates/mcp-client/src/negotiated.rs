@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_types::ProtocolVersion;
-use mcp_types::base::{
+use mcp_types::lifecycle::{ClientCapabilities, ServerCapabilities};
+use mcp_types::{
     CacheScope, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
 };
-use mcp_types::lifecycle::{ClientCapabilities, ServerCapabilities};
 use serde_json::{Map, Value};
 
 /// The outcome of negotiation: what both sides agreed on for this
@@ -116,7 +116,7 @@ mod tests {
         let info = Implementation::new("c", "1");
         let meta = stateless_meta(ProtocolVersion::V2026_07_28, &caps, &info);
         let params = json!({"name": "t", "_meta": {"progressToken": 3}});
-        let body = mcp_types::jsonrpc::RequestBody {
+        let body = mcp_types::RequestBody {
             id: &mcp_types::RequestId::Number(0),
             method: "tools/call",
             params: Some(&params),

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_transport::RequestOptions;
+use mcp_types::Implementation;
 use mcp_types::ProtocolVersion;
-use mcp_types::base::Implementation;
 use mcp_types::lifecycle::{
     ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
 };

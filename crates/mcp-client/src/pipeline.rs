@@ -21,8 +21,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_transport::{RequestOptions, RequestTimeout, TransportError};
-use mcp_types::base::PaginatedParams;
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::PaginatedParams;
+use mcp_types::RawParams;
 use mcp_types::tools::{CallTool, ListTools, Tool};
 use mcp_types::{ErrorCode, RawResult, Request};
 use serde_json::Value;

@@ -12,7 +12,7 @@
 //! otherwise it is answered `-32601`.
 
 use mcp_transport::CancellationToken;
-use mcp_types::base::EmptyParams;
+use mcp_types::EmptyParams;
 use mcp_types::elicitation::{Elicit, ElicitRequestParams};
 use mcp_types::lifecycle::{ClientCapabilities, Ping};
 use mcp_types::roots::ListRoots;
@@ -249,7 +249,7 @@ fn encode<T: Serialize>(result: Result<T, JsonRpcError>) -> Result<Value, JsonRp
 /// with `tool_result` holds only tool results, and each assistant
 /// `tool_use` is answered by a `tool_result` in the next (user) message.
 fn check_tool_pairing(p: &CreateMessageRequestParams) -> Result<(), JsonRpcError> {
-    use mcp_types::base::Role;
+    use mcp_types::Role;
     for (i, m) in p.messages.iter().enumerate() {
         let blocks: Vec<_> = m.content.blocks().collect();
         let results = blocks

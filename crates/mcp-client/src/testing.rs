@@ -114,7 +114,7 @@ impl Transport for MemoryTransport {
     async fn request_raw(
         &self,
         method: &str,
-        params: mcp_types::jsonrpc::RawParams,
+        params: mcp_types::RawParams,
         options: RequestOptions,
     ) -> Result<mcp_types::RawResult, TransportError> {
         self.dispatcher.request_raw(method, params, options).await

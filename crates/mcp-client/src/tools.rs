@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use mcp_transport::RequestOptions;
+use mcp_types::RawParams;
 use mcp_types::Request;
-use mcp_types::jsonrpc::RawParams;
 use mcp_types::lenient::EntryProblem;
 use mcp_types::tasks::{CreateTaskResult, TaskMetadata};
 use mcp_types::tools::{

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use cap::Cap;
 use mcp_client::{Client, ClientOptions, RequestOptions, VersionPreference};
 use mcp_transport::{Transport, TransportError, TransportEvents, WireTap};
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::{Value, json};
 

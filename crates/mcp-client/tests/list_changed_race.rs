@@ -185,7 +185,7 @@ impl Transport for Gated {
     async fn request_raw(
         &self,
         method: &str,
-        params: mcp_types::jsonrpc::RawParams,
+        params: mcp_types::RawParams,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError> {
         let result = self.inner.request_raw(method, params, options).await;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use mcp_client::testing::memory_pair;
 use mcp_client::{Client, ClientOptions, VersionPreference};
 use mcp_llm::{CallStatus, Clients, Dialect, RequestOptions, Toolset, ToolsetOptions};
-use mcp_types::jsonrpc::JsonRpcMessage;
+use mcp_types::JsonRpcMessage;
 use serde_json::{Value, json};
 
 fn tools(names: &[&str]) -> Value {

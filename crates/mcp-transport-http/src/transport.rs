@@ -10,7 +10,7 @@ use mcp_transport::{
     CloseReason, Dispatcher, Outbound, Outgoing, RequestOptions, Transport, TransportError,
     TransportEvents,
 };
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 

@@ -15,7 +15,7 @@ use mcp_transport::{
 };
 use mcp_transport_stdio::framing::{Frame, LineFramer, sniff_id};
 use mcp_types::ProtocolVersion;
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;

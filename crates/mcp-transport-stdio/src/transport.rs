@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use mcp_transport::{
     CloseReason, Dispatcher, RequestOptions, Transport, TransportError, TransportEvents,
 };
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{
     JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, ProtocolVersion, RawResult,
     RequestId,

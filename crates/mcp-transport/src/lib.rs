@@ -24,7 +24,7 @@
 //!     Transport, TransportError, TransportEvents, WireTap,
 //! };
 //! use mcp_types::ProtocolVersion;
-//! use mcp_types::jsonrpc::RawParams;
+//! use mcp_types::RawParams;
 //! use serde_json::{Value, json};
 //!
 //! /// How bytes reach the peer. Here the peer answers each request with an

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 

@@ -13,7 +13,7 @@ use mcp_transport::{
     CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
     Transport, TransportError, TransportEvents, WireTap,
 };
-use mcp_types::jsonrpc::RawParams;
+use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RequestId};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};

@@ -14,7 +14,7 @@
 
 use bytes::Bytes;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_types::jsonrpc::RequestBody;
+use mcp_types::RequestBody;
 use mcp_types::tools::{CallToolResult, ListToolsResult};
 use mcp_types::{DecodeOptions, Decoded, JsonRpcMessage, RequestId, decode_frame};
 use std::hint::black_box;

@@ -56,9 +56,9 @@
 //! # }
 //! ```
 //!
-//! # Modules
+//! # What is where
 //!
-//! - [`jsonrpc`]: [`RequestId`], the envelopes and [`JsonRpcMessage::decode`],
+//! - [`RequestId`], the envelopes and [`JsonRpcMessage::decode`],
 //!   which classifies a message by its members, never by trial.
 //! - [`decode_frame`] and [`RawResult`], a response whose `result`
 //!   stays as the bytes it arrived in until it is parsed once, straight
@@ -89,7 +89,7 @@
 //! [`content::ContentBlock::Unknown`]; `inputSchema`, `outputSchema` and
 //! `structuredContent` are raw JSON.
 
-pub mod base;
+mod base;
 pub mod completion;
 pub mod content;
 mod de;
@@ -98,7 +98,7 @@ pub mod elicitation;
 pub mod errors;
 pub mod input;
 mod json_write;
-pub mod jsonrpc;
+mod jsonrpc;
 pub mod lenient;
 pub mod lifecycle;
 pub mod logging;
@@ -116,12 +116,15 @@ pub mod tools;
 mod version;
 
 pub use base::{
-    Cursor, EmptyParams, EmptyResult, Implementation, Meta, Paginated, PaginatedParams,
-    ProgressToken,
+    Annotations, CacheScope, Cursor, EmptyParams, EmptyResult, Icon, Implementation, JsonObject,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN,
+    META_PROTOCOL_VERSION, META_RELATED_TASK, META_SERVER_INFO, META_SUBSCRIPTION_ID, Meta,
+    NotificationParams, Paginated, PaginatedParams, ProgressToken, ResultType, Role,
+    with_params_meta,
 };
 pub use jsonrpc::{
-    DecodeError, DecodeOptions, ErrorCode, JsonRpcError, JsonRpcMessage, JsonRpcNotification,
-    JsonRpcRequest, JsonRpcResponse, RequestId,
+    DecodeError, DecodeOptions, ErrorCode, JSONRPC_VERSION, JsonRpcError, JsonRpcMessage,
+    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RawParams, RequestBody, RequestId,
 };
 pub use method::{Notification, REQUEST_METHODS, Request};
 pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};

@@ -8,8 +8,8 @@
     reason = "test code: an unexpected value fails the test loudly"
 )]
 
-use mcp_types::base::with_params_meta;
-use mcp_types::jsonrpc::RequestBody;
+use mcp_types::RequestBody;
+use mcp_types::with_params_meta;
 use mcp_types::{JsonRpcMessage, JsonRpcRequest, RequestId};
 use proptest::prelude::*;
 use serde_json::{Map, Value};

@@ -12,10 +12,6 @@
 
 use std::path::PathBuf;
 
-use mcp_types::base::{
-    EmptyResult, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
-    PaginatedParams, Role,
-};
 use mcp_types::completion::{
     Complete, CompleteRequestParams, CompletionArgument, CompletionReference, PromptReference,
 };
@@ -42,6 +38,10 @@ use mcp_types::tools::{CallTool, CallToolRequestParams, ListTools};
 use mcp_types::{
     EmptyParams, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Meta,
     Notification, Request, RequestId,
+};
+use mcp_types::{
+    EmptyResult, Implementation, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+    PaginatedParams, Role,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};

@@ -97,7 +97,7 @@ pub(super) fn get_prompt(params: Option<&Value>) -> Result<Value, JsonRpcError> 
     to_value(GetPromptResult {
         description: Some(format!("Greeting for {name}")),
         messages: vec![PromptMessage {
-            role: mcp_types::base::Role::User,
+            role: mcp_types::Role::User,
             content: ContentBlock::text(format!("Please greet {name} warmly, in one sentence.")),
             extra: Map::new(),
         }],

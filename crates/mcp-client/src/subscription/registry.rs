@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_types::base::META_SUBSCRIPTION_ID;
+use mcp_types::META_SUBSCRIPTION_ID;
 use mcp_types::notifications::{
     Cancelled, PromptListChanged, ResourceListChanged, ToolListChanged,
 };

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use mcp_types::jsonrpc::{RawParams, RequestBody};
+use mcp_types::{RawParams, RequestBody};
 use mcp_types::{RawResult, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
