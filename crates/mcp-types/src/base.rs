@@ -31,7 +31,7 @@ pub type ProgressToken = RequestId;
 ///
 /// ```
 /// use serde_json::json;
-/// let p = mcp_types::base::with_params_meta(Some(json!({"name": "x"})), |meta| {
+/// let p = mcp_types::with_params_meta(Some(json!({"name": "x"})), |meta| {
 ///     meta.insert("progressToken".into(), json!(1));
 /// });
 /// assert_eq!(p, Ok(json!({"name": "x", "_meta": {"progressToken": 1}})));

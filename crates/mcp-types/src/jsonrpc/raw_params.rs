@@ -24,7 +24,7 @@ const HEADROOM: usize = 128;
 ///
 /// ```
 /// use mcp_types::RequestId;
-/// use mcp_types::jsonrpc::RawParams;
+/// use mcp_types::RawParams;
 /// let params = RawParams::to_json(&serde_json::json!({"name": "echo"})).unwrap();
 /// assert_eq!(params.json(), br#"{"name":"echo"}"#);
 /// let body = params.into_request(&RequestId::Number(7), "tools/call");
