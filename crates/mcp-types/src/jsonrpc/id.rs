@@ -9,7 +9,7 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::decode::json_kind;
+use super::kind::json_kind;
 use crate::json_write::string;
 
 /// A request id: a JSON integer or string, never `null` (spec: `basic/index`

@@ -6,22 +6,23 @@
 //! [`JsonRpcMessage::decode`].
 
 // One concern per file: `RequestId` (id.rs), the `ErrorCode` registry
-// (error_code.rs), the envelopes and their writer (envelope.rs), decoding
-// and classification (decode.rs), and `RequestBody`, the request writer that
+// (error_code.rs), the envelopes and their writer (envelope/mod.rs), their
+// decoding and classification (envelope/decode.rs), the words for a JSON
+// value's kind in refusals (kind.rs), and `RequestBody`, the request writer that
 // merges `_meta` (request_body.rs), and `RawParams`, params serialized
 // ahead of their request with room for its envelope (raw_params.rs). The JSON text itself (values, escaped
 // strings, the escape scan) is written by `crate::json_write`.
 
-mod decode;
 mod envelope;
 mod error_code;
 mod id;
+mod kind;
 mod raw_params;
 mod request_body;
 
-pub use decode::{DecodeError, DecodeOptions};
 pub use envelope::{
-    JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse,
+    DecodeError, DecodeOptions, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
+    JsonRpcResponse,
 };
 pub use error_code::ErrorCode;
 pub use id::RequestId;

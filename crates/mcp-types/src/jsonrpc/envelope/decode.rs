@@ -6,10 +6,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
-use super::{
-    JSONRPC_VERSION, JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcResponse, RequestId,
-};
+use super::{JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
+use crate::jsonrpc::kind::json_kind;
+use crate::jsonrpc::{JSONRPC_VERSION, RequestId};
 
 /// Why bytes are not a JSON-RPC message. Every variant is a fact about the
 /// input; none of them ends a connection by itself.
@@ -99,19 +98,6 @@ struct Envelope {
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
-}
-
-pub(super) fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a non-integer number",
-        Value::Number(n) if n.is_i64() => "an integer",
-        Value::Number(_) => "an out-of-range integer",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 impl JsonRpcMessage {

@@ -3,6 +3,10 @@
 //! that holds any of them; their serde serialization and the compact
 //! writer behind [`JsonRpcMessage::to_vec`].
 
+mod decode;
+
+pub use decode::{DecodeError, DecodeOptions};
+
 use std::fmt;
 use std::io::Write as _;
 
