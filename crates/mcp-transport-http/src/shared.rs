@@ -1,4 +1,4 @@
-//! [`Shared`]: what a transport, the `Outbound` its dispatcher calls and its
+//! [`Shared`]: what a transport, the `Outbound` handle its dispatcher calls and its
 //! background tasks (the GET listener, the legacy reader) hold in common:
 //! the request path ([`Exchange`]) and the session ([`Session`]) side by
 //! side, with the URL and the configuration they were made from. Each of

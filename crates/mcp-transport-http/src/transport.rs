@@ -79,7 +79,7 @@ impl HttpTransport {
         };
         let label = config.label.clone();
         let shared = Shared::new(config, initial)?;
-        let dispatcher = Dispatcher::new(shared.clone(), label);
+        let dispatcher = Dispatcher::new(Arc::new(ByMode(shared.clone())), label);
         dispatcher.set_redactor(Arc::new(SecretsRedactor(shared.exchange.secrets())));
         if mode == HttpMode::Legacy {
             let link = legacy::open(&shared, &dispatcher).await?;
@@ -235,24 +235,29 @@ impl Transport for HttpTransport {
 }
 
 /// The dispatcher's way out: each message goes the way the connection's
-/// mode says.
+/// mode says. A type of its own beside the transport, because the choice
+/// between the modes belongs here and not to [`Shared`], which the modes'
+/// own files build on.
+struct ByMode(Arc<Shared>);
+
 #[async_trait]
-impl Outbound for Shared {
+impl Outbound for ByMode {
     async fn send(
         &self,
         message: Outgoing,
         dispatcher: &Arc<Dispatcher>,
     ) -> Result<(), TransportError> {
-        match self.session.mode() {
-            ModeState::Legacy(link) => legacy::send(self, &link, message).await,
-            ModeState::Streamable => streamable::send(self, message, dispatcher, false).await,
+        let shared = &*self.0;
+        match shared.session.mode() {
+            ModeState::Legacy(link) => legacy::send(shared, &link, message).await,
+            ModeState::Streamable => streamable::send(shared, message, dispatcher, false).await,
             ModeState::Probing => {
                 // Only a refused `initialize` means "a server from before
                 // Streamable HTTP" (spec 2025-03-26 `basic/transports` §
                 // Backwards Compatibility). A refused `server/discover` probe
                 // (2026-07-28) is the client layer's business: it falls back
                 // to `initialize`, which then decides the transport.
-                streamable::send(self, message, dispatcher, true).await
+                streamable::send(shared, message, dispatcher, true).await
             }
         }
     }
