@@ -219,7 +219,7 @@ pub(crate) fn any_enabled(config: &McpConfig) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_manager::config::RemoteServer;
+    use mcp_manager::RemoteServer;
 
     fn entry(kind: RemoteKind, source: Option<&str>) -> ServerConfig {
         let mut config = ServerConfig::new(

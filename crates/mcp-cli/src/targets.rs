@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcp_manager::config::{RemoteServer, SocketServer, StdioServer};
 use mcp_manager::{McpConfig, RemoteKind, ServerConfig, TransportConfig};
+use mcp_manager::{RemoteServer, SocketServer, StdioServer};
 
 use crate::cli::Cli;
 use crate::exit::{Failure, error_chain};

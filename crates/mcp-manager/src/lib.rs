@@ -54,7 +54,7 @@
 //! ```
 //!
 //! # What is where
-//! - [`config`]: [`McpConfig`] — parsing, `${VAR}` / `${VAR:-default}`
+//! - [`McpConfig`]: the `mcpServers` file — parsing, `${VAR}` / `${VAR:-default}`
 //!   expansion, per-entry errors with JSON paths, merging files.
 //! - [`Manager`]: parallel start with per-server startup timeouts,
 //!   [`ServerStatus`] per server, [`ManagerEvent`]s, calls, shutdown;
@@ -113,7 +113,7 @@
 //! group); [`Manager::shutdown`] is the graceful way.
 
 pub mod cache;
-pub mod config;
+mod config;
 mod error;
 mod manager;
 mod namespace;
@@ -123,8 +123,9 @@ pub mod revision_memory;
 mod status;
 
 pub use config::{
-    AuthMode, ConfigError, ConfigErrorKind, McpConfig, OAuthSettings, RemoteKind, ServerConfig,
-    TransportConfig,
+    AuthMode, ConfigError, ConfigErrorKind, ExpandError, GrantCredentials, GrantSetting,
+    MAX_CONFIG_BYTES, McpConfig, OAuthSettings, RemoteKind, RemoteServer, ServerConfig,
+    SocketServer, StdioServer, TransportConfig, expand_variables, process_env,
 };
 pub use error::{ManagerError, error_chain};
 pub use manager::Manager;

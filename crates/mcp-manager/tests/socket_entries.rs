@@ -7,8 +7,8 @@
 
 mod support;
 
-use mcp_manager::config::{SocketServer, TransportConfig};
 use mcp_manager::{Manager, McpConfig};
+use mcp_manager::{SocketServer, TransportConfig};
 use serde_json::{Value, json};
 use support::*;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

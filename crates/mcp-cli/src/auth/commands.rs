@@ -12,7 +12,7 @@ use mcp_auth::{
     NoInteraction, OAuth, Revocation,
 };
 use mcp_client::CancellationToken;
-use mcp_manager::config::RemoteServer;
+use mcp_manager::RemoteServer;
 use mcp_manager::{McpConfig, RemoteKind, TransportConfig};
 use mcp_transport_http::FetchOptions;
 use serde_json::json;

@@ -17,7 +17,7 @@ use mcp_auth::{
     FileAssertion, FileStore, Grant, IdentityProvider, MemoryStore, NoInteraction, OAuth,
     OAuthConfig, PreregisteredClient, Secret,
 };
-use mcp_manager::config::{GrantSetting, RemoteServer};
+use mcp_manager::{GrantSetting, RemoteServer};
 use mcp_manager::{ServerConfig, TransportConfig};
 
 pub(crate) use commands::{run, store_setting};

@@ -1,19 +1,4 @@
 //! `${VAR}` and `${VAR:-default}` expansion in configuration strings.
-//!
-//! Rules (a small, shell-like subset; no I/O — variables come from a lookup
-//! function):
-//! - `${NAME}`: the value of `NAME`. `NAME` is `[A-Za-z_][A-Za-z0-9_]*`.
-//!   An unset variable is an error ([`ExpandError::Unset`]) naming it: a
-//!   server started with a silently empty token or path fails in ways that
-//!   are much harder to diagnose than a config error.
-//! - `${NAME:-default}`: the value of `NAME`, or `default` when `NAME` is
-//!   unset **or empty** (as in POSIX sh). `default` may be empty and may
-//!   itself contain `${…}` expressions.
-//! - `${env:NAME}` (and `${env:NAME:-default}`): the same as `${NAME}`, as
-//!   VS Code and Cursor spell it in their `mcp.json`.
-//! - `$${`: a literal `${` (escape). Any other `$` is literal, so `$HOME`
-//!   (without braces) is left as is.
-//! - An unterminated `${`, or a bad name, is [`ExpandError::Syntax`].
 
 /// Why a string could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,20 +12,39 @@ pub enum ExpandError {
     Syntax(String),
 }
 
-/// Expands `input` with variables from `lookup` (see the module docs).
+/// Expands `${VAR}` and `${VAR:-default}` in `input` with variables from
+/// `lookup`, as the configuration's strings are expanded.
+///
+/// Rules (a small, shell-like subset; no I/O — variables come from a lookup
+/// function):
+/// - `${NAME}`: the value of `NAME`. `NAME` is `[A-Za-z_][A-Za-z0-9_]*`.
+///   An unset variable is an error ([`ExpandError::Unset`]) naming it: a
+///   server started with a silently empty token or path fails in ways that
+///   are much harder to diagnose than a config error.
+/// - `${NAME:-default}`: the value of `NAME`, or `default` when `NAME` is
+///   unset **or empty** (as in POSIX sh). `default` may be empty and may
+///   itself contain `${…}` expressions.
+/// - `${env:NAME}` (and `${env:NAME:-default}`): the same as `${NAME}`, as
+///   VS Code and Cursor spell it in their `mcp.json`.
+/// - `$${`: a literal `${` (escape). Any other `$` is literal, so `$HOME`
+///   (without braces) is left as is.
+/// - An unterminated `${`, or a bad name, is [`ExpandError::Syntax`].
 ///
 /// ```
-/// use mcp_manager::config::expand::expand;
+/// use mcp_manager::expand_variables;
 /// let env = |name: &str| (name == "HOME").then(|| "/home/me".to_owned());
-/// assert_eq!(expand("${HOME}/x", &env).unwrap(), "/home/me/x");
-/// assert_eq!(expand("${PORT:-8080}", &env).unwrap(), "8080");
-/// assert_eq!(expand("${env:HOME}", &env).unwrap(), "/home/me");
-/// assert!(expand("${TOKEN}", &env).is_err());
+/// assert_eq!(expand_variables("${HOME}/x", &env).unwrap(), "/home/me/x");
+/// assert_eq!(expand_variables("${PORT:-8080}", &env).unwrap(), "8080");
+/// assert_eq!(expand_variables("${env:HOME}", &env).unwrap(), "/home/me");
+/// assert!(expand_variables("${TOKEN}", &env).is_err());
 /// ```
 ///
 /// Errors: [`ExpandError::Unset`] for `${NAME}` with `NAME` unset,
 /// [`ExpandError::Syntax`] for a malformed expression.
-pub fn expand(input: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
+pub fn expand_variables(
+    input: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(input.len());
     let mut rest = input;
     while let Some(pos) = rest.find('$') {
@@ -104,7 +108,7 @@ fn expand_expression(
     match (lookup(name), default) {
         (Some(v), Some(_)) if !v.is_empty() => Ok(v),
         (Some(v), None) => Ok(v),
-        (_, Some(d)) => expand(d, lookup),
+        (_, Some(d)) => expand_variables(d, lookup),
         (None, None) => Err(ExpandError::Unset(name.to_owned())),
     }
 }
@@ -141,50 +145,59 @@ mod tests {
     #[test]
     fn plain_strings_are_unchanged() {
         for s in ["", "abc", "$HOME", "a$", "$", "cost: 5$ {x}", "}{"] {
-            assert_eq!(expand(s, &env).unwrap(), s);
+            assert_eq!(expand_variables(s, &env).unwrap(), s);
         }
     }
 
     #[test]
     fn variables_expand() {
-        assert_eq!(expand("${HOME}", &env).unwrap(), "/home/me");
+        assert_eq!(expand_variables("${HOME}", &env).unwrap(), "/home/me");
         assert_eq!(
-            expand("x${HOME}y${TOKEN}z", &env).unwrap(),
+            expand_variables("x${HOME}y${TOKEN}z", &env).unwrap(),
             "x/home/meys3cretz"
         );
-        assert_eq!(expand("Bearer ${TOKEN}", &env).unwrap(), "Bearer s3cret");
-        assert_eq!(expand("${EMPTY}", &env).unwrap(), "");
+        assert_eq!(
+            expand_variables("Bearer ${TOKEN}", &env).unwrap(),
+            "Bearer s3cret"
+        );
+        assert_eq!(expand_variables("${EMPTY}", &env).unwrap(), "");
     }
 
     #[test]
     fn values_are_not_expanded_again() {
-        assert_eq!(expand("${NESTED}", &env).unwrap(), "${HOME}");
+        assert_eq!(expand_variables("${NESTED}", &env).unwrap(), "${HOME}");
     }
 
     #[test]
     fn defaults_apply_when_unset_or_empty() {
-        assert_eq!(expand("${NOPE:-8080}", &env).unwrap(), "8080");
-        assert_eq!(expand("${EMPTY:-d}", &env).unwrap(), "d");
-        assert_eq!(expand("${HOME:-d}", &env).unwrap(), "/home/me");
-        assert_eq!(expand("${NOPE:-}", &env).unwrap(), "");
-        assert_eq!(expand("${NOPE:-a:-b}", &env).unwrap(), "a:-b");
-        assert_eq!(expand("${NOPE:-${HOME}/x}", &env).unwrap(), "/home/me/x");
-        assert_eq!(expand("${NOPE:-${ALSO:-deep}}!", &env).unwrap(), "deep!");
+        assert_eq!(expand_variables("${NOPE:-8080}", &env).unwrap(), "8080");
+        assert_eq!(expand_variables("${EMPTY:-d}", &env).unwrap(), "d");
+        assert_eq!(expand_variables("${HOME:-d}", &env).unwrap(), "/home/me");
+        assert_eq!(expand_variables("${NOPE:-}", &env).unwrap(), "");
+        assert_eq!(expand_variables("${NOPE:-a:-b}", &env).unwrap(), "a:-b");
+        assert_eq!(
+            expand_variables("${NOPE:-${HOME}/x}", &env).unwrap(),
+            "/home/me/x"
+        );
+        assert_eq!(
+            expand_variables("${NOPE:-${ALSO:-deep}}!", &env).unwrap(),
+            "deep!"
+        );
     }
 
     #[test]
     fn unset_without_default_names_the_variable() {
-        let err = expand("a ${MISSING_VAR} b", &env).unwrap_err();
+        let err = expand_variables("a ${MISSING_VAR} b", &env).unwrap_err();
         assert_eq!(err, ExpandError::Unset("MISSING_VAR".into()));
         assert!(err.to_string().contains("MISSING_VAR"));
-        let err = expand("${NOPE:-${MISSING_TOO}}", &env).unwrap_err();
+        let err = expand_variables("${NOPE:-${MISSING_TOO}}", &env).unwrap_err();
         assert_eq!(err, ExpandError::Unset("MISSING_TOO".into()));
     }
 
     #[test]
     fn escape_gives_literal() {
-        assert_eq!(expand("$${HOME}", &env).unwrap(), "${HOME}");
-        assert_eq!(expand("$$", &env).unwrap(), "$$");
+        assert_eq!(expand_variables("$${HOME}", &env).unwrap(), "${HOME}");
+        assert_eq!(expand_variables("$$", &env).unwrap(), "$$");
     }
 
     #[test]
@@ -200,15 +213,15 @@ mod tests {
             "x ${NOPE:-${HOME}",
         ] {
             assert!(
-                matches!(expand(s, &env), Err(ExpandError::Syntax(_))),
+                matches!(expand_variables(s, &env), Err(ExpandError::Syntax(_))),
                 "{s:?} -> {:?}",
-                expand(s, &env)
+                expand_variables(s, &env)
             );
         }
     }
 
     #[test]
     fn unicode_around_expressions() {
-        assert_eq!(expand("é${HOME}ü$", &env).unwrap(), "é/home/meü$");
+        assert_eq!(expand_variables("é${HOME}ü$", &env).unwrap(), "é/home/meü$");
     }
 }

@@ -1,96 +1,8 @@
-//! The `mcpServers` configuration file, as Claude Desktop, Cursor and
-//! VS Code-style hosts write it.
-//!
-//! ```json
-//! {
-//!   "mcpServers": {
-//!     "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"],
-//!                     "env": { "TOKEN": "${TOKEN}" }, "startupTimeout": 20000 },
-//!     "remote":     { "type": "http", "url": "https://example.com/mcp",
-//!                     "headers": { "Authorization": "Bearer ${API_TOKEN:-none}" }, "timeout": 60000 },
-//!     "old":        { "url": "http://127.0.0.1:3001/sse", "type": "sse", "disabled": true }
-//!   }
-//! }
-//! ```
-//!
-//! Per server (every member optional unless said):
-//! - stdio: `command` (string, required), `args` (array of strings), `env`
-//!   (object of strings, merged over the host's environment), `cwd` (string).
-//! - remote: `url` (string, `http://` or `https://`, required), `headers`
-//!   (object of strings), and how it is authorized:
-//!   - `auth`: `"oauth"` (an OAuth login, `mcp login`), `"headers"` (the
-//!     `headers` are the credential: a refusal is shown as it came and no
-//!     OAuth flow ever starts), `"none"` (no credential, no flow).
-//!     Omitted: OAuth unless `headers` has an `Authorization` header.
-//!     Cursor's static-client object is accepted here too:
-//!     `"auth": {"CLIENT_ID": "…", "CLIENT_SECRET": "${env:VAR}", "scopes": […]}`
-//!     means `"oauth"` with those settings.
-//!   - `oauth` (object, Claude Code's and VS Code's spelling): `clientId`
-//!     (a pre-registered client), `clientSecretEnv` (the name of an
-//!     environment variable holding its secret, read when the flow
-//!     needs it; a secret is never written in the file), `callbackPort`
-//!     (the fixed loopback port of a pre-registered redirect URI
-//!     `http://localhost:PORT/callback`), `scopes` (a space-separated
-//!     string, as Claude Code writes it, or an array), `account` (the
-//!     account name the tokens are stored under), `authServerMetadataUrl`
-//!     (Claude Code's: where to read the authorization server's metadata
-//!     instead of discovering it; its issuer is still checked), `dpop`
-//!     (`false` turns DPoP-bound tokens off; they are on by default when
-//!     the authorization server supports them). Snake-case spellings
-//!     (`client_id`, …) are accepted; other members are ignored.
-//!     `grant` picks a grant without a person (no `mcp login`; it runs on
-//!     the first request): `"client_credentials"` (`clientId` with
-//!     `clientSecretEnv`, or `privateKeyFile` and optionally
-//!     `signingAlgorithm` `ES256`/`RS256`), `"enterprise_managed"` (the
-//!     same client, plus the ID token in `tokenFile` or `tokenEnv` and the
-//!     identity provider: `idpTokenEndpoint` or `idpIssuer`, `idpClientId`,
-//!     `idpClientSecretEnv`), `"workload_identity"` (the workload JWT in
-//!     `tokenFile` or `tokenEnv`); default `"authorization_code"` (a
-//!     person's login). These are read under their camelCase names only.
-//! - socket: `socket` (string, required): `PATH` of a Unix-domain socket
-//!   or `HOST:PORT` of a TCP listener, carrying newline-delimited JSON-RPC
-//!   as stdio does (`mcp-transport-socket`; `{"socket": "/run/mcp.sock"}`).
-//! - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
-//!   (Streamable HTTP), `"sse"` (the 2024-11-05 HTTP+SSE transport) or
-//!   `"socket"`. Omitted: `command` means stdio, `url` means Streamable
-//!   HTTP, `socket` means a socket.
-//! - `timeout`: per-request timeout in ms (integer > 0).
-//! - `startupTimeout`: time allowed to connect and finish the handshake, in
-//!   ms (integer > 0); default [`crate::ManagerOptions::stdio_startup_timeout`]
-//!   (60 000 ms) or [`crate::ManagerOptions::http_startup_timeout`] (30 000 ms).
-//! - `discoverTimeout`: how long the `server/discover` probe may go
-//!   unanswered before `initialize` goes out beside it, in ms (integer > 0;
-//!   default 3 000 ms, see `mcp_client::ClientOptions::discover_timeout`).
-//! - `protocolVersion`: which revisions to negotiate: `"auto"` (the
-//!   default: probe, then the handshake), `"handshake"` (the handshake revisions
-//!   only, for a server that misbehaves in 2026-07-28), or one revision
-//!   (`"2025-06-18"`, `"2026-07-28"`). An `"sse"` server speaks the
-//!   handshake revisions only: `"auto"` means `"handshake"` there, and
-//!   `"2026-07-28"` is an error for that entry.
-//! - `disabled`: `true` keeps the entry but never starts it.
-//! - Other members (e.g. `autoApprove`) are ignored.
-//!
-//! The top-level object is `mcpServers`; VS Code's `servers` is accepted
-//! when `mcpServers` is absent. Beside it, `credentialStore` (`"auto"`,
-//! `"keychain"` or `"file"`) says where the host keeps OAuth logins
-//! ([`McpConfig::credential_store`]); the manager itself does not read it.
-//!
-//! Strings (`command`, `args`, `env` values, `cwd`, `url`, `headers`
-//! values, `socket`) go through [`expand::expand`]: `${VAR}` and `${VAR:-default}`.
-//! **An unset variable without a default is an error for that entry**
-//! (naming the variable), never a silent empty string.
-//!
-//! A bad entry becomes a [`ConfigError`] with its JSON path (e.g.
-//! `mcpServers.foo.url`) in [`McpConfig::errors`]; the other entries still
-//! load. Only a file that cannot be read or is not a JSON object of servers
-//! fails as a whole.
-//!
-//! Several files merge with [`McpConfig::load`]: later files win, entry by
-//! entry (pass the user file first, the project file last).
+//! The `mcpServers` configuration file: [`McpConfig`], whose docs give the format.
 
 mod auth;
 mod error;
-pub mod expand;
+mod expand;
 mod fields;
 mod parse;
 mod server;
@@ -103,7 +15,7 @@ use serde_json::Value;
 
 pub use auth::{AuthMode, GrantCredentials, GrantSetting, OAuthSettings};
 pub use error::{ConfigError, ConfigErrorKind};
-pub use expand::ExpandError;
+pub use expand::{ExpandError, expand_variables};
 pub use server::{
     RemoteKind, RemoteServer, ServerConfig, SocketServer, StdioServer, TransportConfig,
 };
@@ -118,7 +30,95 @@ const CREDENTIAL_STORES: [&str; 3] = ["auto", "keychain", "file"];
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A parsed configuration: the valid servers by name, and one error per
-/// invalid entry.
+/// invalid entry. It is read from the `mcpServers` configuration file, as
+/// Claude Desktop, Cursor and VS Code-style hosts write it.
+///
+/// ```json
+/// {
+///   "mcpServers": {
+///     "everything": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"],
+///                     "env": { "TOKEN": "${TOKEN}" }, "startupTimeout": 20000 },
+///     "remote":     { "type": "http", "url": "https://example.com/mcp",
+///                     "headers": { "Authorization": "Bearer ${API_TOKEN:-none}" }, "timeout": 60000 },
+///     "old":        { "url": "http://127.0.0.1:3001/sse", "type": "sse", "disabled": true }
+///   }
+/// }
+/// ```
+///
+/// Per server (every member optional unless said):
+/// - stdio: `command` (string, required), `args` (array of strings), `env`
+///   (object of strings, merged over the host's environment), `cwd` (string).
+/// - remote: `url` (string, `http://` or `https://`, required), `headers`
+///   (object of strings), and how it is authorized:
+///   - `auth`: `"oauth"` (an OAuth login, `mcp login`), `"headers"` (the
+///     `headers` are the credential: a refusal is shown as it came and no
+///     OAuth flow ever starts), `"none"` (no credential, no flow).
+///     Omitted: OAuth unless `headers` has an `Authorization` header.
+///     Cursor's static-client object is accepted here too:
+///     `"auth": {"CLIENT_ID": "…", "CLIENT_SECRET": "${env:VAR}", "scopes": […]}`
+///     means `"oauth"` with those settings.
+///   - `oauth` (object, Claude Code's and VS Code's spelling): `clientId`
+///     (a pre-registered client), `clientSecretEnv` (the name of an
+///     environment variable holding its secret, read when the flow
+///     needs it; a secret is never written in the file), `callbackPort`
+///     (the fixed loopback port of a pre-registered redirect URI
+///     `http://localhost:PORT/callback`), `scopes` (a space-separated
+///     string, as Claude Code writes it, or an array), `account` (the
+///     account name the tokens are stored under), `authServerMetadataUrl`
+///     (Claude Code's: where to read the authorization server's metadata
+///     instead of discovering it; its issuer is still checked), `dpop`
+///     (`false` turns DPoP-bound tokens off; they are on by default when
+///     the authorization server supports them). Snake-case spellings
+///     (`client_id`, …) are accepted; other members are ignored.
+///     `grant` picks a grant without a person (no `mcp login`; it runs on
+///     the first request): `"client_credentials"` (`clientId` with
+///     `clientSecretEnv`, or `privateKeyFile` and optionally
+///     `signingAlgorithm` `ES256`/`RS256`), `"enterprise_managed"` (the
+///     same client, plus the ID token in `tokenFile` or `tokenEnv` and the
+///     identity provider: `idpTokenEndpoint` or `idpIssuer`, `idpClientId`,
+///     `idpClientSecretEnv`), `"workload_identity"` (the workload JWT in
+///     `tokenFile` or `tokenEnv`); default `"authorization_code"` (a
+///     person's login). These are read under their camelCase names only.
+/// - socket: `socket` (string, required): `PATH` of a Unix-domain socket
+///   or `HOST:PORT` of a TCP listener, carrying newline-delimited JSON-RPC
+///   as stdio does (`mcp-transport-socket`; `{"socket": "/run/mcp.sock"}`).
+/// - `type`: `"stdio"`, `"http"` / `"streamable-http"` / `"streamableHttp"`
+///   (Streamable HTTP), `"sse"` (the 2024-11-05 HTTP+SSE transport) or
+///   `"socket"`. Omitted: `command` means stdio, `url` means Streamable
+///   HTTP, `socket` means a socket.
+/// - `timeout`: per-request timeout in ms (integer > 0).
+/// - `startupTimeout`: time allowed to connect and finish the handshake, in
+///   ms (integer > 0); default [`crate::ManagerOptions::stdio_startup_timeout`]
+///   (60 000 ms) or [`crate::ManagerOptions::http_startup_timeout`] (30 000 ms).
+/// - `discoverTimeout`: how long the `server/discover` probe may go
+///   unanswered before `initialize` goes out beside it, in ms (integer > 0;
+///   default 3 000 ms, see `mcp_client::ClientOptions::discover_timeout`).
+/// - `protocolVersion`: which revisions to negotiate: `"auto"` (the
+///   default: probe, then the handshake), `"handshake"` (the handshake revisions
+///   only, for a server that misbehaves in 2026-07-28), or one revision
+///   (`"2025-06-18"`, `"2026-07-28"`). An `"sse"` server speaks the
+///   handshake revisions only: `"auto"` means `"handshake"` there, and
+///   `"2026-07-28"` is an error for that entry.
+/// - `disabled`: `true` keeps the entry but never starts it.
+/// - Other members (e.g. `autoApprove`) are ignored.
+///
+/// The top-level object is `mcpServers`; VS Code's `servers` is accepted
+/// when `mcpServers` is absent. Beside it, `credentialStore` (`"auto"`,
+/// `"keychain"` or `"file"`) says where the host keeps OAuth logins
+/// ([`McpConfig::credential_store`]); the manager itself does not read it.
+///
+/// Strings (`command`, `args`, `env` values, `cwd`, `url`, `headers`
+/// values, `socket`) go through [`expand_variables`](crate::expand_variables): `${VAR}` and `${VAR:-default}`.
+/// **An unset variable without a default is an error for that entry**
+/// (naming the variable), never a silent empty string.
+///
+/// A bad entry becomes a [`ConfigError`] with its JSON path (e.g.
+/// `mcpServers.foo.url`) in [`McpConfig::errors`]; the other entries still
+/// load. Only a file that cannot be read or is not a JSON object of servers
+/// fails as a whole.
+///
+/// Several files merge with [`McpConfig::load`]: later files win, entry by
+/// entry (pass the user file first, the project file last).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct McpConfig {
@@ -153,7 +153,7 @@ pub(crate) fn redact_url(url: &str) -> String {
     }
 }
 
-/// The process environment, as a lookup for [`expand::expand`].
+/// The process environment, as a lookup for [`expand_variables`].
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }

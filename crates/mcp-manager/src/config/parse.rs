@@ -79,7 +79,7 @@ pub(super) fn parse_entry(
         },
     };
     let expand_at = |s: &str, p: &str| {
-        expand::expand(s, lookup).map_err(|e| (p.to_owned(), ConfigErrorKind::Expand(e)))
+        expand::expand_variables(s, lookup).map_err(|e| (p.to_owned(), ConfigErrorKind::Expand(e)))
     };
     let transport = match kind {
         Kind::Stdio => {

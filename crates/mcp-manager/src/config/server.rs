@@ -15,7 +15,7 @@ use super::redact_url;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_manager::config::{ServerConfig, StdioServer, TransportConfig};
+/// use mcp_manager::{ServerConfig, StdioServer, TransportConfig};
 /// let entry = ServerConfig::new("demo", TransportConfig::Stdio(StdioServer::new("mcp").with_args(["serve-demo"])))
 ///     .with_timeout(Some(Duration::from_secs(10)));
 /// assert_eq!(entry.transport.kind_name(), "stdio");

@@ -2,7 +2,6 @@
 
 mod connect;
 mod handler;
-mod settle;
 mod state;
 mod supervisor;
 

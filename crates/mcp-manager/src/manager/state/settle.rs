@@ -14,7 +14,8 @@ use std::sync::atomic::Ordering;
 
 use tokio::time::Instant;
 
-use super::{Manager, Shared};
+use super::Shared;
+use crate::manager::Manager;
 use crate::namespace::List;
 
 impl Shared {
@@ -72,7 +73,10 @@ impl Manager {
     /// `(server, tool)` of a qualified tool name; when it is not listed and
     /// some server's tool listing is stale from a `tools/list_changed`,
     /// again once that refresh is in (see [`Shared::settle`]).
-    pub(super) async fn resolve_tool_settled(&self, qualified: &str) -> Option<(String, String)> {
+    pub(in crate::manager) async fn resolve_tool_settled(
+        &self,
+        qualified: &str,
+    ) -> Option<(String, String)> {
         if let Some(found) = self.resolve_tool(qualified) {
             return Some(found);
         }
@@ -84,7 +88,10 @@ impl Manager {
 
     /// `(server, prompt)` of a qualified prompt name, waiting like
     /// [`Manager::resolve_tool_settled`] for a `prompts/list_changed`.
-    pub(super) async fn resolve_prompt_settled(&self, qualified: &str) -> Option<(String, String)> {
+    pub(in crate::manager) async fn resolve_prompt_settled(
+        &self,
+        qualified: &str,
+    ) -> Option<(String, String)> {
         let resolve = || {
             self.namespace()
                 .resolve_prompt(qualified)

@@ -2,6 +2,8 @@
 //! share: one slot per server (its status, client and lists), the
 //! namespace built from them, the events and the tool cache.
 
+mod settle;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
