@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use mcp_manager::config::RemoteServer;
+use mcp_manager::RemoteServer;
 use mcp_manager::{Manager, McpConfig, ServerConfig, ServerStatus, StartListings, TransportConfig};
 use serde::Serialize;
 
