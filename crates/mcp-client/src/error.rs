@@ -35,8 +35,8 @@ use std::sync::Arc;
 use mcp_transport::TransportError;
 use mcp_types::{ErrorCode, JsonRpcError, ProtocolVersion};
 
+use crate::client::skills::mismatch::SkillMismatch;
 use crate::server_requests::SERVER_REQUESTS;
-use crate::skills::mismatch::SkillMismatch;
 
 /// An error from [`crate::Client`].
 #[derive(Debug, Clone, thiserror::Error)]
@@ -240,7 +240,7 @@ pub enum ClientError {
     /// size, digest or frontmatter differ, it is not listed, it cannot be
     /// read as bytes, or the entry is `"dynamic"`. The content was not used:
     /// a `SKILL.md` that fails leaves the skill unloaded, a supporting file
-    /// that fails is not returned. The [`crate::skills::SkillMismatch`]
+    /// that fails is not returned. The [`crate::SkillMismatch`]
     /// (the `source`) names the field and both values. To recover from a
     /// stale entry, fetch it again ([`crate::Client::get_skill`]).
     #[error("{}", skill_failed(.skill, .file))]

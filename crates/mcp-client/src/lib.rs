@@ -130,20 +130,17 @@ mod mrtr;
 mod negotiate;
 mod negotiated;
 mod options;
-mod pipeline;
 mod receive_loop;
 pub mod request_metadata;
 mod server_requests;
-mod skills;
-mod subscription;
-mod tasks;
 mod template;
 #[cfg(feature = "test-util")]
 pub mod testing;
-mod tools;
 mod validation;
 
 pub use client::Client;
+pub use client::skills::{LoadedSkill, SkillFile, SkillMismatch};
+pub use client::subscription::{SUBSCRIPTION_BUFFER, Subscription, SubscriptionEvent};
 pub use error::{
     ClientError, Incompatibility, MAX_REPORTED_VIOLATIONS, MAX_SERVER_MESSAGE_CHARS,
     SchemaViolation, ServerFault,
@@ -157,8 +154,6 @@ pub use options::{
     DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_MAX_PAGES, DEFAULT_REFRESH_DEBOUNCE, ElicitationModes,
     VersionPreference,
 };
-pub use skills::{LoadedSkill, SkillFile, SkillMismatch};
-pub use subscription::{SUBSCRIPTION_BUFFER, Subscription, SubscriptionEvent};
 pub use template::{TemplateValue, expand_template, template_variables};
 
 /// The crate README (its crates.io page): its example is compiled as a doctest.

@@ -12,9 +12,9 @@
 //! (no input requests) is retried after a short backoff. The loop stops
 //! after [`crate::ClientOptions::max_input_rounds`] rounds.
 //!
-//! The loop is a layer around the pipeline (`pipeline.rs`): [`send`] sends
-//! the request through it, and each retry is one more request through it,
-//! with its own recoveries.
+//! The loop is a layer around the pipeline (`connection/pipeline.rs`):
+//! [`send`] sends the request through it, and each retry is one more
+//! request through it, with its own recoveries.
 
 use std::collections::BTreeMap;
 use std::time::Duration;

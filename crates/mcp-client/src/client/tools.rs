@@ -18,12 +18,12 @@ use serde_json::{Map, Value};
 use crate::capabilities;
 use crate::client::Client;
 use crate::codec;
+use crate::connection::pipeline::SendParams;
 use crate::error::ClientError;
 use crate::list_changes::ListKind;
 use crate::listing::{Incomplete, Listing};
 use crate::mrtr;
 use crate::options::CallOptions;
-use crate::pipeline::SendParams;
 use crate::request_metadata;
 use crate::validation;
 

@@ -1,4 +1,16 @@
-//! [`Client`]: one connection to one MCP server.
+//! [`Client`]: one connection to one MCP server. Here: connect, what was
+//! negotiated, the generic request, and the methods of resources, prompts,
+//! completion and logging; the other methods of [`Client`] are in the files
+//! of this folder, one each for tools, 2025-11-25 tasks, skills and
+//! subscriptions.
+
+// The crate root re-exports their public types; `ClientError` names the
+// skills' `SkillMismatch` and the connection holds the subscriptions'
+// registry.
+pub(crate) mod skills;
+pub(crate) mod subscription;
+mod tasks;
+mod tools;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -5,7 +5,10 @@
 //! subscriptions, and why the connection closed.
 //!
 //! Nothing here sends a request of its own but the negotiation: the
-//! pipeline every request goes through is `pipeline.rs`, a layer above.
+//! pipeline every request goes through is [`pipeline`], a layer above:
+//! it imports this file, never the other way.
+
+pub(crate) mod pipeline;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -44,7 +47,7 @@ pub(crate) struct Connection {
     /// `Client::closed`).
     closed: tokio::sync::watch::Sender<Option<CloseReason>>,
     /// Active `subscriptions/listen` (2026-07-28).
-    pub(crate) subscriptions: crate::subscription::registry::Registry,
+    pub(crate) subscriptions: crate::client::subscription::registry::Registry,
 }
 
 impl Drop for Connection {
@@ -74,7 +77,7 @@ impl Connection {
             refresh_pending: AtomicBool::new(false),
             receive_loop: Mutex::new(None),
             closed: tokio::sync::watch::channel(None).0,
-            subscriptions: crate::subscription::registry::Registry::default(),
+            subscriptions: crate::client::subscription::registry::Registry::default(),
         })
     }
 
