@@ -169,10 +169,8 @@ mod assertion;
 mod authorize;
 pub mod challenge;
 mod config;
-mod device;
 mod discovery;
 mod dpop;
-mod dpop_flow;
 mod env_secret;
 mod error;
 mod fetch;
@@ -188,16 +186,12 @@ mod jwt;
 mod keychain_store;
 #[cfg(feature = "interactive")]
 mod loopback;
-mod machine;
 pub mod metadata;
 mod oauth;
 mod pkce;
-mod provider;
 mod registration;
 mod scope;
 mod secret;
-mod session;
-mod state;
 mod store;
 mod token;
 mod user_agent;
@@ -227,7 +221,6 @@ pub fn resource_identifies(resource: &str, server_url: &str) -> bool {
 
 pub use assertion::{AssertionSource, CallbackAssertion, EnvAssertion, FileAssertion};
 pub use config::{OAuthConfig, PreregisteredClient};
-pub use device::DevicePrompt;
 pub use dpop::DPOP_ALGORITHM;
 pub use error::{
     AssertionProblem, AuthError, DpopProblem, ExchangeProblem, KeyProblem, MetadataProblem,
@@ -251,9 +244,10 @@ pub use keychain_store::KeychainStore;
 pub use loopback::{
     CallbackPort, LoopbackBrowser, LoopbackHost, LoopbackOptions, Notice, parse_paste,
 };
+pub use oauth::OAuth;
+pub use oauth::device::DevicePrompt;
+pub use oauth::session::{LoginStatus, LogoutReport, Revocation, logins};
 pub use secret::Secret;
-pub use session::{LoginStatus, LogoutReport, Revocation, logins};
-pub use state::OAuth;
 pub use store::{
     ClientRecord, CredentialStore, DEFAULT_ACCOUNT, DpopKeyRecord, MemoryStore, Record, Revision,
     StoreError, StoreKey, StoreLock, TokenRecord,

@@ -1,6 +1,7 @@
 //! The crate's files form layers: following what each file names of the
-//! others (`use crate::…` and `crate::…` paths, unit tests left out), no
-//! file comes back to itself. A circle means two files can only be
+//! others (`use crate::…` / `super::…` / `self::…` and such paths in the
+//! code, folders included, unit tests left out), no file comes back to
+//! itself. A circle means two files can only be
 //! understood, and changed, together.
 #![allow(
     clippy::unwrap_used,
@@ -11,30 +12,87 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each file of `src` (by module name) and the other files it names.
+/// Each file of `src` (by module path: `oauth` for `oauth/mod.rs`,
+/// `oauth::flow` for `oauth/flow.rs`) and the other files it names.
 fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = BTreeMap::new();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
-            continue;
-        }
-        let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        files.insert(name, code(&text));
-    }
+    read_tree(src, src, &mut files);
     let names: BTreeSet<String> = files.keys().cloned().collect();
     files
         .iter()
-        .filter(|(name, _)| *name != "lib")
-        .map(|(name, text)| {
-            let named = named_modules(text)
-                .into_iter()
-                .filter(|m| m != name && m != "lib" && names.contains(m))
-                .collect();
-            (name.clone(), named)
-        })
+        .filter(|(name, _)| !name.is_empty())
+        .map(|(name, text)| (name.clone(), named_files(name, text, &names)))
         .collect()
+}
+
+/// The code of every `.rs` file under `dir`, by module path (the crate
+/// root, `lib.rs`, is the empty one).
+fn read_tree(src: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            read_tree(src, &path, out);
+            continue;
+        }
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let relative = path.strip_prefix(src).unwrap().with_extension("");
+        let mut segments: Vec<&str> = relative
+            .components()
+            .map(|c| c.as_os_str().to_str().unwrap())
+            .collect();
+        if matches!(segments.last(), Some(&("mod" | "lib" | "main"))) {
+            segments.pop();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        out.insert(segments.join("::"), code(&text));
+    }
+}
+
+/// The files (module paths among `names`) that the file of module `module`
+/// names, itself and the crate root left out.
+fn named_files(module: &str, text: &str, names: &BTreeSet<String>) -> BTreeSet<String> {
+    named_paths(text)
+        .iter()
+        .filter_map(|path| file_of(&resolve(module, path), names))
+        .filter(|m| m != module)
+        .collect()
+}
+
+/// `path` (as written in module `module`, from `crate`, `super` or
+/// `self`) from the crate root.
+fn resolve(module: &str, path: &[String]) -> Vec<String> {
+    let mut base: Vec<String> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").map(str::to_owned).collect()
+    };
+    let mut rest = path;
+    if rest.first().is_some_and(|s| s == "crate") {
+        base.clear();
+        rest = &rest[1..];
+    }
+    while let Some(first) = rest.first() {
+        match first.as_str() {
+            "super" => {
+                base.pop();
+            }
+            "self" => {}
+            _ => break,
+        }
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().cloned());
+    base
+}
+
+/// The longest start of `path` that is one of the files, if any.
+fn file_of(path: &[String], names: &BTreeSet<String>) -> Option<String> {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|m| names.contains(m))
 }
 
 /// `text` without its unit tests and its `//` comments.
@@ -59,39 +117,75 @@ fn ident_at(s: &str) -> String {
         .collect()
 }
 
-/// The first segment of every `crate::` path in `text`, including each
-/// path of a `use crate::{a::X, b::{Y, Z}}` group (a trailing comma
-/// leaves an empty one, dropped).
-fn named_modules(text: &str) -> BTreeSet<String> {
+/// Every path in `text` that starts at `crate::`, `super::` or `self::`,
+/// each path of a `use crate::{a::X, b::{Y, Z}}` group on its own, as its
+/// segments (the leading `crate`, `super` and `self` included).
+fn named_paths(text: &str) -> BTreeSet<Vec<String>> {
     let mut out = BTreeSet::new();
-    for (i, _) in text.match_indices("crate::") {
-        let rest = &text[i + "crate::".len()..];
-        let Some(group) = rest.strip_prefix('{') else {
-            out.insert(ident_at(rest));
-            continue;
-        };
-        // The group's top-level items, each a path whose first segment is
-        // a module.
-        let mut depth = 0;
-        let mut start = 0;
-        for (j, c) in group.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' if depth == 0 => {
-                    out.insert(ident_at(&group[start..j]));
-                    break;
-                }
-                '}' => depth -= 1,
-                ',' if depth == 0 => {
-                    out.insert(ident_at(&group[start..j]));
-                    start = j + 1;
-                }
-                _ => {}
+    for start in ["crate::", "super::", "self::"] {
+        for (i, _) in text.match_indices(start) {
+            // Inside an identifier, or a later segment of a path already
+            // taken (`super::super::`).
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                continue;
             }
+            tree(&text[i..], Vec::new(), &mut out);
         }
     }
-    out.remove("");
     out
+}
+
+/// The paths of the use tree (or plain path) at the start of `text`, each
+/// after `prefix`.
+fn tree(text: &str, mut prefix: Vec<String>, out: &mut BTreeSet<Vec<String>>) {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            for item in group_items(group) {
+                tree(item, prefix.clone(), out);
+            }
+            return;
+        }
+        let segment = ident_at(rest);
+        if segment.is_empty() {
+            break;
+        }
+        rest = rest[segment.len()..].trim_start();
+        prefix.push(segment);
+        match rest.strip_prefix("::") {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    if !prefix.is_empty() {
+        out.insert(prefix);
+    }
+}
+
+/// The top-level items of the group `text` opens (it starts after the
+/// `{`), up to its closing `}`.
+fn group_items(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (j, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&text[start..j]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..j]);
+                start = j + 1;
+            }
+            _ => {}
+        }
+    }
+    items
 }
 
 /// Every circle among `graph`'s files, each once, as the path from its
@@ -146,16 +240,33 @@ fn a_circle_is_found() {
             "{uses}\n#[cfg(test)]\nmod tests {{ use crate::c; }}"
         ))
     };
-    let mut graph = BTreeMap::new();
-    for (name, uses) in [
+    let files = [
         ("a", "use crate::b::X; // crate::c"),
         ("b", "use crate::{\n    x::{Y, Z},\n    c,\n};"),
         ("c", "fn f() { crate::a::g() }"),
         ("x", ""),
-    ] {
-        graph.insert(name.to_owned(), named_modules(&text(uses)));
+        // A folder: `p/mod.rs`, `p/q.rs`, `p/r.rs`.
+        ("p", "pub use self::q::Y;"),
+        ("p::q", "use super::{r::Z, W};"),
+        ("p::r", "fn f() { super::super::a::g() }"),
+    ];
+    let names: BTreeSet<String> = files.iter().map(|(n, _)| (*n).to_owned()).collect();
+    let mut graph = BTreeMap::new();
+    for (name, uses) in files {
+        graph.insert(name.to_owned(), named_files(name, &text(uses), &names));
     }
-    assert_eq!(graph["a"], BTreeSet::from(["b".to_owned()]));
-    assert_eq!(graph["b"], BTreeSet::from(["x".to_owned(), "c".to_owned()]));
-    assert_eq!(circles(&graph), vec![vec!["a", "b", "c", "a"]]);
+    let set = |items: &[&str]| {
+        items
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(graph["a"], set(&["b"]));
+    assert_eq!(graph["b"], set(&["x", "c"]));
+    assert_eq!(graph["p::q"], set(&["p", "p::r"]));
+    assert_eq!(graph["p::r"], set(&["a"]));
+    assert_eq!(
+        circles(&graph),
+        vec![vec!["a", "b", "c", "a"], vec!["p", "p::q", "p"]]
+    );
 }

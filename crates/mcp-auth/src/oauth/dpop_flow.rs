@@ -19,9 +19,10 @@ use crate::dpop::{
 };
 use crate::error::{AuthError, DpopProblem, store_error};
 use crate::metadata::AuthorizationServerMetadata;
-use crate::state::Inner;
 use crate::store::{Record, Revision, StoreError, StoreKey, TokenRecord};
 use crate::token::TokenDpop;
+
+use super::Inner;
 
 /// What a refusal of the resource server calls for, as far as DPoP goes.
 #[derive(Debug)]

@@ -1,8 +1,18 @@
 //! [`OAuth`] and the state it keeps between requests (which authorization
 //! server issued the current token, the scopes asked for, step-up counts),
-//! below every file that works on it: the flow (`oauth.rs`), the transport
-//! hook (`provider.rs`), the host's calls (`session.rs`) and the device
-//! login (`device.rs`) all build on this one, and it on none of them.
+//! here; every method of them in the files of this folder, which build on
+//! this one while it names none of them: the flow (`flow.rs`: stored
+//! tokens, a whole authorization, the refresh, the client identity), the
+//! grants without a person (`machine.rs`), how the flow uses DPoP
+//! (`dpop_flow.rs`), the transport hook (`provider.rs`), the host's calls
+//! (`session.rs`) and the device login (`device.rs`).
+
+pub(crate) mod device;
+mod dpop_flow;
+mod flow;
+mod machine;
+mod provider;
+pub(crate) mod session;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -12,11 +12,12 @@ use serde::Serialize;
 use crate::error::{AuthError, store_error};
 use crate::fetch::post;
 use crate::grant::{ConfidentialClient, Grant};
-use crate::machine::{Request, authenticate};
 use crate::secret::{Secret, scrub};
-use crate::state::{Inner, OAuth};
 use crate::store::{ClientRecord, CredentialStore, Record, StoreKey, TokenRecord};
 use crate::token::{authenticated, expiring, form};
+
+use super::machine::{Request, authenticate};
+use super::{Inner, OAuth};
 
 /// What is stored for one login: no secret. Times are absolute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -19,11 +19,12 @@ use mcp_transport_http::{
 };
 
 use crate::challenge::{oauth_challenge, parse_challenges};
-use crate::dpop_flow::DpopRefusal;
 use crate::error::{AuthError, ResponseProblem};
-use crate::state::{Inner, OAuth, lock};
 use crate::store::{Revision, StoreKey, TokenRecord};
 use crate::token::expiring;
+
+use super::dpop_flow::DpopRefusal;
+use super::{Inner, OAuth, lock};
 
 /// How long after they were issued tokens that the server refuses count
 /// as freshly issued (see `Inner::freshly_issued`): a server that takes

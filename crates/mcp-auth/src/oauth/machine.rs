@@ -21,11 +21,12 @@ use crate::grant::{
 use crate::jwt::{PrivateKey, check_assertion, client_assertion_claims, now_secs};
 use crate::scope;
 use crate::secret::{Secret, scrub};
-use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, StoreKey, TokenRecord};
 use crate::token::{
     authenticated, oauth_error_body, send_token_request, token_post, with_nonce_retry,
 };
+
+use super::{Inner, OAuth, lock};
 
 /// A token (or revocation) request's form pairs, headers and the secrets
 /// it holds.
@@ -118,7 +119,7 @@ struct ExchangeBody {
     issued_token_type: Option<String>,
 }
 
-impl crate::OAuth {
+impl OAuth {
     /// The grant without a person this flow runs, if any (a host declares
     /// its [`extension`](Grant::extension) in the client's capabilities).
     pub fn grant(&self) -> Option<&Grant> {
@@ -133,7 +134,7 @@ impl crate::OAuth {
     pub fn for_grant(
         config: crate::OAuthConfig,
         store: Arc<dyn crate::CredentialStore>,
-    ) -> Result<crate::OAuth, AuthError> {
+    ) -> Result<OAuth, AuthError> {
         if config.grant.is_none() {
             return Err(AuthError::NoClient {
                 issuer: String::new(),
@@ -143,7 +144,7 @@ impl crate::OAuth {
         let agent = Arc::new(crate::NoInteraction::new(
             "this server's grant runs without a person; no login is needed",
         ));
-        crate::OAuth::new(config, store, agent)
+        OAuth::new(config, store, agent)
     }
 }
 

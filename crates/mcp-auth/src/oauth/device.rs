@@ -14,10 +14,11 @@ use crate::error::{AuthError, MetadataProblem, ResponseProblem, store_error};
 use crate::fetch::{check_url, is_json, post};
 use crate::scope;
 use crate::secret::{Secret, scrub};
-use crate::session::LoginStatus;
-use crate::state::{OAuth, lock};
 use crate::store::{Record, StoreKey};
 use crate::token::{DEVICE_GRANT, authenticated, form, request_token};
+
+use super::session::LoginStatus;
+use super::{OAuth, lock};
 
 /// The longest wait between two polls, whatever the server asks: 60 s.
 const MAX_INTERVAL: Duration = Duration::from_secs(60);

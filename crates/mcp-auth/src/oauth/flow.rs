@@ -1,5 +1,5 @@
 //! The authorization flow for one MCP server, on the state of
-//! [`OAuth`](crate::OAuth) (`state.rs`): finding the stored tokens, a
+//! [`OAuth`](crate::OAuth) (`mod.rs`): finding the stored tokens, a
 //! whole authorization (the unauthenticated probe, discovery, client
 //! identity, the user agent, the code exchange), the refresh under the
 //! store's lock, the client identity. The transport hook that drives it is
@@ -12,10 +12,11 @@ use crate::metadata::resource_matches;
 use crate::pkce::{Pkce, random_token};
 use crate::registration::{self, Source};
 use crate::scope;
-use crate::state::{Inner, lock};
 use crate::store::{ClientRecord, Record, Revision, StoreError, StoreKey, TokenRecord};
 use crate::token::{request_token, with_nonce_retry};
 use crate::user_agent::AuthorizationPrompt;
+
+use super::{Inner, lock};
 
 impl Inner {
     /// A discovery walk on the flow's fetcher, with the configured
