@@ -144,7 +144,7 @@ pub trait Paginated {
     fn into_items(self) -> Vec<Self::Item>;
     /// Takes the entries of this page that did not decode and were left
     /// out (see [`crate::lenient`]); none by default.
-    fn take_problems(&mut self) -> Vec<crate::lenient::EntryProblem> {
+    fn take_problems(&mut self) -> Vec<crate::entry_problem::EntryProblem> {
         Vec::new()
     }
     /// What identifies an item within a listing (a tool's or prompt's
@@ -169,7 +169,7 @@ macro_rules! impl_paginated {
             fn into_items(self) -> Vec<$item> {
                 self.$field
             }
-            fn take_problems(&mut self) -> Vec<$crate::lenient::EntryProblem> {
+            fn take_problems(&mut self) -> Vec<$crate::entry_problem::EntryProblem> {
                 ::std::mem::take(&mut self.problems)
             }
             fn item_key(item: &$item) -> Option<&str> {

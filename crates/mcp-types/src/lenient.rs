@@ -22,12 +22,10 @@
 //! All of it runs only after the strict parse failed, so a well-formed
 //! result costs nothing extra.
 
-use std::fmt;
-
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use crate::entry_problem::EntryProblem;
 use crate::method::Request;
 use crate::raw::RawResult;
 use crate::version::ProtocolVersion;
@@ -74,39 +72,6 @@ pub const LIST_ENTRIES: &[(&str, &str)] = &[
     ("tasks/list", "tasks"),
     ("skills/list", "skills"),
 ];
-
-/// One entry of a list result that did not decode and was left out; its
-/// siblings were kept. Found on the result (`problems` of
-/// [`ListToolsResult`](crate::tools::ListToolsResult),
-/// [`ListPromptsResult`](crate::prompts::ListPromptsResult),
-/// [`ListResourcesResult`](crate::resources::ListResourcesResult),
-/// [`ListResourceTemplatesResult`](crate::resources::ListResourceTemplatesResult),
-/// [`ListTasksResult`](crate::tasks::ListTasksResult),
-/// [`ListSkillsResult`](crate::skills::ListSkillsResult), set by their
-/// request's [`Request::set_problems`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EntryProblem {
-    /// The member holding the entries (`"tools"`, `"resourceTemplates"` …).
-    pub list: String,
-    /// The entry's position in that page's array, from 0.
-    pub index: usize,
-    /// The entry's `name` member when it has a string one, else its `uri`
-    /// (a skill entry has no `name` of its own).
-    pub name: Option<String>,
-    /// Why it did not decode (serde's message, naming the member that is
-    /// missing or of the wrong type).
-    pub reason: String,
-}
-
-impl fmt::Display for EntryProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} entry {}", self.list, self.index)?;
-        if let Some(name) = &self.name {
-            write!(f, " ({name:?})")?;
-        }
-        write!(f, " left out: {}", self.reason)
-    }
-}
 
 /// What [`parse_result`] forgave to decode a result.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

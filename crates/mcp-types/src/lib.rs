@@ -95,6 +95,7 @@ pub mod content;
 mod de;
 pub mod discovery;
 pub mod elicitation;
+mod entry_problem;
 pub mod errors;
 pub mod input;
 mod json_write;
@@ -106,6 +107,7 @@ mod method;
 pub mod notifications;
 pub mod prompts;
 mod raw;
+mod request_methods;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
@@ -126,8 +128,9 @@ pub use jsonrpc::{
     DecodeError, DecodeOptions, ErrorCode, JSONRPC_VERSION, JsonRpcError, JsonRpcMessage,
     JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RawParams, RequestBody, RequestId,
 };
-pub use method::{Notification, REQUEST_METHODS, Request};
+pub use method::{Notification, Request};
 pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};
+pub use request_methods::REQUEST_METHODS;
 pub use version::ProtocolVersion;
 
 /// The crate README (its crates.io page): its example is compiled as a doctest.

@@ -97,7 +97,7 @@ pub struct ListPromptsResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -156,7 +156,10 @@ impl Request for ListPrompts {
     const METHOD: &'static str = "prompts/list";
     type Params = PaginatedParams;
     type Result = ListPromptsResult;
-    fn set_problems(result: &mut ListPromptsResult, problems: Vec<crate::lenient::EntryProblem>) {
+    fn set_problems(
+        result: &mut ListPromptsResult,
+        problems: Vec<crate::entry_problem::EntryProblem>,
+    ) {
         result.problems = problems;
     }
 }

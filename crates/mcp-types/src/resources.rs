@@ -106,7 +106,7 @@ pub struct ListResourcesResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -139,7 +139,7 @@ pub struct ListResourceTemplatesResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -228,7 +228,10 @@ impl Request for ListResources {
     const METHOD: &'static str = "resources/list";
     type Params = PaginatedParams;
     type Result = ListResourcesResult;
-    fn set_problems(result: &mut ListResourcesResult, problems: Vec<crate::lenient::EntryProblem>) {
+    fn set_problems(
+        result: &mut ListResourcesResult,
+        problems: Vec<crate::entry_problem::EntryProblem>,
+    ) {
         result.problems = problems;
     }
 }
@@ -243,7 +246,7 @@ impl Request for ListResourceTemplates {
     type Result = ListResourceTemplatesResult;
     fn set_problems(
         result: &mut ListResourceTemplatesResult,
-        problems: Vec<crate::lenient::EntryProblem>,
+        problems: Vec<crate::entry_problem::EntryProblem>,
     ) {
         result.problems = problems;
     }

@@ -351,7 +351,7 @@ pub struct ListSkillsResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -405,7 +405,10 @@ impl Request for ListSkills {
     const METHOD: &'static str = "skills/list";
     type Params = PaginatedParams;
     type Result = ListSkillsResult;
-    fn set_problems(result: &mut ListSkillsResult, problems: Vec<crate::lenient::EntryProblem>) {
+    fn set_problems(
+        result: &mut ListSkillsResult,
+        problems: Vec<crate::entry_problem::EntryProblem>,
+    ) {
         result.problems = problems;
     }
 }

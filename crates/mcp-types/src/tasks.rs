@@ -126,7 +126,7 @@ pub struct ListTasksResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -166,7 +166,10 @@ impl Request for ListTasks {
     const METHOD: &'static str = "tasks/list";
     type Params = PaginatedParams;
     type Result = ListTasksResult;
-    fn set_problems(result: &mut ListTasksResult, problems: Vec<crate::lenient::EntryProblem>) {
+    fn set_problems(
+        result: &mut ListTasksResult,
+        problems: Vec<crate::entry_problem::EntryProblem>,
+    ) {
         result.problems = problems;
     }
 }

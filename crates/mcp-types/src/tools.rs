@@ -122,7 +122,7 @@ pub struct ListToolsResult {
     /// logged once by the client); never on the wire. See
     /// [`crate::lenient`].
     #[serde(skip)]
-    pub problems: Vec<crate::lenient::EntryProblem>,
+    pub problems: Vec<crate::entry_problem::EntryProblem>,
     /// Members this crate does not know, kept for a faithful round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -226,7 +226,10 @@ impl Request for ListTools {
     const METHOD: &'static str = "tools/list";
     type Params = PaginatedParams;
     type Result = ListToolsResult;
-    fn set_problems(result: &mut ListToolsResult, problems: Vec<crate::lenient::EntryProblem>) {
+    fn set_problems(
+        result: &mut ListToolsResult,
+        problems: Vec<crate::entry_problem::EntryProblem>,
+    ) {
         result.problems = problems;
     }
 }
