@@ -12,6 +12,8 @@
 //! - `bench`: the side-by-side benchmarks.
 //! - `release-check [--quick] [--write-api]`: whether the crates can be
 //!   released (docs/releasing.md); `test` runs the `--quick` part.
+//! - `house`: the shape rules of the sources (file length, `impl` blocks at
+//!   home, no import circles); `test` runs it.
 //! - `fuzz`, `soak`, `chaos`: the hardening runs; with `--report` each writes
 //!   its section of `docs/reliability.md`.
 
@@ -19,6 +21,7 @@ mod bench;
 mod chaos;
 mod conformance;
 mod fuzz;
+mod house;
 mod release;
 mod reliability;
 mod soak;
@@ -40,8 +43,11 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::fuzz(&args[1..]),
         Some("soak") => soak::soak(&args[1..]),
         Some("chaos") => chaos::chaos(&args[1..]),
+        Some("house") => house::house(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <test|conformance|bench|release-check|fuzz|soak|chaos>");
+            println!(
+                "usage: cargo xtask <test|conformance|bench|release-check|fuzz|soak|chaos|house>"
+            );
             Ok(())
         }
         Some(other) => Err(format!(

@@ -10,7 +10,7 @@ use std::process::Stdio;
 
 use crate::{conformance, release, util};
 
-/// `cargo xtask test [--no-lint]`: peers, fmt, clippy, rustdoc, `release-check --quick`,
+/// `cargo xtask test [--no-lint]`: peers, fmt, the shape rules (`house`), clippy, rustdoc, `release-check --quick`,
 /// workspace tests (the kept fuzz corpora replayed among them), the OS keychain tests under a
 /// private Secret Service (`.ci/with-secret-service`), mcp-client's tests without its default
 /// `schema-validation` feature, the short soak and chaos
@@ -31,6 +31,7 @@ pub(crate) fn test(args: &[String]) -> Result<(), String> {
             util::cargo(&root).args(["fmt", "--all", "--", "--check"]),
             "cargo fmt --check",
         )?;
+        crate::house::house(&[])?;
         util::run(
             util::cargo(&root).args([
                 "clippy",

@@ -1,6 +1,6 @@
 //! The subcommands, run against the connected servers: one file per
 //! command, [`run()`] starts the servers and hands the command to it, and
-//! [`session`] holds what the commands share (the servers, choosing one).
+//! [`Session`] is what the commands share (the servers, choosing one).
 
 mod call;
 mod complete;
@@ -19,14 +19,41 @@ mod skills;
 mod tasks;
 mod tools;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use mcp_client::{CancellationToken, Client};
+use mcp_manager::Manager;
 use serde::Serialize;
 
 use crate::cli::Command;
 use crate::exit::{FAILURE, Failure};
 use crate::output;
+use crate::servers::Server;
+use crate::ui::Ui;
 
 pub(crate) use run::run;
-use session::Session;
+
+/// Everything a command needs, defined here so that each command's file
+/// (this folder) adds its own methods.
+struct Session {
+    /// Every configured server (disabled ones included), by name.
+    servers: Vec<Server>,
+    /// The manager running them (for what it does beyond a client's
+    /// methods, e.g. skills).
+    manager: Manager,
+    /// Config entries that were rejected (never started), with why.
+    rejected: BTreeMap<String, String>,
+    ui: Arc<Ui>,
+    json: bool,
+    cancel: CancellationToken,
+    /// Listing warnings already printed (a command may read a list twice).
+    warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Tasks this command created and has not seen end: the server, its
+    /// client and the task id. Ctrl-C drops the command mid-wait, so the
+    /// `tasks/cancel` it owes is sent from here ([`Session::cancel_tasks`]).
+    running_tasks: std::sync::Mutex<Vec<(String, Client, String)>>,
+}
 
 /// How many names an "available: …" list shows before "and N more": 10.
 const MAX_LISTED: usize = 10;

@@ -1,38 +1,14 @@
-//! What every command shares: the servers, choosing among them, and
-//! printing per server.
+//! What every command shares: the [`Session`]'s servers, choosing among
+//! them, and printing per server.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use mcp_client::{CancellationToken, Client};
-use mcp_manager::Manager;
+use mcp_client::Client;
 use mcp_manager::naming::{self, NameTable, SEPARATOR};
 
 use crate::arguments::is_argument;
 use crate::exit::Failure;
 use crate::output;
-use crate::servers::Server;
-use crate::ui::Ui;
 
-/// Everything a command needs.
-pub(super) struct Session {
-    /// Every configured server (disabled ones included), by name.
-    pub(super) servers: Vec<Server>,
-    /// The manager running them (for what it does beyond a client's
-    /// methods, e.g. skills).
-    pub(super) manager: Manager,
-    /// Config entries that were rejected (never started), with why.
-    pub(super) rejected: BTreeMap<String, String>,
-    pub(super) ui: Arc<Ui>,
-    pub(super) json: bool,
-    pub(super) cancel: CancellationToken,
-    /// Listing warnings already printed (a command may read a list twice).
-    pub(super) warned: std::sync::Mutex<std::collections::BTreeSet<String>>,
-    /// Tasks this command created and has not seen end: the server, its
-    /// client and the task id. Ctrl-C drops the command mid-wait, so the
-    /// `tasks/cancel` it owes is sent from here ([`Session::cancel_tasks`]).
-    pub(super) running_tasks: std::sync::Mutex<Vec<(String, Client, String)>>,
-}
+use super::Session;
 
 /// How long `tasks/cancel` may take after Ctrl-C: 2 000 ms.
 const TASK_CANCEL_WAIT: std::time::Duration = std::time::Duration::from_millis(2_000);

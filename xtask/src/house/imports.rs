@@ -1,53 +1,19 @@
-//! The crate's files form layers: following what each file names of the
-//! others (`use crate::…` / `super::…` / `self::…` and such paths in the
-//! code, folders included, unit tests left out), no file comes back to
-//! itself. A circle means two files can only be
-//! understood, and changed, together.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: an unexpected value fails the test loudly"
-)]
+//! Which files of a crate name which others: `use crate::…` / `super::…` /
+//! `self::…` and such paths in the code, folders included, unit tests and
+//! `//` comments left out; and the circles that follow from it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
-/// Each file of `src` (by module path: `oauth` for `oauth/mod.rs`,
-/// `oauth::flow` for `oauth/flow.rs`) and the other files it names.
-fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut files = BTreeMap::new();
-    read_tree(src, src, &mut files);
+/// For each file (by module path: `oauth` for `oauth/mod.rs`, `oauth::flow`
+/// for `oauth/flow.rs`, the crate root the empty one), the other files it
+/// names. `files` is each file's code as [`code`] leaves it.
+pub(super) fn graph(files: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
     let names: BTreeSet<String> = files.keys().cloned().collect();
     files
         .iter()
         .filter(|(name, _)| !name.is_empty())
         .map(|(name, text)| (name.clone(), named_files(name, text, &names)))
         .collect()
-}
-
-/// The code of every `.rs` file under `dir`, by module path (the crate
-/// root, `lib.rs`, is the empty one).
-fn read_tree(src: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            read_tree(src, &path, out);
-            continue;
-        }
-        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
-            continue;
-        }
-        let relative = path.strip_prefix(src).unwrap().with_extension("");
-        let mut segments: Vec<&str> = relative
-            .components()
-            .map(|c| c.as_os_str().to_str().unwrap())
-            .collect();
-        if matches!(segments.last(), Some(&("mod" | "lib" | "main"))) {
-            segments.pop();
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        out.insert(segments.join("::"), code(&text));
-    }
 }
 
 /// The files (module paths among `names`) that the file of module `module`
@@ -95,8 +61,9 @@ fn file_of(path: &[String], names: &BTreeSet<String>) -> Option<String> {
         .find(|m| names.contains(m))
 }
 
-/// `text` without its unit tests and its `//` comments.
-fn code(text: &str) -> String {
+/// `text` without its unit tests and its `//` comments: what the checks
+/// read of a file.
+pub(super) fn code(text: &str) -> String {
     let text = match text.find("#[cfg(test)]\nmod tests") {
         Some(i) => &text[..i],
         None => text,
@@ -110,7 +77,8 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-fn ident_at(s: &str) -> String {
+/// The identifier at the start of `s` (after blanks).
+pub(super) fn ident_at(s: &str) -> String {
     s.trim_start()
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -190,14 +158,16 @@ fn group_items(text: &str) -> Vec<&str> {
 
 /// Every circle among `graph`'s files, each once, as the path from its
 /// smallest name back to it.
-fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+pub(super) fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     fn walk(
         graph: &BTreeMap<String, BTreeSet<String>>,
         start: &str,
         path: &mut Vec<String>,
         out: &mut Vec<Vec<String>>,
     ) {
-        let last = path.last().unwrap().clone();
+        let Some(last) = path.last().cloned() else {
+            return;
+        };
         for next in graph.get(&last).into_iter().flatten() {
             if next == start {
                 let mut circle = path.clone();
@@ -217,56 +187,44 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     out
 }
 
-#[test]
-fn the_files_form_layers() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let graph = imports(&src);
-    assert!(
-        graph.len() > 10 && graph.values().any(|d| !d.is_empty()),
-        "the source files were not read: {graph:?}"
-    );
-    let found: Vec<String> = circles(&graph).iter().map(|c| c.join(" -> ")).collect();
-    assert!(
-        found.is_empty(),
-        "files that import each other in a circle:\n{}",
-        found.join("\n")
-    );
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-#[test]
-fn a_circle_is_found() {
-    let text = |uses: &str| {
-        code(&format!(
-            "{uses}\n#[cfg(test)]\nmod tests {{ use crate::c; }}"
-        ))
-    };
-    let files = [
-        ("a", "use crate::b::X; // crate::c"),
-        ("b", "use crate::{\n    x::{Y, Z},\n    c,\n};"),
-        ("c", "fn f() { crate::a::g() }"),
-        ("x", ""),
-        // A folder: `p/mod.rs`, `p/q.rs`, `p/r.rs`.
-        ("p", "pub use self::q::Y;"),
-        ("p::q", "use super::{r::Z, W};"),
-        ("p::r", "fn f() { super::super::a::g() }"),
-    ];
-    let names: BTreeSet<String> = files.iter().map(|(n, _)| (*n).to_owned()).collect();
-    let mut graph = BTreeMap::new();
-    for (name, uses) in files {
-        graph.insert(name.to_owned(), named_files(name, &text(uses), &names));
+    #[test]
+    fn a_circle_is_found_through_groups_folders_and_plain_paths() {
+        let text = |uses: &str| {
+            code(&format!(
+                "{uses}\n#[cfg(test)]\nmod tests {{ use crate::c; }}"
+            ))
+        };
+        let files: BTreeMap<String, String> = [
+            ("", "mod a;"),
+            ("a", "use crate::b::X; // crate::c"),
+            ("b", "use crate::{\n    x::{Y, Z},\n    c,\n};"),
+            ("c", "fn f() { crate::a::g() }"),
+            ("x", ""),
+            ("p", "pub use self::q::Y;"),
+            ("p::q", "use super::{r::Z, W};"),
+            ("p::r", "fn f() { super::super::a::g() }"),
+        ]
+        .into_iter()
+        .map(|(n, t)| (n.to_owned(), text(t)))
+        .collect();
+        let graph = graph(&files);
+        let set = |items: &[&str]| {
+            items
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(graph["a"], set(&["b"]), "comments are not imports");
+        assert_eq!(graph["b"], set(&["x", "c"]));
+        assert_eq!(graph["c"], set(&["a"]));
+        assert_eq!(graph["p"], set(&["p::q"]));
+        assert_eq!(graph["p::q"], set(&["p::r", "p"]));
+        assert_eq!(graph["p::r"], set(&["a"]));
+        let found: Vec<String> = circles(&graph).iter().map(|c| c.join(" -> ")).collect();
+        assert_eq!(found, ["a -> b -> c -> a", "p -> p::q -> p"]);
     }
-    let set = |items: &[&str]| {
-        items
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect::<BTreeSet<_>>()
-    };
-    assert_eq!(graph["a"], set(&["b"]));
-    assert_eq!(graph["b"], set(&["x", "c"]));
-    assert_eq!(graph["p::q"], set(&["p", "p::r"]));
-    assert_eq!(graph["p::r"], set(&["a"]));
-    assert_eq!(
-        circles(&graph),
-        vec![vec!["a", "b", "c", "a"], vec!["p", "p::q", "p"]]
-    );
 }
