@@ -3,10 +3,11 @@
 //! one that fails ends the run, and the report closes with it and what to
 //! do about it.
 //!
-//! A remote server: the URL, name resolution, a TCP connection, TLS and an
-//! HTTP answer, the MCP handshake (revision, transport), authorization
-//! discovery (when the server wants a login) and the stored login. A stdio
-//! server: its command, then its start and handshake.
+//! A remote server: the URL, name resolution, a TCP connection, TLS (the
+//! certificate, and the protocol chosen by ALPN from what the transport
+//! offers), an HTTP answer, the MCP handshake (revision, transport),
+//! authorization discovery (when the server wants a login) and the stored
+//! login. A stdio server: its command, then its start and handshake.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -319,9 +320,33 @@ async fn remote_steps(
         }
     }
 
-    let step = if tls { "TLS and HTTP" } else { "HTTP" };
+    let fetcher = mcp_transport_http::Fetcher::new(
+        mcp_transport_http::FetchOptions::default().with_timeout(STEP_TIMEOUT),
+    );
+    let mut alpn = None;
+    if tls {
+        let since = Instant::now();
+        match fetcher.tls_handshake(&remote.url).await {
+            Ok(session) => {
+                alpn.clone_from(&session.alpn);
+                list.ok("TLS", since, tls_detail(&session));
+            }
+            Err(e) => {
+                let chain = crate::exit::error_chain(&e);
+                let fix = if chain.to_lowercase().contains("certificate") {
+                    "the server's TLS certificate is not trusted: check its name and chain (or add its CA to the system's roots, or name it in SSL_CERT_FILE)"
+                } else if e.is_timeout() {
+                    "the server took the connection but did not finish a TLS handshake: check the scheme (http vs https) and the port"
+                } else {
+                    "the server took the connection but no TLS handshake came of it: check the scheme (http vs https) and the port"
+                };
+                list.fail("TLS", since, chain, fix);
+                return;
+            }
+        }
+    }
+
     let since = Instant::now();
-    let fetcher = mcp_transport_http::Fetcher::new(mcp_transport_http::FetchOptions::default());
     // A body no MCP server takes: any HTTP answer shows the server is
     // reachable, and nothing is started on it.
     let request = http::Request::post(remote.url.as_str())
@@ -331,7 +356,7 @@ async fn remote_steps(
     let request = match request {
         Ok(r) => r,
         Err(e) => {
-            list.fail(step, since, e.to_string(), "give a valid URL");
+            list.fail("HTTP", since, e.to_string(), "give a valid URL");
             return;
         }
     };
@@ -344,29 +369,24 @@ async fn remote_steps(
                 .unwrap_or("no content type")
                 .to_owned();
             list.ok(
-                step,
+                "HTTP",
                 since,
                 format!(
-                    "HTTP {} ({kind}){}",
+                    "HTTP {} ({kind}), over {:?}",
                     response.status().as_u16(),
-                    if tls { ", certificate trusted" } else { "" }
+                    response.version()
                 ),
             );
         }
         Err(e) => {
-            let chain = crate::exit::error_chain(&e);
-            let certificate = chain.to_lowercase().contains("certificate");
-            let fix = if certificate {
-                "the server's TLS certificate is not trusted: check its name and chain (or add its CA to the system's roots)"
+            let fix = if alpn.as_deref() == Some("h2") {
+                "the server chose HTTP/2 (ALPN h2) but gave no HTTP/2 answer: check that it speaks HTTP/2, or have it offer only http/1.1"
+            } else if tls {
+                "the server finished the TLS handshake but gave no HTTP answer: check the port and what listens there"
             } else {
                 "the server took the connection but gave no HTTP answer: check the scheme (http vs https) and the port"
             };
-            list.fail(
-                if certificate { "TLS and HTTP" } else { step },
-                since,
-                chain,
-                fix,
-            );
+            list.fail("HTTP", since, crate::exit::error_chain(&e), fix);
             return;
         }
     }
@@ -380,10 +400,25 @@ async fn remote_steps(
     if remote.wants_oauth() && needs_login {
         let report =
             mcp_auth::inspect(&remote.url, mcp_transport_http::FetchOptions::default()).await;
+        // What was found, with its verdict (PKCE's method, the way to
+        // register); the well-known URLs tried where nothing was are left
+        // out (`mcp auth inspect` lists every request).
         let found: Vec<String> = report
             .steps
             .iter()
-            .map(|s| format!("{} {}", if s.ok { "ok" } else { "FAIL" }, s.what))
+            .filter(|s| {
+                !s.ok
+                    || s.status
+                        .is_none_or(|status| status < 400 || s.status == Some(401))
+            })
+            .map(|s| {
+                format!(
+                    "{}{}: {}",
+                    if s.ok { "" } else { "FAIL " },
+                    s.what,
+                    s.verdict
+                )
+            })
             .collect();
         if report.usable {
             list.ok("authorization discovery", since, found.join("; "));
@@ -468,6 +503,58 @@ async fn remote_steps(
     }
 }
 
+/// The TLS step's finding: the version, the protocol chosen by ALPN, and
+/// the server's certificate (subject, issuer, expiry), e.g. `TLS 1.3, ALPN
+/// h2, certificate CN=example.com issued by CN=R11, O=Let's Encrypt,
+/// expires 2027-01-31 12:00 UTC (in 58 days)`.
+fn tls_detail(session: &mcp_transport_http::TlsSession) -> String {
+    let alpn = match session.alpn.as_deref() {
+        Some(protocol) => format!("ALPN {protocol}"),
+        None => "ALPN none (HTTP/1.1)".to_owned(),
+    };
+    let certificate = match session.certificates.first() {
+        None => "no certificate".to_owned(),
+        Some(der) => certificate_detail(der, std::time::SystemTime::now()),
+    };
+    format!("{}, {alpn}, {certificate}", session.version)
+}
+
+/// The subject, issuer and expiry of a DER certificate, as of `now`.
+fn certificate_detail(der: &[u8], now: std::time::SystemTime) -> String {
+    let certificate = match x509_parser::parse_x509_certificate(der) {
+        Ok((_, c)) => c,
+        Err(e) => {
+            // It was verified, so this is a gap of the parser, not of the
+            // server: say so and go on.
+            tracing::debug!(error = %e, "could not parse the server's certificate");
+            return "certificate (not readable here)".to_owned();
+        }
+    };
+    let subject = certificate.subject().to_string();
+    let issuer = certificate.issuer().to_string();
+    let issued = if subject == issuer {
+        "self-signed".to_owned()
+    } else {
+        format!("issued by {issuer}")
+    };
+    let not_after = certificate.validity().not_after.timestamp();
+    let when = chrono::DateTime::from_timestamp(not_after, 0).map_or_else(
+        || not_after.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
+    );
+    let now = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let left = not_after.saturating_sub(now);
+    let left = match left {
+        ..=0 => "expired".to_owned(),
+        1..=86_399 => format!("in {} h", left.div_euclid(3600).max(1)),
+        86_400..=172_799 => "in 1 day".to_owned(),
+        _ => format!("in {} days", left / 86_400),
+    };
+    format!("certificate {subject}, {issued}, expires {when} ({left})")
+}
+
 /// The MCP handshake through the manager, as every command connects.
 /// Returns `false` when the server wants a login (reported as a failure
 /// that later steps explain).
@@ -501,11 +588,19 @@ async fn handshake(list: &mut Checklist, entry: &ServerConfig, settings: &Connec
                 ),
                 other => other.kind_name().to_owned(),
             };
+            // How the revision was settled: the stateless revision by
+            // the `server/discover` probe, a handshake revision by
+            // `initialize`.
+            let by = if client.negotiated().is_stateless() {
+                "server/discover"
+            } else {
+                "initialize"
+            };
             list.ok(
                 "MCP handshake",
                 since,
                 format!(
-                    "revision {revision}, {} {}, over {transport}",
+                    "revision {revision} ({by}), {} {}, over {transport}",
                     info.name, info.version
                 ),
             );

@@ -2,8 +2,11 @@
 //! failing step — a refused port, a TLS server whose certificate is not
 //! trusted (Python's `ssl` with an `openssl`-made self-signed certificate;
 //! skipped, saying so, without them), an HTTP server that is not MCP, a
-//! server whose authorization server publishes broken metadata — and
-//! against the demo server, where every step passes.
+//! server whose authorization server publishes broken metadata — against
+//! TLS servers whose certificate is trusted (through `SSL_CERT_FILE`),
+//! offering h2, http/1.1 or no ALPN, against a server with sound
+//! authorization metadata and no stored login, and against the demo
+//! server, where every step passes.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -55,7 +58,8 @@ fn the_demo_passes_every_step() {
         "{run:?}"
     );
     assert!(
-        run.stdout.contains("revision 2025-11-25, mcp-demo"),
+        run.stdout
+            .contains("revision 2025-11-25 (initialize), mcp-demo"),
         "{run:?}"
     );
     assert!(run.stdout.contains("demo: every step passed"), "{run:?}");
@@ -183,56 +187,88 @@ impl Drop for SelfSigned {
     }
 }
 
+/// An HTTP/1 server behind TLS; its ALPN offer is the arguments (none:
+/// no ALPN at all).
 const TLS_SERVER: &str = r#"
-import http.server, ssl
+import http.server, ssl, sys
 httpd = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain("cert.pem", "key.pem")
+if len(sys.argv) > 1:
+    ctx.set_alpn_protocols(sys.argv[1:])
 httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
 print(httpd.server_address[1], flush=True)
 httpd.serve_forever()
 "#;
 
-#[test]
-fn an_untrusted_certificate_fails_at_tls() {
-    use std::io::BufRead as _;
+/// A self-signed server certificate for 127.0.0.1 (an end-entity one, as
+/// rustls wants even of a certificate trusted as its own root).
+const CERT_CONFIG: &str = "\
+[req]
+distinguished_name = dn
+x509_extensions = ext
+prompt = no
+[dn]
+CN = doctor test server
+O = mcp tests
+[ext]
+basicConstraints = critical,CA:FALSE
+subjectAltName = IP:127.0.0.1
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+";
+
+/// Makes `cert.pem` and `key.pem` in `dir`; `false` (said on stderr) when
+/// openssl is not there.
+fn make_certificate(dir: &std::path::Path) -> bool {
     use std::process::{Command, Stdio};
-    let dir = support::temp_dir("doctor-tls");
+    std::fs::write(dir.join("cert.cnf"), CERT_CONFIG).unwrap();
     let made = Command::new("openssl")
         .args([
             "req",
             "-x509",
             "-newkey",
-            "rsa:2048",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
             "-nodes",
             "-keyout",
             "key.pem",
             "-out",
             "cert.pem",
             "-days",
-            "1",
-            "-subj",
-            "/CN=localhost",
+            "2",
+            "-config",
+            "cert.cnf",
         ])
-        .current_dir(&dir)
+        .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
-    if !made.is_ok_and(|s| s.success()) {
+    let ok = made.is_ok_and(|s| s.success());
+    if !ok {
         eprintln!("skipped: openssl could not make a certificate");
-        return;
     }
+    ok
+}
+
+/// Starts the TLS server in `dir` (which holds the certificate) offering
+/// `alpn`; `None` (said on stderr) when python3 is not there.
+fn start_tls_server(dir: &std::path::Path, alpn: &[&str]) -> Option<(SelfSigned, String)> {
+    use std::io::BufRead as _;
+    use std::process::{Command, Stdio};
     std::fs::write(dir.join("server.py"), TLS_SERVER).unwrap();
     let Ok(child) = Command::new("python3")
         .arg("server.py")
-        .current_dir(&dir)
-        .env("HOME", &dir)
+        .args(alpn)
+        .current_dir(dir)
+        .env("HOME", dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
     else {
         eprintln!("skipped: python3 is not installed");
-        return;
+        return None;
     };
     let mut server = SelfSigned(child);
     let mut port = String::new();
@@ -240,11 +276,23 @@ fn an_untrusted_certificate_fails_at_tls() {
         .read_line(&mut port)
         .unwrap();
     let url = format!("https://127.0.0.1:{}/mcp", port.trim());
+    Some((server, url))
+}
+
+#[test]
+fn an_untrusted_certificate_fails_at_tls() {
+    let dir = support::temp_dir("doctor-tls");
+    if !make_certificate(&dir) {
+        return;
+    }
+    let Some((server, url)) = start_tls_server(&dir, &[]) else {
+        return;
+    };
     let run = support::mcp(&["doctor", &url]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert_eq!(
         steps(&run.stdout).last(),
-        Some(&("FAIL".to_owned(), "TLS and HTTP".to_owned())),
+        Some(&("FAIL".to_owned(), "TLS".to_owned())),
         "{run:?}"
     );
     assert!(
@@ -254,4 +302,143 @@ fn an_untrusted_certificate_fails_at_tls() {
     );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The detail of the step named `step` in a report.
+fn detail<'a>(stdout: &'a str, step: &str) -> Option<&'a str> {
+    stdout
+        .lines()
+        .find(|l| l.get(6..30).is_some_and(|s| s.trim() == step))
+        .and_then(|l| l.split_once(" ms  "))
+        .map(|(_, detail)| detail)
+}
+
+/// The TLS step names the certificate (subject, issuer, expiry) and the
+/// protocol the server chose by ALPN from the transport's offer (h2,
+/// http/1.1), or that it chose none; the certificate is trusted through
+/// `SSL_CERT_FILE`, as the transport's roots take it.
+#[test]
+fn the_tls_step_names_the_certificate_and_the_alpn_protocol() {
+    let dir = support::temp_dir("doctor-alpn");
+    if !make_certificate(&dir) {
+        return;
+    }
+    let cert = dir.join("cert.pem").display().to_string();
+    for (offer, chosen) in [
+        (&["h2", "http/1.1"][..], "ALPN h2"),
+        (&["http/1.1"][..], "ALPN http/1.1"),
+        (&[][..], "ALPN none (HTTP/1.1)"),
+    ] {
+        let Some((server, url)) = start_tls_server(&dir, offer) else {
+            return;
+        };
+        let home = support::temp_dir("doctor-alpn-run");
+        let run = support::mcp_in_env(&home, &["doctor", &url], &[("SSL_CERT_FILE", &cert)]);
+        let _ = std::fs::remove_dir_all(&home);
+        drop(server);
+        let found = steps(&run.stdout);
+        assert!(
+            found.contains(&("ok".to_owned(), "TLS".to_owned())),
+            "{offer:?}: {run:?}"
+        );
+        let tls = detail(&run.stdout, "TLS").unwrap();
+        assert!(tls.starts_with("TLS 1."), "{offer:?}: {tls}");
+        assert!(tls.contains(&format!(", {chosen}, ")), "{offer:?}: {tls}");
+        assert!(
+            tls.contains("certificate CN=doctor test server, O=mcp tests, self-signed, expires 20"),
+            "{offer:?}: {tls}"
+        );
+        // Made for two days a moment ago (within the same second, two
+        // whole days are left).
+        assert!(
+            tls.ends_with(" UTC (in 1 day)") || tls.ends_with(" UTC (in 2 days)"),
+            "{offer:?}: {tls}"
+        );
+        if chosen == "ALPN h2" {
+            // The server chose h2 but speaks only HTTP/1: the HTTP step
+            // fails, and says that.
+            assert_eq!(
+                found.last(),
+                Some(&("FAIL".to_owned(), "HTTP".to_owned())),
+                "{run:?}"
+            );
+            assert!(
+                run.stdout.contains(
+                    "what to do: the server chose HTTP/2 (ALPN h2) but gave no HTTP/2 answer"
+                ),
+                "{run:?}"
+            );
+        } else {
+            assert!(
+                found.contains(&("ok".to_owned(), "HTTP".to_owned())),
+                "{offer:?}: {run:?}"
+            );
+            assert!(
+                detail(&run.stdout, "HTTP").unwrap().contains("HTTP 501"),
+                "{run:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A server that wants a login, with sound metadata: discovery passes and
+/// names what it found (the protected resource metadata, the authorization
+/// server's metadata, PKCE, the way to register), and the run ends at the
+/// stored login, none being stored, with the command to log in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sound_authorization_metadata_passes_discovery_and_asks_for_a_login() {
+    let server = FaultServer::start(|r| {
+        let host = r.header("host").unwrap_or("127.0.0.1").to_owned();
+        match r.path() {
+            "/mcp" => Reply::status(401).header(
+                "www-authenticate",
+                &format!(
+                    "Bearer resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\""
+                ),
+            ),
+            "/.well-known/oauth-protected-resource/mcp" => Reply::json(format!(
+                r#"{{"resource":"http://{host}/mcp","authorization_servers":["http://{host}/as"]}}"#
+            )),
+            "/.well-known/oauth-authorization-server/as" => Reply::json(format!(
+                r#"{{"issuer":"http://{host}/as","authorization_endpoint":"http://{host}/as/authorize",
+                "token_endpoint":"http://{host}/as/token","registration_endpoint":"http://{host}/as/register",
+                "response_types_supported":["code"],"code_challenge_methods_supported":["S256"]}}"#
+            )),
+            _ => Reply::status(404),
+        }
+    })
+    .await
+    .unwrap();
+    let url = server.url("/mcp");
+    let run = doctor(vec!["doctor".into(), url.clone()]).await;
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let found = steps(&run.stdout);
+    assert!(
+        found.contains(&("auth".to_owned(), "MCP handshake".to_owned())),
+        "{run:?}"
+    );
+    assert!(
+        found.contains(&("ok".to_owned(), "authorization discovery".to_owned())),
+        "{run:?}"
+    );
+    let discovery = detail(&run.stdout, "authorization discovery").unwrap();
+    for part in [
+        "protected resource metadata: ",
+        "authorization server metadata: ",
+        "PKCE: ",
+        "client registration: dynamic client registration offered",
+    ] {
+        assert!(discovery.contains(part), "{part:?} in {discovery}");
+    }
+    assert_eq!(
+        found.last(),
+        Some(&("FAIL".to_owned(), "stored login".to_owned())),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("what to do: log in: mcp login {url}")),
+        "{run:?}"
+    );
 }

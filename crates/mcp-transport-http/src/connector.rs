@@ -104,15 +104,62 @@ pub(crate) fn build_client(
     connect_timeout: Duration,
     max_idle: usize,
 ) -> HttpClient {
+    Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(max_idle)
+        .http1_max_buf_size(HTTP1_MAX_BUF)
+        .build(connector(proxies, connect_timeout))
+}
+
+/// The connector of [`build_client`]: through `proxies`, with
+/// `connect_timeout` on the TCP connection.
+pub(crate) fn connector(proxies: Option<Arc<ProxyRules>>, connect_timeout: Duration) -> Connector {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(connect_timeout));
-    let connector = Connector { http, proxies };
-    Client::builder(TokioExecutor::new())
-        .pool_max_idle_per_host(max_idle)
-        .http1_max_buf_size(HTTP1_MAX_BUF)
-        .build(connector)
+    Connector { http, proxies }
+}
+
+/// Opens a connection to the `https` URI `dst` as a request to it would
+/// (same proxies, roots and ALPN offer), reads what its TLS handshake
+/// settled, and closes it without sending a byte of HTTP.
+///
+/// Errors: the connection or the handshake failed (the cause is the
+/// error), or `dst` is not `https`.
+pub(crate) async fn tls_session(
+    mut connector: Connector,
+    dst: Uri,
+) -> Result<crate::tls::TlsSession, BoxError> {
+    if dst.scheme() != Some(&Scheme::HTTPS) {
+        return Err(io::Error::other("not an https URL").into());
+    }
+    let conn = connector.call(dst).await?;
+    let MaybeHttpsStream::Https(tls) = &conn.inner else {
+        return Err(io::Error::other("the connection is not TLS").into());
+    };
+    let (_, session) = tls.inner().get_ref();
+    let version = match session.protocol_version() {
+        Some(rustls::ProtocolVersion::TLSv1_3) => "TLS 1.3".to_owned(),
+        Some(rustls::ProtocolVersion::TLSv1_2) => "TLS 1.2".to_owned(),
+        Some(other) => format!("{other:?}"),
+        None => "unknown".to_owned(),
+    };
+    Ok(crate::tls::TlsSession {
+        version,
+        cipher_suite: session
+            .negotiated_cipher_suite()
+            .map(|s| format!("{:?}", s.suite()))
+            .unwrap_or_default(),
+        alpn: session
+            .alpn_protocol()
+            .map(|p| String::from_utf8_lossy(p).into_owned()),
+        certificates: session
+            .peer_certificates()
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.as_ref().to_vec())
+            .collect(),
+    })
 }
 
 /// Wraps `conn` with TLS for `https` URLs (ALPN: h2, http/1.1).

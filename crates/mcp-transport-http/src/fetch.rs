@@ -16,9 +16,12 @@ use mcp_transport::TransportError;
 
 use crate::body::read_bounded;
 use crate::config::{HttpConfig, ProxySetting};
-use crate::connector::{HttpClient, build_client, proxy_authorization, proxy_rules};
+use crate::connector::{
+    HttpClient, build_client, connector, proxy_authorization, proxy_rules, tls_session,
+};
 use crate::decode;
 use crate::redact::redact_url;
+use crate::tls::TlsSession;
 
 /// The default bound on a fetched body: 256 KiB (metadata documents and
 /// token responses are a few KiB).
@@ -251,6 +254,42 @@ impl Fetcher {
             Err(_) => Err(FetchError::Timeout {
                 method: method.clone(),
                 url: url.clone(),
+                ms: u64::try_from(self.options.timeout.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
+    }
+
+    /// Opens a connection to the `https` URL `url` as a request to it
+    /// would (same proxies, trusted roots and ALPN offer, on a connection
+    /// of its own, outside the pool), reports what its TLS handshake
+    /// settled, and closes it without sending any HTTP. For a person
+    /// checking a connection: `mcp doctor`'s TLS step.
+    ///
+    /// Errors: [`FetchError::InvalidUrl`] for anything but an absolute
+    /// `https` URL; [`FetchError::Timeout`] past [`FetchOptions::timeout`];
+    /// [`FetchError::Network`] when the connection or the handshake failed
+    /// (an untrusted certificate among them; the cause is its `source`).
+    pub async fn tls_handshake(&self, url: &str) -> Result<TlsSession, FetchError> {
+        const METHOD: &str = "TLS handshake with";
+        let shown = redact_url(url);
+        let uri: http::Uri = match url.parse() {
+            Ok(uri) => uri,
+            Err(_) => return Err(FetchError::InvalidUrl { url: shown }),
+        };
+        if uri.scheme_str() != Some("https") || uri.authority().is_none() {
+            return Err(FetchError::InvalidUrl { url: shown });
+        }
+        let connector = connector(self.proxies.clone(), self.options.connect_timeout);
+        match tokio::time::timeout(self.options.timeout, tls_session(connector, uri)).await {
+            Ok(Ok(session)) => Ok(session),
+            Ok(Err(e)) => Err(FetchError::Network {
+                method: METHOD.to_owned(),
+                url: shown,
+                source: Arc::from(e),
+            }),
+            Err(_) => Err(FetchError::Timeout {
+                method: METHOD.to_owned(),
+                url: shown,
                 ms: u64::try_from(self.options.timeout.as_millis()).unwrap_or(u64::MAX),
             }),
         }

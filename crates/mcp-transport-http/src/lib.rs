@@ -159,6 +159,7 @@ mod session;
 mod shared;
 pub mod sse;
 mod streamable;
+mod tls;
 mod transport;
 mod url;
 pub mod wire_rules;
@@ -174,6 +175,7 @@ pub use config::{
 pub use fetch::{DEFAULT_FETCH_MAX_BODY, FetchError, FetchOptions, Fetcher};
 pub use mcp_transport::{Backoff, BackoffError};
 pub use oneshot::{OneShotOptions, call};
+pub use tls::TlsSession;
 pub use transport::{ActiveMode, HttpTransport};
 
 /// The crate README (its crates.io page): its example is compiled as a doctest.
