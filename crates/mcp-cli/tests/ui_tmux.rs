@@ -11,7 +11,9 @@
 //! server-everything, its sampling, roots and elicitation requests are
 //! answered in the explorer's dialogs; against the Python SDK server (the
 //! 2026-07-28 revision), a tool is called and a server request that
-//! revision cannot carry is explained with the option that helps.
+//! revision cannot carry is explained with the option that helps. Against
+//! server-everything again, tasks are followed, answered and cancelled in
+//! the Tasks pane.
 //!
 //! Skipped, saying so, when tmux (or server-everything, for its test) is
 //! not installed.
@@ -469,6 +471,82 @@ fn server_everything_asks_and_the_dialogs_answer() {
     tmux.wait_for("Esc decline");
     tmux.keys(&["Escape"]);
     tmux.wait_for("trigger-elicitation-request → result");
+
+    tmux.keys(&["q"]);
+    tmux.assert_given_back(0);
+    drop(tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Tasks pane against server-everything (2025-11-25 tasks): a tool
+/// whose `execution.taskSupport` is `required` runs as a task, followed
+/// live (`tasks/get` at its `pollInterval`) until it completes and its
+/// result shows; an ambiguous one stops at `input_required`, where `c`
+/// cancels it (`tasks/cancel`); another is answered: Enter asks for its
+/// result, its question opens as a dialog, and the answer shapes the result.
+#[test]
+fn tasks_are_followed_answered_and_cancelled_in_the_tasks_pane() {
+    let Some(tmux) = Tmux::new("tasks") else {
+        return;
+    };
+    let Some((program, args)) =
+        require_command("server-everything (stdio)", everything_stdio_command())
+    else {
+        return;
+    };
+    let line = std::iter::once(program)
+        .chain(args)
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dir = support::temp_dir("ui-tmux-tasks");
+    tmux.start(&dir, &format!("--stdio \"{line}\""));
+    tmux.wait_for("server-everything connected");
+    tmux.wait_for("asks for the roots (roots/list)");
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["7"]);
+    tmux.wait_for("no task yet");
+
+    // Called as a task, followed until it completes; its result shown.
+    tmux.keys(&["2", "/", "r", "e", "s", "e", "a", "r", "c", "h", "Enter"]);
+    tmux.wait_for("› simulate-research-query");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("call simulate-research-query as a task");
+    tmux.keys(&["r", "u", "s", "t", "Enter"]);
+    tmux.wait_for("7 Tasks follows it");
+    tmux.keys(&["7"]);
+    tmux.wait_for("status: working (");
+    let s = tmux.wait_for("› completed");
+    assert!(
+        s.contains("tool: simulate-research-query (tools/call)"),
+        "{s}"
+    );
+    tmux.wait_for("# Research Report: rust");
+
+    // Ambiguous: it waits for an answer; cancelled there.
+    tmux.keys(&["2", "Enter"]);
+    tmux.wait_for("call simulate-research-query as a task");
+    tmux.keys(&["r", "u", "s", "t", "Tab", "y", "e", "s", "Enter"]);
+    tmux.wait_for("7 Tasks follows it");
+    tmux.keys(&["7"]);
+    tmux.select("input_required");
+    tmux.wait_for("Enter fetches its question");
+    tmux.keys(&["c"]);
+    tmux.wait_for("cancelled (tasks/cancel)");
+    tmux.wait_for("› cancelled");
+
+    // Ambiguous again: Enter brings its question; the answer is used.
+    tmux.keys(&["2", "Enter"]);
+    tmux.wait_for("call simulate-research-query as a task");
+    tmux.keys(&["p", "y", "t", "h", "o", "n", "Tab", "y", "e", "s", "Enter"]);
+    tmux.wait_for("7 Tasks follows it");
+    tmux.keys(&["7"]);
+    tmux.select("input_required");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("could have multiple interpretations");
+    tmux.keys(&["s", "n", "a", "k", "e", "Enter"]);
+    tmux.wait_for("# Research Report: python (snake)");
+    tmux.wait_for("› completed");
 
     tmux.keys(&["q"]);
     tmux.assert_given_back(0);

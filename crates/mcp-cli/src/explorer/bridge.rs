@@ -143,6 +143,11 @@ impl ClientHandler for UiHandler {
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default();
+        self.send(Event::Task {
+            server: self.server.clone(),
+            task: Box::new(task.clone()),
+            tool: None,
+        });
         self.note(format!(
             "task {}: {status}{}",
             task.task_id,

@@ -39,11 +39,12 @@ use tokio::sync::mpsc;
 
 use app::{
     Action, App, Event, FormTarget, Media, Output, Pane, ServerInfo, ServerState, ServerView,
+    TaskEntry, TaskSupport,
 };
 use bridge::{Events, Questions, ToolOrders, UiHandler, UiTap};
 
 pub(crate) use bridge::{LogWriter, capture_log, log_captured};
-use runtime::{Listens, Runtime};
+use runtime::{Listens, Runtime, Tasks};
 
 use crate::exit::{Failure, SUCCESS};
 use crate::form::{SchemaOrderTap, SchemaOrders};
@@ -242,6 +243,7 @@ pub(crate) async fn run(
         orders: tool_orders,
         call: None,
         listens: Listens::default(),
+        tasks: Tasks::default(),
     };
     runtime.start_servers(None);
     #[cfg(debug_assertions)]
@@ -280,6 +282,7 @@ pub(crate) async fn run(
     if let Some(call) = runtime.call.take() {
         call.cancel();
     }
+    runtime.tasks.stop();
     lock(&runtime.listens).clear();
     bridge::set_log_sink(None);
     drop(terminal);
@@ -342,6 +345,7 @@ async fn fill(view: &mut ServerView, client: &Client, orders: &ToolOrders) {
             .as_ref()
             .is_some_and(|r| r.subscribe == Some(true)),
         logging: caps.logging.is_some(),
+        tasks: task_support(&caps, client.protocol_version()),
     });
     let options = RequestOptions::default;
     if caps.tools.is_some() {
@@ -366,7 +370,29 @@ async fn fill(view: &mut ServerView, client: &Client, orders: &ToolOrders) {
             Err(e) => view.problems.push(format!("prompts/list: {e}")),
         }
     }
+    if view.info.as_ref().is_some_and(|i| i.tasks.list) {
+        match client.tasks_listing(options()).await {
+            Ok(l) => view.tasks = l.items.into_iter().map(TaskEntry::new).collect(),
+            Err(e) => view.problems.push(format!("tasks/list: {e}")),
+        }
+    }
     view.tool_orders = orders.of(&view.name);
+}
+
+/// What `caps` declare of tasks, in a revision that has them (2025-11-25).
+fn task_support(
+    caps: &mcp_types::lifecycle::ServerCapabilities,
+    revision: mcp_types::ProtocolVersion,
+) -> TaskSupport {
+    let Some(tasks) = caps.tasks.as_ref().filter(|_| revision.has_tasks()) else {
+        return TaskSupport::default();
+    };
+    TaskSupport {
+        declared: true,
+        list: tasks.list.is_some(),
+        cancel: tasks.cancel.is_some(),
+        tool_calls: mcp_client::capabilities::supports_tool_tasks(caps),
+    }
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -1,8 +1,26 @@
 //! Carries out what the state asks for: the servers' manager, calls,
 //! reads, completions and subscriptions, each answered with an [`Event`].
 
+use mcp_types::tasks::{Task, TaskMetadata, TaskStatus};
+
 use super::output::{call_output, failed, read_output, save_media};
 use super::*;
+
+/// Follows the running tasks a server's listing brought.
+fn follow_listed(tasks: &Tasks, client: Option<&Client>, view: &ServerView, events: &Events) {
+    let Some(client) = client else {
+        return;
+    };
+    for entry in &view.tasks {
+        tasks.follow(
+            client.clone(),
+            view.name.clone(),
+            entry.task.clone(),
+            entry.tool.clone(),
+            events.clone(),
+        );
+    }
+}
 
 /// Carries out what the state asks for, each on a task of its own whose
 /// outcome comes back as an [`Event`].
@@ -22,6 +40,113 @@ pub(super) struct Runtime {
     /// 2026-07-28 resource subscriptions (`subscriptions/listen`), by
     /// server and URI: dropping one ends it.
     pub(super) listens: Listens,
+    /// The tasks followed until they end.
+    pub(super) tasks: Tasks,
+}
+
+/// How long between two `tasks/get` of a running task when it names no
+/// `pollInterval`: 1 000 ms; a task's own is held to 250 ms … 5 000 ms.
+const TASK_POLL: Duration = Duration::from_millis(1_000);
+
+/// The running tasks the explorer follows (`tasks/get` at each task's
+/// `pollInterval` until it ends, then `tasks/result` when it completed or
+/// failed), each followed once; [`Tasks::stop`] ends every wait.
+#[derive(Clone, Default)]
+pub(super) struct Tasks {
+    stop: CancellationToken,
+    followed: Arc<std::sync::Mutex<std::collections::BTreeSet<(String, String)>>>,
+}
+
+impl Tasks {
+    /// Ends every poll and wait (a reconnection, the explorer closing).
+    pub(super) fn stop(&mut self) {
+        self.stop.cancel();
+        self.stop = CancellationToken::new();
+        lock(&self.followed).clear();
+    }
+
+    /// Options for a task request that [`Tasks::stop`] ends.
+    fn options(&self) -> RequestOptions {
+        RequestOptions::default()
+            .with_timeout(CALL_MAX)
+            .with_cancel(self.stop.clone())
+    }
+
+    /// Follows `task` of `server` until it ends, unless it is followed
+    /// already or has ended.
+    fn follow(
+        &self,
+        client: Client,
+        server: String,
+        task: Task,
+        tool: Option<String>,
+        events: Events,
+    ) {
+        let key = (server.clone(), task.task_id.clone());
+        if task.status.is_terminal() || !lock(&self.followed).insert(key.clone()) {
+            return;
+        }
+        let tasks = self.clone();
+        tokio::spawn(async move {
+            let mut task = task;
+            loop {
+                let wait = task
+                    .poll_interval
+                    .map_or(TASK_POLL, |ms| Duration::from_millis(ms.clamp(250, 5_000)));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = tasks.stop.cancelled() => break,
+                }
+                match client.get_task(task.task_id.clone(), tasks.options()).await {
+                    Ok(t) => task = t,
+                    Err(e) if e.is_cancelled() => break,
+                    Err(e) => {
+                        let _ = events.send(Event::Notice(format!(
+                            "{server}: tasks/get {}: {e}",
+                            task.task_id
+                        )));
+                        break;
+                    }
+                }
+                let _ = events.send(Event::Task {
+                    server: server.clone(),
+                    task: Box::new(task.clone()),
+                    tool: None,
+                });
+                if task.status.is_terminal() {
+                    if task.status != TaskStatus::Cancelled {
+                        tasks
+                            .fetch_result(&client, &server, &task.task_id, tool.as_deref(), &events)
+                            .await;
+                    }
+                    break;
+                }
+            }
+            lock(&tasks.followed).remove(&key);
+        });
+    }
+
+    /// `tasks/result` of `task_id`, reported as its outcome (nothing when
+    /// the wait was stopped).
+    async fn fetch_result(
+        &self,
+        client: &Client,
+        server: &str,
+        task_id: &str,
+        tool: Option<&str>,
+        events: &Events,
+    ) {
+        let outcome = client.tool_task_result(task_id, self.options()).await;
+        if matches!(&outcome, Err(e) if e.is_cancelled()) && self.stop.is_cancelled() {
+            return;
+        }
+        let title = tool.map_or_else(|| format!("task {task_id}"), str::to_owned);
+        let _ = events.send(Event::TaskResult {
+            server: server.to_owned(),
+            task_id: task_id.to_owned(),
+            output: call_output(&title, outcome, false),
+        });
+    }
 }
 
 /// The held `subscriptions/listen` subscriptions, by server and URI.
@@ -47,6 +172,7 @@ impl Runtime {
         let slot = Arc::clone(&self.manager);
         let events = self.events.clone();
         let orders = Arc::clone(&self.orders);
+        let tasks = self.tasks.clone();
         tokio::spawn(async move {
             if let Some(previous) = previous {
                 stop_manager(&previous).await;
@@ -62,6 +188,7 @@ impl Runtime {
                     &orders,
                 )
                 .await;
+                follow_listed(&tasks, server.client.as_ref(), &view, &events);
                 let _ = events.send(Event::Server(Box::new(view)));
             }
         });
@@ -87,6 +214,13 @@ impl Runtime {
                 server,
                 tool,
                 arguments,
+                as_task: true,
+            } => self.call_as_task(server, tool, arguments),
+            Action::CallTool {
+                server,
+                tool,
+                arguments,
+                as_task: false,
             } => {
                 let Some(client) = self.client(&server) else {
                     let _ = events.send(Event::CallEnded);
@@ -121,6 +255,55 @@ impl Runtime {
                 if let Some(token) = self.call.take() {
                     token.cancel();
                 }
+            }
+            Action::TaskResult {
+                server,
+                task_id,
+                tool,
+            } => {
+                let Some(client) = self.client(&server) else {
+                    return;
+                };
+                let tasks = self.tasks.clone();
+                tokio::spawn(async move {
+                    tasks
+                        .fetch_result(&client, &server, &task_id, tool.as_deref(), &events)
+                        .await;
+                    // Its state after the wait.
+                    if let Ok(task) = client.get_task(task_id, tasks.options()).await {
+                        let _ = events.send(Event::Task {
+                            server,
+                            task: Box::new(task),
+                            tool: None,
+                        });
+                    }
+                });
+            }
+            Action::CancelTask { server, task_id } => {
+                let Some(client) = self.client(&server) else {
+                    return;
+                };
+                let options = self.tasks.options();
+                tokio::spawn(async move {
+                    match client.cancel_task(task_id.clone(), options).await {
+                        Ok(task) => {
+                            let _ = events.send(Event::Notice(format!(
+                                "task {task_id}: {} (tasks/cancel)",
+                                app::status_word(&task.status)
+                            )));
+                            let _ = events.send(Event::Task {
+                                server,
+                                task: Box::new(task),
+                                tool: None,
+                            });
+                        }
+                        Err(e) => {
+                            let _ = events.send(Event::Notice(format!(
+                                "{server}: tasks/cancel {task_id}: {e}"
+                            )));
+                        }
+                    }
+                });
             }
             Action::ReadResource { server, uri } => {
                 let Some(client) = self.client(&server) else {
@@ -269,6 +452,7 @@ impl Runtime {
                 if let Some(call) = self.call.take() {
                     call.cancel();
                 }
+                self.tasks.stop();
                 lock(&self.listens).clear();
                 let previous = lock(&self.manager).take();
                 self.start_servers(previous);
@@ -278,12 +462,14 @@ impl Runtime {
                     return;
                 };
                 let orders = Arc::clone(&self.orders);
+                let tasks = self.tasks.clone();
                 tokio::spawn(async move {
                     let status = manager
                         .server_status(&server)
                         .unwrap_or(ServerStatus::Disabled);
                     let client = manager.client(&server);
                     let view = server_view(&server, &status, client.as_ref(), &orders).await;
+                    follow_listed(&tasks, client.as_ref(), &view, &events);
                     let _ = events.send(Event::Server(Box::new(view)));
                 });
             }
@@ -293,6 +479,57 @@ impl Runtime {
                 cancel,
             } => self.questions.answer(id, content, cancel),
         }
+    }
+
+    /// A task-augmented `tools/call`: the task it created joins the Tasks
+    /// pane and is followed there; the Tools pane says so.
+    fn call_as_task(&mut self, server: String, tool: String, arguments: Map<String, Value>) {
+        let events = self.events.clone();
+        let Some(client) = self.client(&server) else {
+            let _ = events.send(Event::CallEnded);
+            return;
+        };
+        let token = CancellationToken::new();
+        self.call = Some(token.clone());
+        let request = RequestOptions::default().with_cancel(token);
+        let tasks = self.tasks.clone();
+        tokio::spawn(async move {
+            let created = client
+                .call_tool_as_task(
+                    &tool,
+                    Value::Object(arguments),
+                    TaskMetadata::default(),
+                    request,
+                )
+                .await;
+            let output = match created {
+                Ok(created) => {
+                    let task = created.task;
+                    let id = task.task_id.clone();
+                    let _ = events.send(Event::Task {
+                        server: server.clone(),
+                        task: Box::new(task.clone()),
+                        tool: Some(tool.clone()),
+                    });
+                    let status = app::status_word(&task.status);
+                    tasks.follow(client, server, task, Some(tool.clone()), events.clone());
+                    Output {
+                        title: format!("{tool} → task {id}"),
+                        lines: vec![
+                            format!("runs as task {id} ({status})"),
+                            "7 Tasks follows it: Enter there shows its result, c cancels it".into(),
+                        ],
+                        ..Default::default()
+                    }
+                }
+                Err(e) => call_output(&tool, Err(e), false),
+            };
+            let _ = events.send(Event::Output {
+                pane: Pane::Tools,
+                output,
+            });
+            let _ = events.send(Event::CallEnded);
+        });
     }
 
     /// `resources/subscribe` (or unsubscribe); under 2026-07-28, which has

@@ -12,8 +12,10 @@ impl App {
                 match self.servers.iter_mut().find(|s| s.name == view.name) {
                     Some(s) => {
                         let subscribed = std::mem::take(&mut s.subscribed);
+                        let tasks = std::mem::take(&mut s.tasks);
                         *s = view;
                         s.subscribed = subscribed;
+                        Self::merge_tasks(tasks, &mut s.tasks);
                     }
                     None => self.servers.push(view),
                 }
@@ -65,6 +67,12 @@ impl App {
                 self.running = None;
                 self.notice = None;
             }
+            Event::Task { server, task, tool } => self.task_arrived(&server, *task, tool),
+            Event::TaskResult {
+                server,
+                task_id,
+                output,
+            } => self.task_result(&server, &task_id, output),
             Event::Subscribed { server, uri, on } => {
                 if let Some(s) = self.servers.iter_mut().find(|s| s.name == server) {
                     if on {

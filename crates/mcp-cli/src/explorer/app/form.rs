@@ -9,6 +9,8 @@ pub(crate) enum FormTarget {
     Tool {
         server: String,
         tool: String,
+        /// Task-augmented (2025-11-25 tasks).
+        as_task: bool,
     },
     Prompt {
         server: String,
@@ -241,7 +243,11 @@ impl App {
         let target = form.target.clone();
         self.form = self.queued.pop_front();
         match target {
-            FormTarget::Tool { server, tool } => {
+            FormTarget::Tool {
+                server,
+                tool,
+                as_task,
+            } => {
                 self.running = Some(Running {
                     server: server.clone(),
                     tool: tool.clone(),
@@ -252,6 +258,7 @@ impl App {
                     server,
                     tool,
                     arguments: values,
+                    as_task,
                 }]
             }
             FormTarget::Prompt { server, prompt } => vec![Action::GetPrompt {
@@ -370,6 +377,7 @@ mod tests {
                 server: "demo".into(),
                 tool: "add".into(),
                 arguments: json!({"a": 2, "b": 3}).as_object().unwrap().clone(),
+                as_task: false,
             }]
         );
         assert!(app.running.is_some());

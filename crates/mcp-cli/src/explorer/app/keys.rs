@@ -35,7 +35,7 @@ impl App {
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Tab | KeyCode::Right => self.pane = self.next_pane(1),
             KeyCode::BackTab | KeyCode::Left => self.pane = self.next_pane(-1),
-            KeyCode::Char(c @ '1'..='6') => {
+            KeyCode::Char(c @ '1'..='7') => {
                 self.pane = Pane::ALL[c as usize - '1' as usize];
             }
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
@@ -49,6 +49,9 @@ impl App {
             KeyCode::Char('/') if self.pane == Pane::Tools => {
                 self.searching = true;
             }
+            KeyCode::Enter | KeyCode::Char('c') if self.pane == Pane::Tasks => {
+                return self.task_key(key.code).unwrap_or_default();
+            }
             KeyCode::Char('c') | KeyCode::Esc if self.running.is_some() => {
                 self.notice = Some("cancelling…".into());
                 return vec![Action::CancelCall];
@@ -59,6 +62,7 @@ impl App {
                         s.state = ServerState::Starting;
                         s.info = None;
                         s.subscribed.clear();
+                        s.tasks.clear();
                     }
                 }
                 self.running = None;
@@ -74,6 +78,7 @@ impl App {
             }
             KeyCode::Char('s') if self.pane == Pane::Resources => return self.toggle_subscribe(),
             KeyCode::Char('o') if self.pane == Pane::Tools => return self.open_link(),
+            KeyCode::Char('t') if self.pane == Pane::Tools => return self.open_tool(true),
             KeyCode::Char('w') if self.pane == Pane::Tools => {
                 if let Some(o) = self.outputs.get("tools")
                     && !o.media.is_empty()
@@ -126,6 +131,10 @@ impl App {
     }
 
     fn scroll_output(&mut self, by: i32) {
+        if self.pane == Pane::Tasks {
+            self.scroll_task_result(by);
+            return;
+        }
         if self.pane == Pane::Wire {
             let len = self.wire.len();
             if len > 0 {
@@ -153,33 +162,7 @@ impl App {
                     self.pane = Pane::Tools;
                 }
             }
-            Pane::Tools => {
-                let Some((server, tool, order)) = self.current().and_then(|s| {
-                    let (_, t) = self.visible_tools().get(at).copied()?;
-                    Some((
-                        s.name.clone(),
-                        t.clone(),
-                        s.tool_orders.get(&t.name).cloned(),
-                    ))
-                }) else {
-                    return Vec::new();
-                };
-                if self.running.is_some() {
-                    self.notice = Some("a call is running: c cancels it".into());
-                    return Vec::new();
-                }
-                let form = Form::from_schema(
-                    FormTarget::Tool {
-                        server,
-                        tool: tool.name.clone(),
-                    },
-                    format!("call {}", tool.name),
-                    tool.description.clone(),
-                    &tool.input_schema,
-                    order.as_deref(),
-                );
-                self.form = Some(form);
-            }
+            Pane::Tools => return self.open_tool(false),
             Pane::Resources => {
                 let Some(s) = self.current() else {
                     return Vec::new();
@@ -236,8 +219,53 @@ impl App {
                     Some(at)
                 };
             }
-            Pane::Log => {}
+            Pane::Log | Pane::Tasks => {}
         }
+        Vec::new()
+    }
+
+    /// Enter (or `t`, `as_task`) in Tools: the selected tool's form, for a
+    /// call that runs as a task when the tool must or `t` asked for it.
+    fn open_tool(&mut self, as_task: bool) -> Vec<Action> {
+        let at = self.selected();
+        let Some((server, tool, order)) = self.current().and_then(|s| {
+            let (_, t) = self.visible_tools().get(at).copied()?;
+            Some((
+                s.name.clone(),
+                t.clone(),
+                s.tool_orders.get(&t.name).cloned(),
+            ))
+        }) else {
+            return Vec::new();
+        };
+        if self.running.is_some() {
+            self.notice = Some("a call is running: c cancels it".into());
+            return Vec::new();
+        }
+        let as_task = match self.call_as_task(&tool, as_task) {
+            Ok(a) => a,
+            Err(why) => {
+                self.notice = Some(why);
+                return Vec::new();
+            }
+        };
+        let title = if as_task {
+            format!("call {} as a task", tool.name)
+        } else {
+            format!("call {}", tool.name)
+        };
+        let form = Form::from_schema(
+            FormTarget::Tool {
+                server,
+                tool: tool.name.clone(),
+                as_task,
+            },
+            title,
+            tool.description.clone(),
+            &tool.input_schema,
+            order.as_deref(),
+        );
+        self.form = Some(form);
         Vec::new()
     }
 

@@ -10,8 +10,10 @@
 mod events;
 mod form;
 mod keys;
+mod tasks;
 
 pub(crate) use form::{Form, FormTarget, template_schema};
+pub(crate) use tasks::{TaskEntry, TaskSupport, status_word};
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -27,7 +29,7 @@ use crate::form::field::{self, Field, Kind};
 /// How many wire and log lines are kept: 2 000 (the oldest go first).
 pub(crate) const KEPT_LINES: usize = 2_000;
 
-/// The panes, in the order of their number keys (`1` … `6`).
+/// The panes, in the order of their number keys (`1` … `7`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pane {
     Servers,
@@ -36,16 +38,18 @@ pub(crate) enum Pane {
     Prompts,
     Wire,
     Log,
+    Tasks,
 }
 
 impl Pane {
-    pub(crate) const ALL: [Pane; 6] = [
+    pub(crate) const ALL: [Pane; 7] = [
         Pane::Servers,
         Pane::Tools,
         Pane::Resources,
         Pane::Prompts,
         Pane::Wire,
         Pane::Log,
+        Pane::Tasks,
     ];
 
     pub(crate) fn title(self) -> &'static str {
@@ -56,6 +60,7 @@ impl Pane {
             Pane::Prompts => "Prompts",
             Pane::Wire => "Wire",
             Pane::Log => "Log",
+            Pane::Tasks => "Tasks",
         }
     }
 
@@ -91,6 +96,8 @@ pub(crate) struct ServerInfo {
     pub subscribe: bool,
     /// `logging` declared.
     pub logging: bool,
+    /// What it declared of tasks.
+    pub tasks: TaskSupport,
 }
 
 /// One server as the explorer shows it.
@@ -106,6 +113,9 @@ pub(crate) struct ServerView {
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<Prompt>,
     pub subscribed: BTreeSet<String>,
+    /// Its tasks: listed (`tasks/list`), created by a call made here, or
+    /// announced (`notifications/tasks/status`), oldest first.
+    pub tasks: Vec<TaskEntry>,
     /// Listing errors (`tools/list: …`).
     pub problems: Vec<String>,
 }
@@ -122,6 +132,7 @@ impl ServerView {
             templates: Vec::new(),
             prompts: Vec::new(),
             subscribed: BTreeSet::new(),
+            tasks: Vec::new(),
             problems: Vec::new(),
         }
     }
@@ -218,8 +229,23 @@ pub(crate) enum Action {
         server: String,
         tool: String,
         arguments: Map<String, Value>,
+        /// Task-augmented (2025-11-25 tasks): the server answers with a
+        /// task, followed in the Tasks pane.
+        as_task: bool,
     },
     CancelCall,
+    /// `tasks/result`: the task's outcome, waited for while it runs;
+    /// `tool` names the tool of a task made here.
+    TaskResult {
+        server: String,
+        task_id: String,
+        tool: Option<String>,
+    },
+    /// `tasks/cancel`.
+    CancelTask {
+        server: String,
+        task_id: String,
+    },
     ReadResource {
         server: String,
         uri: String,
@@ -292,6 +318,19 @@ pub(crate) enum Event {
     },
     /// The tool call ended (after its output).
     CallEnded,
+    /// A task's state (created, polled, cancelled or announced); `tool`
+    /// names the tool of a task created by a call made here.
+    Task {
+        server: String,
+        task: Box<mcp_types::tasks::Task>,
+        tool: Option<String>,
+    },
+    /// What `tasks/result` brought for a task.
+    TaskResult {
+        server: String,
+        task_id: String,
+        output: Output,
+    },
     Subscribed {
         server: String,
         uri: String,
@@ -324,7 +363,7 @@ pub(crate) struct App {
     pub server: usize,
     pub pane: Pane,
     /// The selected row of each pane.
-    pub cursor: [usize; 6],
+    pub cursor: [usize; Pane::ALL.len()],
     /// The tool search (`/`), and whether it is being typed.
     pub search: String,
     pub searching: bool,
@@ -352,7 +391,7 @@ impl App {
             servers,
             server: 0,
             pane: Pane::Servers,
-            cursor: [0; 6],
+            cursor: [0; Pane::ALL.len()],
             search: String::new(),
             searching: false,
             form: None,
@@ -417,6 +456,7 @@ impl App {
             Pane::Prompts => self.current().map_or(0, |s| s.prompts.len()),
             Pane::Wire => self.wire.len(),
             Pane::Log => self.log.len(),
+            Pane::Tasks => self.current().map_or(0, |s| s.tasks.len()),
         }
     }
 
@@ -473,6 +513,7 @@ pub(crate) mod tests_support {
             instructions: Some("Try the tools.".into()),
             subscribe: false,
             logging: true,
+            tasks: TaskSupport::default(),
         });
         s.tools = serde_json::from_value(json!([
             {"name": "echo", "description": "Returns its message.",

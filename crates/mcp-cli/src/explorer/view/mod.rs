@@ -12,6 +12,7 @@ mod log;
 mod prompts;
 mod resources;
 mod servers;
+mod tasks;
 mod tools;
 mod wire;
 
@@ -21,7 +22,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, List, ListItem, ListState, Paragraph, Wrap};
 
-use super::app::{App, Direction, FormTarget, Pane, ResourceItem, ServerState};
+use super::app::{App, Direction, FormTarget, Output, Pane, ResourceItem, ServerState};
 use crate::output::visible;
 
 /// Server text as lines that cannot act on the terminal.
@@ -69,6 +70,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App) {
         Pane::Prompts => prompts::prompts(frame, app, rows[1]),
         Pane::Wire => wire::wire(frame, app, rows[1]),
         Pane::Log => log::log(frame, app, rows[1]),
+        Pane::Tasks => tasks::tasks(frame, app, rows[1]),
     }
     frame.render_widget(Paragraph::new(status(app)), rows[2]);
     frame.render_widget(
@@ -155,18 +157,22 @@ pub(crate) fn keys(app: &App) -> String {
         {
             "Enter call  / search  o open link  w save media  PgUp/PgDn result"
         }
+        Pane::Tools if app.selected_tool_may_be_a_task() => {
+            "Enter call  t call as a task  / search  PgUp/PgDn result"
+        }
         Pane::Tools => "Enter call  / search  PgUp/PgDn result  J/K schema",
         Pane::Resources => "Enter read  s subscribe  PgUp/PgDn contents",
         Pane::Prompts => "Enter get  PgUp/PgDn messages",
         Pane::Wire => "Enter whole message  PgUp/PgDn",
         Pane::Log => "+/- log level",
+        Pane::Tasks => "Enter result  c cancel  PgUp/PgDn result",
     };
     let pane = if pane.is_empty() {
         String::new()
     } else {
         format!("{pane}  ")
     };
-    format!("Tab/1-6 pane  ↑↓ move  {pane}[ ] server  r refresh  q quit")
+    format!("Tab/1-7 pane  ↑↓ move  {pane}[ ] server  r refresh  q quit")
 }
 
 fn split(area: Rect, left: u16) -> std::rc::Rc<[Rect]> {
@@ -201,25 +207,28 @@ fn boxed(title: String, lines: Vec<Line<'static>>, scroll: u16) -> Paragraph<'st
 
 fn output_box(app: &App, pane: Pane, empty: &str) -> Paragraph<'static> {
     match app.output(pane) {
-        Some(o) => {
-            let mut lines = Vec::new();
-            if o.error {
-                lines.push(Line::styled(
-                    "isError: true",
-                    bold().fg(Color::White).bg(Color::Red),
-                ));
-            }
-            lines.extend(o.lines.iter().map(|l| Line::raw(clean(l))));
-            let title = clean(&o.title);
-            let style = if o.error {
-                Style::default().fg(Color::Red)
-            } else {
-                Style::default()
-            };
-            boxed(title, lines, o.scroll).style(style)
-        }
+        Some(o) => output_paragraph(o),
         None => boxed("Output".into(), vec![Line::raw(empty.to_owned())], 0),
     }
+}
+
+/// A result, a read's contents or a prompt's messages, `isError` marked.
+fn output_paragraph(o: &Output) -> Paragraph<'static> {
+    let mut lines = Vec::new();
+    if o.error {
+        lines.push(Line::styled(
+            "isError: true",
+            bold().fg(Color::White).bg(Color::Red),
+        ));
+    }
+    lines.extend(o.lines.iter().map(|l| Line::raw(clean(l))));
+    let title = clean(&o.title);
+    let style = if o.error {
+        Style::default().fg(Color::Red)
+    } else {
+        Style::default()
+    };
+    boxed(title, lines, o.scroll).style(style)
 }
 
 /// A rectangle of `w`% × `h`% in the middle of `area`.
