@@ -9,13 +9,14 @@ use std::time::{Duration, SystemTime};
 
 use mcp_auth::{
     CallbackPort, DevicePrompt, LoginStatus, LoopbackBrowser, LoopbackHost, LoopbackOptions,
-    NoInteraction, OAuth, Revocation,
+    NoInteraction, Notice, OAuth, Revocation,
 };
 use mcp_client::CancellationToken;
 use mcp_manager::RemoteServer;
-use mcp_manager::{McpConfig, RemoteKind, TransportConfig};
+use mcp_manager::{McpConfig, RemoteKind, ServerConfig, TransportConfig};
 use mcp_transport_http::FetchOptions;
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use super::{oauth_config, preregistered, store};
 use crate::cli::{AuthCommand, Cli, Command, LoginArgs, LogoutArgs};
@@ -296,9 +297,67 @@ async fn log_in(
             remote.oauth.grant
         )));
     }
+    let notice: Notice = Arc::new(|line: &str| output::err_line(line));
     if args.device {
-        return login_device(name, &remote, args, cancel).await;
+        return login_device(name, &remote, args, &notice, cancel).await;
     }
+    login_browser(name, &remote, args, notice, None, cancel).await
+}
+
+/// Logs in to `config`'s server as `mcp login NAME` (`--device` when
+/// `device`) would, for `mcp ui`, which owns the terminal: what to do is
+/// said through `notice`, a pasted redirect URL (or code) comes from
+/// `paste`, and nothing is read from stdin or written to the terminal.
+/// Returns the line that says who is logged in.
+///
+/// Errors: a server that is not remote or takes no login (a grant without
+/// a person); as `mcp login`.
+pub(crate) async fn login_for_explorer(
+    config: &ServerConfig,
+    device: bool,
+    notice: Notice,
+    paste: mpsc::Receiver<String>,
+    cancel: &CancellationToken,
+) -> Result<String, Failure> {
+    let name = config.name.clone();
+    let TransportConfig::Remote(remote) = &config.transport else {
+        return Err(Failure::new(format!(
+            "server {name} runs over stdio: there is nothing to log in to"
+        )));
+    };
+    if remote.oauth.grant.is_machine() {
+        return Err(Failure::new(format!(
+            "{name} uses a grant without a person ({:?}): it needs no login",
+            remote.oauth.grant
+        )));
+    }
+    let args = LoginArgs {
+        server: Some(name.clone()),
+        scopes: Vec::new(),
+        no_browser: false,
+        device,
+        callback_port: None,
+        client_id: None,
+        client_secret_env: None,
+        auth_server_metadata_url: None,
+        login_timeout: crate::cli::DEFAULT_LOGIN_TIMEOUT_SECS,
+    };
+    if device {
+        return login_device(name, remote, &args, &notice, cancel).await;
+    }
+    login_browser(name, remote, &args, notice, Some(paste), cancel).await
+}
+
+/// The browser login (the loopback receiver): what to do said through
+/// `notice`; a pasted answer read from `paste`, else from stdin.
+async fn login_browser(
+    name: String,
+    remote: &RemoteServer,
+    args: &LoginArgs,
+    notice: Notice,
+    paste: Option<mpsc::Receiver<String>>,
+    cancel: &CancellationToken,
+) -> Result<String, Failure> {
     let port = args.callback_port.or(remote.oauth.callback_port);
     let options = LoopbackOptions::default()
         .with_open_browser(!args.no_browser)
@@ -314,14 +373,17 @@ async fn log_in(
     let agent = LoopbackBrowser::bind(options)
         .await
         .map_err(|e| Failure::new(format!("cannot log in to {name}: {e}")))?
-        .with_notice(Arc::new(|line: &str| output::err_line(line)))
-        .with_stdin_paste();
+        .with_notice(notice);
+    let agent = match paste {
+        Some(lines) => agent.with_paste(lines),
+        None => agent.with_stdin_paste(),
+    };
     let client = preregistered(
-        &remote,
+        remote,
         args.client_id.as_deref(),
         args.client_secret_env.as_deref(),
     )?;
-    let config = oauth_config(&remote, agent.redirect_uri(), client);
+    let config = oauth_config(remote, agent.redirect_uri(), client);
     let oauth =
         OAuth::new(config, store()?, Arc::new(agent)).map_err(|e| Failure::new(e.to_string()))?;
     let logged_in = tokio::select! {
@@ -333,12 +395,14 @@ async fn log_in(
     Ok(logged_in_line(&name, &status))
 }
 
-/// `mcp login --device`: the user code and where to enter it, on stderr;
-/// the login goes on when the user has answered on another device.
+/// `mcp login --device`: the user code and where to enter it, said
+/// through `notice`; the login goes on when the user has answered on
+/// another device.
 async fn login_device(
     name: String,
     remote: &RemoteServer,
     args: &LoginArgs,
+    notice: &Notice,
     cancel: &CancellationToken,
 ) -> Result<String, Failure> {
     let client = preregistered(
@@ -354,16 +418,16 @@ async fn login_device(
     )
     .map_err(|e| Failure::new(e.to_string()))?;
     let show = |p: &DevicePrompt| {
-        output::err_line(&format!(
+        notice(&format!(
             "To log in, open {} on any device and enter the code {} (valid {} min).",
             p.verification_uri,
             p.user_code,
             p.expires_in.as_secs().div_ceil(60)
         ));
         if let Some(complete) = &p.verification_uri_complete {
-            output::err_line(&format!("Or open {complete} (the code filled in)."));
+            notice(&format!("Or open {complete} (the code filled in)."));
         }
-        output::err_line("Waiting for the answer…");
+        notice("Waiting for the answer…");
     };
     let logged_in = tokio::select! {
         r = oauth.login_device(&show) => r,

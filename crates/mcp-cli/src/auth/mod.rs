@@ -3,7 +3,8 @@
 //! command gives a remote server (it never opens a browser: a server that
 //! needs a login is reported with the exact `mcp login` command to run),
 //! and the commands that manage logins (`commands.rs`: `login`, `logout`,
-//! `auth status|inspect|token`); on a terminal, the one offer to log in
+//! `auth status|inspect|token`, and the login `mcp ui` starts from its
+//! screens, said in its dialog); on a terminal, the one offer to log in
 //! made by a command that met a server needing it (`offer.rs`).
 
 mod commands;
@@ -20,7 +21,7 @@ use mcp_auth::{
 use mcp_manager::{GrantSetting, RemoteServer};
 use mcp_manager::{ServerConfig, TransportConfig};
 
-pub(crate) use commands::{run, store_setting};
+pub(crate) use commands::{login_for_explorer, run, store_setting};
 pub(crate) use offer::run_offering_login;
 
 use crate::exit::{Failure, error_chain};

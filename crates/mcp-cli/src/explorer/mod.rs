@@ -244,6 +244,7 @@ pub(crate) async fn run(
         call: None,
         listens: Listens::default(),
         tasks: Tasks::default(),
+        login: None,
     };
     runtime.start_servers(None);
     #[cfg(debug_assertions)]
@@ -283,6 +284,7 @@ pub(crate) async fn run(
         call.cancel();
     }
     runtime.tasks.stop();
+    runtime.stop_login();
     lock(&runtime.listens).clear();
     bridge::set_log_sink(None);
     drop(terminal);

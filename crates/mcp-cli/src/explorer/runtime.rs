@@ -42,6 +42,8 @@ pub(super) struct Runtime {
     pub(super) listens: Listens,
     /// The tasks followed until they end.
     pub(super) tasks: Tasks,
+    /// The login under way: where a pasted answer goes, and its stop.
+    pub(super) login: Option<(mpsc::Sender<String>, CancellationToken)>,
 }
 
 /// How long between two `tasks/get` of a running task when it names no
@@ -478,6 +480,55 @@ impl Runtime {
                 content,
                 cancel,
             } => self.questions.answer(id, content, cancel),
+            Action::Login { server, device } => self.log_in(server, device),
+            Action::LoginPaste { text } => {
+                if let Some((paste, _)) = &self.login
+                    && paste.try_send(text).is_err()
+                {
+                    let _ = events.send(Event::LoginNotice(
+                        "the login is no longer waiting for a paste".into(),
+                    ));
+                }
+            }
+            Action::CancelLogin => self.stop_login(),
+        }
+    }
+
+    /// Logs in to `server` as `mcp login` would, what it says shown in
+    /// the login dialog (never printed on the terminal the explorer draws
+    /// on); the outcome comes back as [`Event::LoginEnded`].
+    fn log_in(&mut self, server: String, device: bool) {
+        self.stop_login();
+        let events = self.events.clone();
+        let Some(config) = self.config.servers.get(&server).cloned() else {
+            let _ = events.send(Event::LoginEnded(Err(format!(
+                "{server} is not in the configuration"
+            ))));
+            return;
+        };
+        let (paste, pasted) = mpsc::channel(4);
+        let stop = CancellationToken::new();
+        self.login = Some((paste, stop.clone()));
+        let said = events.clone();
+        let notice: mcp_auth::Notice = Arc::new(move |line: &str| {
+            let _ = said.send(Event::LoginNotice(line.to_owned()));
+        });
+        tokio::spawn(async move {
+            let outcome =
+                crate::auth::login_for_explorer(&config, device, notice, pasted, &stop).await;
+            if stop.is_cancelled() {
+                return;
+            }
+            let _ = events.send(Event::LoginEnded(
+                outcome.map_err(|f| crate::exit::tidy(&f.message)),
+            ));
+        });
+    }
+
+    /// Stops the login under way, if any.
+    pub(super) fn stop_login(&mut self) {
+        if let Some((_, stop)) = self.login.take() {
+            stop.cancel();
         }
     }
 

@@ -129,6 +129,12 @@ impl App {
                 }
             }
             Event::Notice(text) => self.notice = Some(text),
+            Event::LoginNotice(line) => {
+                if let Some(dialog) = &mut self.login {
+                    dialog.lines.push(line);
+                }
+            }
+            Event::LoginEnded(outcome) => return self.login_ended(outcome),
         }
         Vec::new()
     }

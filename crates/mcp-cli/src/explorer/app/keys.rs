@@ -11,6 +11,9 @@ impl App {
             self.quit = true;
             return Vec::new();
         }
+        if self.login.is_some() {
+            return self.login_key(key);
+        }
         if self.form.is_some() {
             return self.form_key(key);
         }
@@ -56,18 +59,9 @@ impl App {
                 self.notice = Some("cancelling…".into());
                 return vec![Action::CancelCall];
             }
-            KeyCode::Char('R') => {
-                for s in &mut self.servers {
-                    if s.state != ServerState::Disabled {
-                        s.state = ServerState::Starting;
-                        s.info = None;
-                        s.subscribed.clear();
-                        s.tasks.clear();
-                    }
-                }
-                self.running = None;
-                self.notice = Some("reconnecting every server…".into());
-                return vec![Action::Reconnect];
+            KeyCode::Char('R') => return self.reconnect_all(),
+            KeyCode::Char(c @ ('L' | 'D')) if self.pane == Pane::Servers => {
+                return self.start_login(c == 'D');
             }
             KeyCode::Char('r') => {
                 if let Some(s) = self.current() {
@@ -110,6 +104,21 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// `R`, and a login that succeeded: every server starts again.
+    pub(super) fn reconnect_all(&mut self) -> Vec<Action> {
+        for s in &mut self.servers {
+            if s.state != ServerState::Disabled {
+                s.state = ServerState::Starting;
+                s.info = None;
+                s.subscribed.clear();
+                s.tasks.clear();
+            }
+        }
+        self.running = None;
+        self.notice = Some("reconnecting every server…".into());
+        vec![Action::Reconnect]
     }
 
     fn next_pane(&self, by: isize) -> Pane {

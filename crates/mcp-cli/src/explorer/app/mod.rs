@@ -10,9 +10,11 @@
 mod events;
 mod form;
 mod keys;
+mod login;
 mod tasks;
 
 pub(crate) use form::{Form, FormTarget, template_schema};
+pub(crate) use login::LoginDialog;
 pub(crate) use tasks::{TaskEntry, TaskSupport, status_word};
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -285,6 +287,18 @@ pub(crate) enum Action {
     },
     /// Stops every server and starts them again.
     Reconnect,
+    /// Logs in to `server` (as `mcp login`; with a code on another device
+    /// when `device`).
+    Login {
+        server: String,
+        device: bool,
+    },
+    /// A redirect URL (or code) pasted into the login dialog.
+    LoginPaste {
+        text: String,
+    },
+    /// Stops the login under way.
+    CancelLogin,
     /// Lists again (tools, resources, templates, prompts) of `server`.
     Refresh {
         server: String,
@@ -354,6 +368,10 @@ pub(crate) enum Event {
     /// roots).
     Ask(Box<Form>),
     Notice(String),
+    /// A line of what the login under way says (the URL, the code).
+    LoginNotice(String),
+    /// The login ended: who is logged in, or why it failed.
+    LoginEnded(Result<String, String>),
 }
 
 /// The whole state of the explorer.
@@ -368,6 +386,8 @@ pub(crate) struct App {
     pub search: String,
     pub searching: bool,
     pub form: Option<Form>,
+    /// The login under way (or just ended), as a dialog.
+    pub login: Option<LoginDialog>,
     /// Server questions waiting behind the open one.
     pub queued: VecDeque<Form>,
     pub running: Option<Running>,
@@ -395,6 +415,7 @@ impl App {
             search: String::new(),
             searching: false,
             form: None,
+            login: None,
             queued: VecDeque::new(),
             running: None,
             outputs: BTreeMap::new(),

@@ -9,6 +9,7 @@
 
 mod form;
 mod log;
+mod login;
 mod prompts;
 mod resources;
 mod servers;
@@ -84,6 +85,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App) {
         frame.render_widget(ratatui::widgets::Clear, area);
         form::form_box(frame, app, area);
     }
+    login::login_box(frame, app);
 }
 
 /// `1 Servers  2 Tools …` with the current pane marked, then the server.
@@ -131,6 +133,13 @@ fn status(app: &App) -> Line<'static> {
 
 /// The keys that work now.
 pub(crate) fn keys(app: &App) -> String {
+    if let Some(login) = &app.login {
+        return match (&login.outcome, login.device) {
+            (Some(_), _) => "Enter close  Esc close".into(),
+            (None, true) => "Esc stop the login".into(),
+            (None, false) => "type or paste  Enter send the paste  Esc stop the login".into(),
+        };
+    }
     if let Some(form) = &app.form {
         return match form.target {
             FormTarget::Question { .. } => {
@@ -148,6 +157,14 @@ pub(crate) fn keys(app: &App) -> String {
         return "type to filter  Enter done  Esc clear".into();
     }
     let pane = match app.pane {
+        Pane::Servers
+            if app
+                .servers
+                .get(app.selected_in(Pane::Servers))
+                .is_some_and(|s| matches!(s.state, ServerState::NeedsLogin(_))) =>
+        {
+            "L log in  D log in with a code  R reconnect all"
+        }
         Pane::Servers => "Enter use server  R reconnect all",
         Pane::Tools if app.running.is_some() => "c cancel the call  PgUp/PgDn result",
         Pane::Tools

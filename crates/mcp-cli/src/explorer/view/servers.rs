@@ -36,8 +36,11 @@ pub(super) fn servers(frame: &mut Frame<'_>, app: &App, area: Rect) {
         ServerState::NeedsLogin(why) => {
             lines.push(Line::styled("needs login:", bold()));
             lines.extend(lines_of(why));
+            lines.push(Line::raw(
+                "L logs in here (a browser), D with a code on another device",
+            ));
             lines.push(Line::raw(format!(
-                "log in from a shell: mcp login {}",
+                "or from a shell: mcp login {}, then R",
                 clean(&s.name)
             )));
         }
