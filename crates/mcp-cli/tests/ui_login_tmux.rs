@@ -117,9 +117,13 @@ impl Tmux {
             "-p",
             "-t",
             "ui",
-            "#{alternate_on} #{cursor_flag}",
+            "#{alternate_on} #{cursor_flag} #{mouse_any_flag}",
         ]);
-        assert_eq!(flags.trim(), "0 1", "alternate screen on or cursor hidden");
+        assert_eq!(
+            flags.trim(),
+            "0 1 0",
+            "alternate screen on, cursor hidden or mouse reported"
+        );
     }
 }
 

@@ -5,7 +5,9 @@
 //! with completion as you type; look at the wire; resize the window; quit.
 //! Every screen is read with `tmux capture-pane`, and after each way out
 //! (`q`, Ctrl-C, SIGTERM, a panic) the terminal is checked to be given back: the
-//! main screen, the cursor shown, canonical mode and echo on. A server that
+//! main screen, the cursor shown, mouse reporting off, canonical mode and
+//! echo on. (tmux cannot send a mouse click to a pane: what a click and the
+//! wheel do is unit-tested on crossterm's mouse events, `app/mouse.rs`.) A server that
 //! dies is shown as closed while the explorer goes on, and `R` starts it
 //! again. Against
 //! server-everything, its sampling, roots and elicitation requests are
@@ -143,8 +145,22 @@ impl Tmux {
         }
     }
 
+    /// The pane's main-screen, cursor and mouse-reporting flags.
+    fn flags(&self) -> String {
+        self.output(&[
+            "display",
+            "-p",
+            "-t",
+            "ui",
+            "#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{mouse_sgr_flag}",
+        ])
+        .trim()
+        .to_owned()
+    }
+
     /// After the explorer ended: its exit code was `code`, and the
-    /// terminal is as it was (main screen, cursor shown, cooked mode, echo).
+    /// terminal is as it was (main screen, cursor shown, no mouse
+    /// reporting, cooked mode, echo).
     fn assert_given_back(&self, code: u8) {
         self.wait_for(&format!("EXIT={code}"));
         let screen = self.wait_for("END");
@@ -152,17 +168,10 @@ impl Tmux {
             screen.contains("MODES: icanon echo END"),
             "the terminal was left in raw mode:\n{screen}"
         );
-        let flags = self.output(&[
-            "display",
-            "-p",
-            "-t",
-            "ui",
-            "#{alternate_on} #{cursor_flag}",
-        ]);
         assert_eq!(
-            flags.trim(),
-            "0 1",
-            "alternate screen still on or cursor hidden"
+            self.flags(),
+            "0 1 0 0",
+            "alternate screen still on, cursor hidden or mouse still reported"
         );
     }
 }
@@ -210,6 +219,9 @@ fn a_person_explores_the_demo_server() {
     for want in ["1 Servers", "server: mcp-demo", "capabilities:", "q quit"] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");
     }
+    // The mouse is reported while the explorer runs (alternate screen,
+    // cursor hidden, any-event mouse, SGR coordinates).
+    assert_eq!(tmux.flags(), "1 0 1 1");
 
     // A tool: its form in the schema's order, filled and called.
     tmux.keys(&["2"]);

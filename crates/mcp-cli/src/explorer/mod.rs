@@ -4,8 +4,8 @@
 //! owns the terminal; [`runtime`] carries out what the state asks for,
 //! `output.rs` turns what comes back into the panes' text.
 //!
-//! The terminal is given back on every way out: `q` and Ctrl-C (keys in
-//! raw mode), SIGTERM and SIGHUP (the command's cancellation), an error
+//! The terminal (raw mode, the alternate screen, mouse capture) is given
+//! back on every way out: `q` and Ctrl-C (keys in raw mode), SIGTERM and SIGHUP (the command's cancellation), an error
 //! (the guard's drop) and a panic (the hook restores it before the panic
 //! message is printed). A server that dies is shown as closed; the
 //! explorer goes on.
@@ -90,6 +90,7 @@ fn restore_terminal() {
     let _ = crossterm::terminal::disable_raw_mode();
     let _ = crossterm::execute!(
         std::io::stdout(),
+        crossterm::event::DisableMouseCapture,
         crossterm::terminal::LeaveAlternateScreen,
         crossterm::cursor::Show
     );
@@ -114,7 +115,8 @@ impl TerminalGuard {
         crossterm::execute!(
             std::io::stdout(),
             crossterm::terminal::EnterAlternateScreen,
-            crossterm::cursor::Hide
+            crossterm::cursor::Hide,
+            crossterm::event::EnableMouseCapture
         )?;
         Ok(TerminalGuard)
     }
@@ -252,15 +254,20 @@ pub(crate) async fn run(
     loop {
         let mut actions = Vec::new();
         tokio::select! {
-            Some(input) = keys.recv() => {
-                if let crossterm::event::Event::Key(key) = input
-                    && key.kind != crossterm::event::KeyEventKind::Release
+            Some(input) = keys.recv() => match input {
+                crossterm::event::Event::Key(key)
+                    if key.kind != crossterm::event::KeyEventKind::Release =>
                 {
                     #[cfg(debug_assertions)]
                     test_panic(test_panic_marker.as_deref(), &key);
                     actions.extend(app.key(key));
                 }
-            }
+                crossterm::event::Event::Mouse(mouse) => {
+                    let size = terminal.size().unwrap_or_default();
+                    actions.extend(app.mouse(mouse, size.width, size.height));
+                }
+                _ => {}
+            },
             Some(event) = rx.recv() => actions.extend(app.apply(event)),
             () = cancel.cancelled() => break,
         }

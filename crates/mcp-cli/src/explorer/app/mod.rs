@@ -11,6 +11,7 @@ mod events;
 mod form;
 mod keys;
 mod login;
+mod mouse;
 mod tasks;
 
 pub(crate) use form::{Form, FormTarget, template_schema};

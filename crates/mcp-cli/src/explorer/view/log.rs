@@ -32,3 +32,30 @@ pub(super) fn log(frame: &mut Frame<'_>, app: &App, area: Rect) {
     };
     list(frame, area, &title, items, app.selected_in(Pane::Log));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::screen;
+    use super::*;
+    use crate::explorer::app::tests_support::demo_view;
+    use crate::explorer::app::{Event, LogLine};
+
+    /// What the mouse reads rows against: a list drawn with its last line
+    /// selected shows the lines that end with it, from row 2.
+    #[test]
+    fn a_long_list_shows_the_selected_line_last() {
+        let mut app = App::new(vec![demo_view()]);
+        app.pane = Pane::Log;
+        for i in 0..50 {
+            app.apply(Event::Log(LogLine {
+                server: "demo".into(),
+                level: "info".into(),
+                text: format!("line {i}"),
+            }));
+        }
+        let s = screen(&app, 120, 35);
+        let rows: Vec<&str> = s.lines().collect();
+        assert!(rows[2].contains("info: line 20"), "{s}");
+        assert!(rows[31].contains("› [demo] info: line 49"), "{s}");
+    }
+}
