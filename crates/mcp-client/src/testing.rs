@@ -124,6 +124,10 @@ impl Transport for MemoryTransport {
         self.dispatcher.notify(method, params).await
     }
 
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+        Some(&self.dispatcher)
+    }
+
     async fn close(&self) -> Result<(), TransportError> {
         self.closes.fetch_add(1, Ordering::SeqCst);
         self.dispatcher

@@ -61,6 +61,9 @@ impl Transport for Instant {
     ) -> Result<RawResult, TransportError> {
         answer(method)
     }
+    fn dispatcher(&self) -> Option<&Arc<mcp_transport::Dispatcher>> {
+        None
+    }
     async fn notify(&self, _method: &str, _params: Option<Value>) -> Result<(), TransportError> {
         Ok(())
     }

@@ -192,6 +192,10 @@ impl Transport for Gated {
         self.pass(method).await;
         result
     }
+    /// Requests are held at the gate: not the inner dispatcher's alone.
+    fn dispatcher(&self) -> Option<&Arc<mcp_transport::Dispatcher>> {
+        None
+    }
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
         self.inner.notify(method, params).await
     }

@@ -160,6 +160,10 @@ impl Transport for HttpTransport {
         self.dispatcher.notify(method, params).await
     }
 
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+        Some(&self.dispatcher)
+    }
+
     /// Stops the GET listener (and the legacy reader), sends `DELETE` with
     /// the `Mcp-Session-Id` when there is one (405 and errors are ignored),
     /// then fails pending requests with `Closed`.

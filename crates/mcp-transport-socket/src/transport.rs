@@ -397,6 +397,10 @@ impl Transport for SocketTransport {
         self.dispatcher.notify(method, params).await
     }
 
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+        Some(&self.dispatcher)
+    }
+
     /// Fails pending requests with `Closed("closed by the client")`, writes
     /// what was queued (for at most [`CLOSE_GRACE`]) and shuts the socket's
     /// write half, so the server reads the end of its input. Closing again

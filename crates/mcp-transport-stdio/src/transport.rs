@@ -241,6 +241,10 @@ impl Transport for StdioTransport {
         self.dispatcher.notify(method, params).await
     }
 
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+        Some(&self.dispatcher)
+    }
+
     /// Fails pending requests with `Closed("closed by the client")`, then
     /// runs the shutdown sequence and returns once the server is reaped.
     async fn close(&self) -> Result<(), TransportError> {

@@ -71,6 +71,9 @@
 //!     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
 //!         self.0.notify(method, params).await
 //!     }
+//!     fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+//!         Some(&self.0)
+//!     }
 //!     async fn close(&self) -> Result<(), TransportError> {
 //!         self.0.close(CloseReason::new("closed by the client"));
 //!         Ok(())

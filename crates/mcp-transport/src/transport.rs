@@ -9,6 +9,7 @@ use mcp_types::RawParams;
 use mcp_types::{ProtocolVersion, RawResult};
 use serde_json::Value;
 
+use crate::dispatcher::Dispatcher;
 use crate::error::TransportError;
 use crate::event::TransportEvents;
 use crate::options::RequestOptions;
@@ -64,6 +65,16 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
         params: RawParams,
         options: RequestOptions,
     ) -> Result<RawResult, TransportError>;
+
+    /// The [`Dispatcher`] that [`request`](Transport::request) and
+    /// [`request_raw`](Transport::request_raw) forward to, when forwarding
+    /// is all they do: the protocol side then calls the dispatcher itself,
+    /// so a request's future is part of the caller's (no boxed future of
+    /// this trait's methods: one allocation fewer per request). `None`
+    /// when they do more (a wrapper that watches or changes requests
+    /// returns `None`; one that forwards them unchanged may return the
+    /// wrapped transport's).
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>>;
 
     /// Sends notification `method` with `params`.
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError>;

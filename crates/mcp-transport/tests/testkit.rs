@@ -148,6 +148,9 @@ impl Transport for LineTransport {
     ) -> Result<RawResult, TransportError> {
         self.dispatcher.request_raw(method, params, options).await
     }
+    fn dispatcher(&self) -> Option<&Arc<Dispatcher>> {
+        Some(&self.dispatcher)
+    }
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), TransportError> {
         self.dispatcher.notify(method, params).await
     }

@@ -186,9 +186,13 @@ impl Connection {
         if options.params_meta.is_none() {
             options.params_meta = session.request_meta();
         }
-        match raw {
-            Some(raw) => self.transport.request_raw(method, raw, options).await,
-            None => self.transport.request(method, value, options).await,
+        // Straight to the dispatcher when the transport only forwards to it:
+        // its future is then part of this one, not a boxed trait future.
+        match (raw, self.transport.dispatcher()) {
+            (Some(raw), Some(dispatcher)) => dispatcher.request_raw(method, raw, options).await,
+            (Some(raw), None) => self.transport.request_raw(method, raw, options).await,
+            (None, Some(dispatcher)) => dispatcher.request(method, value, options).await,
+            (None, None) => self.transport.request(method, value, options).await,
         }
     }
 
