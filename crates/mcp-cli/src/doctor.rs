@@ -574,19 +574,23 @@ async fn handshake(list: &mut Checklist, entry: &ServerConfig, settings: &Connec
     match (status, client) {
         (ServerStatus::Connected { revision, .. }, Some(client)) => {
             let info = client.server_info();
-            let transport = match &entry.transport {
-                TransportConfig::Remote(r) if r.kind == mcp_manager::RemoteKind::Sse => {
-                    "HTTP+SSE (2024-11-05)".to_owned()
-                }
-                TransportConfig::Remote(_) => format!(
-                    "Streamable HTTP, {}",
+            // The transport the connection settled on: a URL is tried as
+            // Streamable HTTP and falls back to HTTP+SSE.
+            let settled = client.transport().wire_kind();
+            let transport = match (&entry.transport, settled) {
+                (TransportConfig::Remote(_), Some(kind @ "Streamable HTTP")) => format!(
+                    "{kind}, {}",
                     if client.transport().session_id().is_some() {
                         "with a session"
                     } else {
                         "without a session"
                     }
                 ),
-                other => other.kind_name().to_owned(),
+                (_, Some(kind)) => kind.to_owned(),
+                (TransportConfig::Remote(r), None) if r.kind == mcp_manager::RemoteKind::Sse => {
+                    "HTTP+SSE (2024-11-05)".to_owned()
+                }
+                (other, None) => other.kind_name().to_owned(),
             };
             // How the revision was settled: the stateless revision by
             // the `server/discover` probe, a handshake revision by

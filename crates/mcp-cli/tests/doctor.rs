@@ -442,3 +442,27 @@ async fn sound_authorization_metadata_passes_discovery_and_asks_for_a_login() {
         "{run:?}"
     );
 }
+
+/// The transport named is the one the connection settled on: a URL is
+/// tried as Streamable HTTP and falls back to HTTP+SSE when the server
+/// speaks only that (server-everything's `sse` mode; skipped, saying so,
+/// when it is not installed).
+#[test]
+fn the_handshake_names_the_transport_the_connection_settled_on() {
+    use mcp_tests::peers::{EverythingHttp, skip_if_missing, spawn_everything_http};
+    for (mode, transport) in [
+        (EverythingHttp::Sse, "over HTTP+SSE (2024-11-05)"),
+        (
+            EverythingHttp::StreamableHttp,
+            "over Streamable HTTP, with a session",
+        ),
+    ] {
+        let Some(peer) = skip_if_missing(spawn_everything_http(mode)) else {
+            return;
+        };
+        let run = support::mcp(&["doctor", peer.url()]);
+        assert_eq!(run.code, Some(0), "{run:?}\n{}", peer.log_tail());
+        let handshake = detail(&run.stdout, "MCP handshake").unwrap();
+        assert!(handshake.ends_with(transport), "{mode:?}: {handshake}");
+    }
+}

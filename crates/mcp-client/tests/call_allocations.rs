@@ -73,6 +73,9 @@ impl Transport for Instant {
     fn is_connected(&self) -> bool {
         true
     }
+    fn wire_kind(&self) -> Option<&'static str> {
+        None
+    }
     fn take_events(&self) -> Option<TransportEvents> {
         None
     }

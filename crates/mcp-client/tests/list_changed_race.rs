@@ -205,6 +205,9 @@ impl Transport for Gated {
     fn is_connected(&self) -> bool {
         self.inner.is_connected()
     }
+    fn wire_kind(&self) -> Option<&'static str> {
+        self.inner.wire_kind()
+    }
     fn take_events(&self) -> Option<TransportEvents> {
         self.inner.take_events()
     }

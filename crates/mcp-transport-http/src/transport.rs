@@ -215,6 +215,15 @@ impl Transport for HttpTransport {
         self.dispatcher.set_protocol_version(version);
     }
 
+    fn wire_kind(&self) -> Option<&'static str> {
+        Some(match self.mode() {
+            ActiveMode::Streamable => "Streamable HTTP",
+            ActiveMode::Legacy => "HTTP+SSE (2024-11-05)",
+            // Auto mode before its first request settled it.
+            ActiveMode::Undecided => "HTTP (Streamable HTTP or HTTP+SSE, not settled yet)",
+        })
+    }
+
     fn session_id(&self) -> Option<String> {
         self.shared.session.session_id()
     }

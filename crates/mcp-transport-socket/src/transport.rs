@@ -425,6 +425,9 @@ impl Transport for SocketTransport {
     fn is_connected(&self) -> bool {
         self.dispatcher.is_open()
     }
+    fn wire_kind(&self) -> Option<&'static str> {
+        Some("socket")
+    }
 
     fn take_events(&self) -> Option<TransportEvents> {
         self.dispatcher.take_events()

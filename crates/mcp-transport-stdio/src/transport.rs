@@ -258,6 +258,9 @@ impl Transport for StdioTransport {
     fn is_connected(&self) -> bool {
         self.dispatcher.is_open()
     }
+    fn wire_kind(&self) -> Option<&'static str> {
+        Some("stdio")
+    }
 
     fn take_events(&self) -> Option<TransportEvents> {
         self.dispatcher.take_events()

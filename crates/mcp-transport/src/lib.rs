@@ -81,6 +81,9 @@
 //!     fn is_connected(&self) -> bool {
 //!         self.0.is_open()
 //!     }
+//!     fn wire_kind(&self) -> Option<&'static str> {
+//!         Some("in memory")
+//!     }
 //!     fn take_events(&self) -> Option<TransportEvents> {
 //!         self.0.take_events()
 //!     }

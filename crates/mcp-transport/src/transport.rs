@@ -88,6 +88,13 @@ pub trait Transport: Send + Sync + std::fmt::Debug + 'static {
     /// `true` until the connection closed (by either side).
     fn is_connected(&self) -> bool;
 
+    /// What the connection runs over, for a person reading a report
+    /// (`mcp doctor`): `stdio`, `socket`, `Streamable HTTP`, or
+    /// `HTTP+SSE (2024-11-05)` once a transport that tries both settled on
+    /// the legacy one. `None` from a stand-in that has nothing to say; a
+    /// wrapper forwards it.
+    fn wire_kind(&self) -> Option<&'static str>;
+
     /// Takes the receiver of this transport's events (notifications, server
     /// requests, close, errors); `Some` only on the first call. Until it is
     /// taken, server requests get the default answer (`{}` for `ping`,

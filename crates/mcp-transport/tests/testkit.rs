@@ -165,6 +165,9 @@ impl Transport for LineTransport {
     fn is_connected(&self) -> bool {
         self.dispatcher.is_open()
     }
+    fn wire_kind(&self) -> Option<&'static str> {
+        None
+    }
     fn take_events(&self) -> Option<TransportEvents> {
         self.dispatcher.take_events()
     }
