@@ -406,11 +406,7 @@ async fn remote_steps(
         let found: Vec<String> = report
             .steps
             .iter()
-            .filter(|s| {
-                !s.ok
-                    || s.status
-                        .is_none_or(|status| status < 400 || s.status == Some(401))
-            })
+            .filter(|s| !s.ok || s.status.is_none_or(|status| status < 400 || status == 401))
             .map(|s| {
                 format!(
                     "{}{}: {}",
