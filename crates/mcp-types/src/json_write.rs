@@ -2,9 +2,13 @@
 //! members and strings with serde_json's escapes, and the escape scanner
 //! ([`first_special`]) that finds the bytes a JSON string cannot hold as
 //! they are. The envelope writers use it, and so does the deserializer
-//! (`crate::de`), to find where a string ends.
+//! (`crate::de`), to find where a string ends. `serializer` is the same
+//! writer as a `serde::Serializer`, for params written straight from a
+//! caller's type.
 
 use serde_json::{Map, Value};
+
+pub(crate) mod serializer;
 
 /// Writes `v` as compact JSON.
 pub(crate) fn value(out: &mut Vec<u8>, v: &Value) {

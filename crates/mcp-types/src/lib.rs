@@ -125,8 +125,9 @@ pub use base::{
     with_params_meta,
 };
 pub use jsonrpc::{
-    DecodeError, DecodeOptions, ErrorCode, JSONRPC_VERSION, JsonRpcError, JsonRpcMessage,
-    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RawParams, RequestBody, RequestId,
+    ArgumentsError, DecodeError, DecodeOptions, ErrorCode, JSONRPC_VERSION, JsonRpcError,
+    JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RawParams, RequestBody,
+    RequestId,
 };
 pub use method::{Notification, Request};
 pub use raw::{Decoded, RawResult, answered_ids, decode_frame, invalid_request};

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use mcp_transport::RequestOptions;
-use mcp_types::RawParams;
 use mcp_types::Request;
 use mcp_types::lenient::EntryProblem;
 use mcp_types::tasks::{CreateTaskResult, TaskMetadata};
 use mcp_types::tools::{
     CallTool, CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, Tool,
 };
+use mcp_types::{ArgumentsError, RawParams};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -310,14 +310,23 @@ impl<A: Serialize> SendParams for CallParams<'_, A> {
     }
 
     fn write(&self) -> Result<Option<RawParams>, ClientError> {
-        // The arguments through a `Value` (a copy our writer then writes
-        // whole, where serde_json's serializer would look at every byte of
-        // a long string: 2.6 times the instructions of a 100 KiB call), the
-        // params around them written directly (no second map for them).
-        // Dropped as soon as the request is written: nothing of the
-        // arguments is held while the response is awaited.
-        let arguments = tool_arguments(self.name, &self.arguments)?.map(Value::Object);
-        Ok(Some(RawParams::tool_call(self.name, arguments.as_ref())))
+        // The arguments written straight from the caller's type into the
+        // request's buffer by our writer (no `Value` of them: a map node,
+        // its keys and a copy of each string; long strings are copied
+        // whole between escapes). Nothing of them is held while the
+        // response is awaited.
+        match RawParams::tool_call(self.name, &self.arguments) {
+            Ok(raw) => Ok(Some(raw)),
+            Err(ArgumentsError::NotAnObject { found }) => Err(ClientError::ArgumentsNotAnObject {
+                tool: self.name.to_owned(),
+                found,
+            }),
+            Err(ArgumentsError::Serialize(e)) => Err(ClientError::encode(CallTool::METHOD, e)),
+            Err(e) => Err(ClientError::encode(
+                CallTool::METHOD,
+                serde::ser::Error::custom(e),
+            )),
+        }
     }
 }
 

@@ -26,7 +26,7 @@ pub use envelope::{
 };
 pub use error_code::ErrorCode;
 pub use id::RequestId;
-pub use raw_params::RawParams;
+pub use raw_params::{ArgumentsError, RawParams};
 pub use request_body::RequestBody;
 
 pub(crate) use id::write_id;

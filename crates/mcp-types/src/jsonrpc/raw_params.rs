@@ -12,6 +12,7 @@ use bytes::Bytes;
 use serde::Serialize;
 
 use super::{RequestId, write_id};
+use crate::json_write::serializer;
 use crate::json_write::{first_special, string, trim_excess, value};
 
 /// Room kept in front of the params for
@@ -50,16 +51,18 @@ impl std::fmt::Debug for RawParams {
 }
 
 impl RawParams {
-    /// Serializes `params` (compact JSON). MCP params are objects; this does
-    /// not check it.
+    /// Serializes `params` (compact JSON, byte for byte what
+    /// `serde_json::to_vec` writes) with this crate's writer, which copies
+    /// long strings whole between escapes. MCP params are objects; this
+    /// does not check it.
     ///
     /// Errors: what `serde_json` reports for a value that does not
-    /// serialize (e.g. a map with non-string keys).
+    /// serialize (e.g. a map with keys that are not strings).
     pub fn to_json<T: Serialize + ?Sized>(params: &T) -> Result<Self, serde_json::Error> {
         // Room for the envelope and a small request without growing.
         let mut buf = Vec::with_capacity(HEADROOM + 256);
         buf.resize(HEADROOM, b' ');
-        serde_json::to_writer(&mut buf, params)?;
+        serializer::write(&mut buf, params)?;
         // Room for the request's closing `}`.
         trim_excess(&mut buf, 1);
         Ok(RawParams { buf })
@@ -67,23 +70,33 @@ impl RawParams {
 
     /// The params of a plain `tools/call` (MCP `CallToolRequestParams` with
     /// only `name` and `arguments`; spec: `server/tools` § Calling Tools):
-    /// `{"name":…,"arguments":…}`, without an `arguments` member when
-    /// `arguments` is `None`, written with this crate's writer as
-    /// [`RawParams::from_value`] writes. The same JSON value as `from_value`
-    /// of the params object, without building that object (a map, its two
-    /// keys and a copy of the name).
-    pub fn tool_call(name: &str, arguments: Option<&serde_json::Value>) -> Self {
+    /// `{"name":…,"arguments":…}`, the arguments written straight from the
+    /// caller's type by this crate's writer (byte for byte what
+    /// `serde_json::to_vec` writes for them; no `serde_json::Value` is
+    /// built). Arguments that serialize to `null` (`()`, `None`,
+    /// `Value::Null`) leave the `arguments` member out.
+    ///
+    /// Errors: [`ArgumentsError::NotAnObject`] for arguments that are
+    /// JSON of another type than an object, [`ArgumentsError::Serialize`]
+    /// for arguments that do not serialize.
+    pub fn tool_call<A: Serialize + ?Sized>(
+        name: &str,
+        arguments: &A,
+    ) -> Result<Self, ArgumentsError> {
         let mut buf = Vec::with_capacity(HEADROOM + 256);
         buf.resize(HEADROOM, b' ');
         buf.extend_from_slice(b"{\"name\":");
         string(&mut buf, name);
-        if let Some(arguments) = arguments {
-            buf.extend_from_slice(b",\"arguments\":");
-            value(&mut buf, arguments);
+        let without = buf.len();
+        buf.extend_from_slice(b",\"arguments\":");
+        match serializer::write(&mut buf, arguments)? {
+            "object" => {}
+            "null" => buf.truncate(without),
+            found => return Err(ArgumentsError::NotAnObject { found }),
         }
         buf.push(b'}');
         trim_excess(&mut buf, 1);
-        RawParams { buf }
+        Ok(RawParams { buf })
     }
 
     /// Writes `params` (compact JSON) with this crate's writer, which
@@ -158,6 +171,24 @@ impl RawParams {
     }
 }
 
+/// Why [`RawParams::tool_call`] could not write a `tools/call`'s arguments.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArgumentsError {
+    /// They serialize to JSON of another type than an object (MCP's
+    /// `arguments` is an object); `found` names that type as JSON Schema
+    /// does: `"array"`, `"string"`, `"number"` or `"boolean"`.
+    #[error("the arguments are a JSON {found}, not an object")]
+    NotAnObject {
+        /// The JSON type they serialized to.
+        found: &'static str,
+    },
+    /// They did not serialize (their `Serialize` failed, or a map key is
+    /// not a string, char, integer, boolean or finite float).
+    #[error("the arguments did not serialize: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
 /// The decimal digits of `n` (with its `-`), written at the end of `out`.
 fn decimal(n: i64, out: &mut [u8; 20]) -> &[u8] {
     let mut rest = n.unsigned_abs();
@@ -198,12 +229,52 @@ mod tests {
             if let Some(a) = &arguments {
                 object.insert("arguments".into(), a.clone());
             }
-            let written = RawParams::tool_call(name, arguments.as_ref());
+            let written = RawParams::tool_call(name, &arguments).unwrap();
             assert_eq!(
                 serde_json::from_slice::<Value>(written.json()).unwrap(),
                 Value::Object(object)
             );
         }
+    }
+
+    /// Arguments written from the caller's type: `null` leaves the member
+    /// out, an object is written as serde_json writes it (in the type's
+    /// own member order), anything else is refused with its JSON type.
+    #[test]
+    fn tool_call_takes_objects_and_no_arguments_and_refuses_the_rest() {
+        #[derive(Serialize)]
+        struct Add {
+            b: i64,
+            a: i64,
+        }
+        let written = RawParams::tool_call("add", &Add { b: 3, a: 2 }).unwrap();
+        assert_eq!(
+            written.json(),
+            br#"{"name":"add","arguments":{"b":3,"a":2}}"#
+        );
+        for none in [
+            RawParams::tool_call("t", &()).unwrap(),
+            RawParams::tool_call("t", &None::<Add>).unwrap(),
+            RawParams::tool_call("t", &Value::Null).unwrap(),
+        ] {
+            assert_eq!(none.json(), br#"{"name":"t"}"#);
+        }
+        for (arguments, found) in [
+            (json!([1, 2]), "array"),
+            (json!("text"), "string"),
+            (json!(3), "number"),
+            (json!(false), "boolean"),
+        ] {
+            match RawParams::tool_call("t", &arguments) {
+                Err(ArgumentsError::NotAnObject { found: f }) => assert_eq!(f, found),
+                other => panic!("{arguments}: {other:?}"),
+            }
+        }
+        let not_string_keys = std::collections::BTreeMap::from([(vec![1u8], 1)]);
+        assert!(matches!(
+            RawParams::tool_call("t", &not_string_keys),
+            Err(ArgumentsError::Serialize(_))
+        ));
     }
 
     #[test]
