@@ -35,12 +35,13 @@ mod support;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use mcp_auth::CallbackParams;
 use mcp_tests::oidc::{OidcPeers, browse, fetcher};
 use serde_json::Value;
+use support::tmux::{Pane, Tmux};
 use support::{Run, finish};
 
 /// Access token lifetime at the provider, in seconds: long enough for a
@@ -50,73 +51,12 @@ const TTL_SECS: u64 = 8;
 /// How many `mcp call` processes run at once after expiry.
 const CONCURRENT: usize = 10;
 
-struct Tmux {
-    socket: String,
-}
+/// How long a pane may take to show what is awaited: 60 s (a debug build
+/// and node peers on a loaded 2-core machine).
+const WAIT: Duration = Duration::from_secs(60);
 
-impl Tmux {
-    fn run(&self, args: &[&str]) -> bool {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-
-    /// The pane's text, wrapped lines joined.
-    fn screen(&self, session: &str) -> String {
-        Command::new("tmux")
-            .args([
-                "-L",
-                &self.socket,
-                "capture-pane",
-                "-p",
-                "-J",
-                "-t",
-                session,
-            ])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    }
-
-    fn wait_for(&self, session: &str, text: &str) -> bool {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if self.screen(session).contains(text) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        false
-    }
-
-    /// Starts `command` in a new session named `session`, 200 columns wide.
-    fn start(&self, session: &str, dir: &Path, command: &str) {
-        assert!(self.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "-c",
-            dir.to_str().unwrap(),
-            command
-        ]));
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
+/// The size of every pane: 200 columns, so that a URL stays on one line.
+const SIZE: (u16, u16) = (200, 50);
 
 /// The environment every `mcp` of the test runs with.
 struct Env {
@@ -125,6 +65,22 @@ struct Env {
 }
 
 impl Env {
+    /// A fresh directory named `name`, its logins in `credentials` below
+    /// it, and `servers.json` there naming the MCP server of `peers` `oidc`.
+    fn new(name: &str, peers: &OidcPeers) -> Env {
+        let dir = support::temp_dir(name);
+        std::fs::write(
+            dir.join("servers.json"),
+            serde_json::json!({"mcpServers": {"oidc": {"type": "http", "url": peers.mcp}}})
+                .to_string(),
+        )
+        .unwrap();
+        Env {
+            credentials: dir.join("credentials"),
+            dir,
+        }
+    }
+
     /// A shell prefix setting the same environment in a tmux pane.
     fn shell(&self) -> String {
         format!(
@@ -161,15 +117,11 @@ impl Env {
     }
 }
 
-/// The authorization URL a login printed on `session`'s pane, and the
-/// redirect URI it carries.
-fn printed_url(tmux: &Tmux, session: &str) -> (String, String) {
-    assert!(
-        tmux.wait_for(session, "Waiting for the browser"),
-        "{}",
-        tmux.screen(session)
-    );
-    let screen = tmux.screen(session);
+/// The authorization URL a login printed on `pane`, and the redirect URI
+/// it carries.
+fn printed_url(pane: &Pane<'_>) -> (String, String) {
+    assert!(pane.shows("Waiting for the browser"), "{}", pane.screen());
+    let screen = pane.screen();
     let url = screen
         .lines()
         .map(str::trim)
@@ -238,38 +190,27 @@ async fn get(url: &str) -> (u16, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::new("mcp-login-test", WAIT).map(Tmux::joined) else {
         return;
-    }
+    };
     let Some(peers) = OidcPeers::start(TTL_SECS) else {
         return;
     };
-    let dir = support::temp_dir("login-oidc");
-    let env = Env {
-        credentials: dir.join("credentials"),
-        dir: dir.clone(),
-    };
-    std::fs::write(
-        dir.join("servers.json"),
-        serde_json::json!({"mcpServers": {"oidc": {"type": "http", "url": peers.mcp}}}).to_string(),
-    )
-    .unwrap();
-    let tmux = Tmux {
-        socket: format!("mcp-login-test-{}", std::process::id()),
-    };
+    let env = Env::new("login-oidc", &peers);
+    let dir = env.dir.clone();
     let mut transcript: Vec<String> = Vec::new();
 
     // 1. The browser comes back to the loopback receiver.
-    tmux.start(
+    let login = tmux.start(
         "login",
+        SIZE,
         &dir,
         &format!(
             "{} --config servers.json login oidc --no-browser; echo EXIT=$?; sleep 60",
             env.shell()
         ),
     );
-    let (url, redirect) = printed_url(&tmux, "login");
+    let (url, redirect) = printed_url(&login);
     assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
     let mut forms = Vec::new();
     let back = browse(&url, &redirect, &mut forms).await.unwrap();
@@ -277,27 +218,28 @@ async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
     let (status, page) = get(&back).await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("close this tab"), "{page}");
-    assert!(tmux.wait_for("login", "EXIT=0"), "{}", tmux.screen("login"));
-    let screen = tmux.screen("login");
+    assert!(login.shows("EXIT=0"), "{}", login.screen());
+    let screen = login.screen();
     assert!(screen.contains("Logged in to oidc"), "{screen}");
     transcript.push(screen);
 
     // 2. Another account, the redirect URL pasted into the terminal.
-    tmux.start(
+    let paste = tmux.start(
         "paste",
+        SIZE,
         &dir,
         &format!(
             "{} --config servers.json login oidc --account second --no-browser; echo EXIT=$?; sleep 60",
             env.shell()
         ),
     );
-    let (url, redirect) = printed_url(&tmux, "paste");
+    let (url, redirect) = printed_url(&paste);
     let mut forms = Vec::new();
     let back = browse(&url, &redirect, &mut forms).await.unwrap();
-    assert!(tmux.run(&["send-keys", "-t", "paste", "-l", &back]));
-    assert!(tmux.run(&["send-keys", "-t", "paste", "Enter"]));
-    assert!(tmux.wait_for("paste", "EXIT=0"), "{}", tmux.screen("paste"));
-    transcript.push(tmux.screen("paste"));
+    assert!(paste.send(&["-l", &back]));
+    assert!(paste.send(&["Enter"]));
+    assert!(paste.shows("EXIT=0"), "{}", paste.screen());
+    transcript.push(paste.screen());
     let s = peers.stats().await;
     assert_eq!(s["authorization_code"], 2, "{s}");
     assert_eq!(s["registrations"], 1, "one client for the issuer: {s}");
@@ -324,17 +266,18 @@ async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
     assert_eq!(logins[0]["server"], "oidc", "the config name is an alias");
     let text = env.mcp(&["auth", "status"], &mut transcript);
     assert!(text.stdout.contains("expires in"), "{text:?}");
-    tmux.start(
+    let token = tmux.start(
         "token",
+        SIZE,
         &dir,
         &format!(
             "{} --config servers.json auth token oidc; echo EXIT=$?; sleep 60",
             env.shell()
         ),
     );
-    assert!(tmux.wait_for("token", "EXIT=2"), "{}", tmux.screen("token"));
-    assert!(tmux.screen("token").contains("refusing"));
-    transcript.push(tmux.screen("token"));
+    assert!(token.shows("EXIT=2"), "{}", token.screen());
+    assert!(token.screen().contains("refusing"));
+    transcript.push(token.screen());
 
     // The store: 0700, 0600 each, nothing else.
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
@@ -445,33 +388,21 @@ async fn login_in_a_terminal_then_calls_refresh_once_and_logout_revokes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// How often `text` appears on `session`'s screen.
-fn count_on_screen(tmux: &Tmux, session: &str, text: &str) -> usize {
-    tmux.screen(session).matches(text).count()
+/// How often `text` appears on `pane`'s screen.
+fn count_on_screen(pane: &Pane<'_>, text: &str) -> usize {
+    pane.screen().matches(text).count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_that_needs_a_login_offers_it_once_on_a_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::new("mcp-login-offer", WAIT).map(Tmux::joined) else {
         return;
-    }
+    };
     let Some(peers) = OidcPeers::start(600) else {
         return;
     };
-    let dir = support::temp_dir("login-offer");
-    let env = Env {
-        credentials: dir.join("credentials"),
-        dir: dir.clone(),
-    };
-    std::fs::write(
-        dir.join("servers.json"),
-        serde_json::json!({"mcpServers": {"oidc": {"type": "http", "url": peers.mcp}}}).to_string(),
-    )
-    .unwrap();
-    let tmux = Tmux {
-        socket: format!("mcp-login-offer-{}", std::process::id()),
-    };
+    let env = Env::new("login-offer", &peers);
+    let dir = env.dir.clone();
     let question = "Log in to oidc now? [Y/n]";
     // `BROWSER=true`: the browser the login opens is the test, not a real one.
     let call = |prefix: &str| {
@@ -495,18 +426,18 @@ async fn a_command_that_needs_a_login_offers_it_once_on_a_terminal() {
     assert!(!run.stderr.contains("Log in to"), "{run:?}");
 
     // Told never to ask.
-    tmux.start("never", &dir, &call("export MCP_NO_INPUT=1;"));
-    assert!(tmux.wait_for("never", "EXIT=3"), "{}", tmux.screen("never"));
-    assert_eq!(count_on_screen(&tmux, "never", question), 0);
-    assert!(tmux.screen("never").contains("login oidc"));
+    let never = tmux.start("never", SIZE, &dir, &call("export MCP_NO_INPUT=1;"));
+    assert!(never.shows("EXIT=3"), "{}", never.screen());
+    assert_eq!(count_on_screen(&never, question), 0);
+    assert!(never.screen().contains("login oidc"));
 
     // Told no: today's message, exit 3.
-    tmux.start("no", &dir, &call(""));
-    assert!(tmux.wait_for("no", question), "{}", tmux.screen("no"));
-    assert!(tmux.run(&["send-keys", "-t", "no", "n", "Enter"]));
-    assert!(tmux.wait_for("no", "EXIT=3"), "{}", tmux.screen("no"));
-    let screen = tmux.screen("no");
-    assert_eq!(count_on_screen(&tmux, "no", question), 1, "{screen}");
+    let no = tmux.start("no", SIZE, &dir, &call(""));
+    assert!(no.shows(question), "{}", no.screen());
+    assert!(no.send(&["n", "Enter"]));
+    assert!(no.shows("EXIT=3"), "{}", no.screen());
+    let screen = no.screen();
+    assert_eq!(count_on_screen(&no, question), 1, "{screen}");
     assert!(
         screen.contains("run `mcp --config servers.json login oidc`"),
         "{screen}"
@@ -514,18 +445,18 @@ async fn a_command_that_needs_a_login_offers_it_once_on_a_terminal() {
     assert_eq!(peers.stats().await["authorization_code"], 0);
 
     // Told yes (Enter): the login, then the command again.
-    tmux.start("yes", &dir, &call(""));
-    assert!(tmux.wait_for("yes", question), "{}", tmux.screen("yes"));
-    assert!(tmux.run(&["send-keys", "-t", "yes", "Enter"]));
-    let (url, redirect) = printed_url(&tmux, "yes");
+    let yes = tmux.start("yes", SIZE, &dir, &call(""));
+    assert!(yes.shows(question), "{}", yes.screen());
+    assert!(yes.send(&["Enter"]));
+    let (url, redirect) = printed_url(&yes);
     let mut forms = Vec::new();
     let back = browse(&url, &redirect, &mut forms).await.unwrap();
     let (status, page) = get(&back).await;
     assert_eq!(status, 200, "{page}");
-    assert!(tmux.wait_for("yes", "EXIT=0"), "{}", tmux.screen("yes"));
-    let screen = tmux.screen("yes");
+    assert!(yes.shows("EXIT=0"), "{}", yes.screen());
+    let screen = yes.screen();
     assert!(screen.contains("Logged in to oidc"), "{screen}");
-    assert_eq!(count_on_screen(&tmux, "yes", question), 1, "{screen}");
+    assert_eq!(count_on_screen(&yes, question), 1, "{screen}");
     assert_eq!(peers.stats().await["authorization_code"], 1);
 
     // The login is kept: the next run asks nothing.

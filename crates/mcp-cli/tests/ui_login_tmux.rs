@@ -21,117 +21,15 @@ mod support;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_auth::CallbackParams;
 use mcp_tests::oidc::{OidcPeers, browse, browse_device, fetcher};
+use support::tmux::Tmux;
 
 /// How long a screen may take to show what is awaited: 60 s (a debug
 /// build and node peers on a loaded 2-core machine).
 const WAIT: Duration = Duration::from_secs(60);
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> bool {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-
-    fn output(&self, args: &[&str]) -> String {
-        Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    }
-
-    fn screen(&self) -> String {
-        self.output(&["capture-pane", "-p", "-t", "ui"])
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            assert!(self.run(&["send-keys", "-t", "ui", k]), "send-keys {k}");
-            std::thread::sleep(Duration::from_millis(60));
-        }
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < WAIT,
-                "{text:?} never showed; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Starts `command` in a 120×35 window; the shell then prints the exit
-    /// code and the terminal's modes, and waits.
-    fn start(&self, dir: &Path, command: &str) {
-        let command = format!(
-            "cd '{dir}'; {command}; echo EXIT=$?; echo \"MODES: $(stty -a | tr ' ' '\\n' | grep -x -e '-*icanon' -e '-*echo' | tr '\\n' ' ')END\"; sleep 60",
-            dir = dir.display(),
-        );
-        let args = [
-            "new-session",
-            "-d",
-            "-s",
-            "ui",
-            "-x",
-            "120",
-            "-y",
-            "35",
-            command.as_str(),
-        ];
-        let start = Instant::now();
-        while !self.run(&args) {
-            assert!(start.elapsed() < WAIT, "tmux new-session failed");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// The explorer ended with 0 and the terminal is as it was.
-    fn assert_given_back(&self) {
-        self.wait_for("EXIT=0");
-        let screen = self.wait_for("END");
-        assert!(screen.contains("MODES: icanon echo END"), "{screen}");
-        let flags = self.output(&[
-            "display",
-            "-p",
-            "-t",
-            "ui",
-            "#{alternate_on} #{cursor_flag} #{mouse_any_flag}",
-        ]);
-        assert_eq!(
-            flags.trim(),
-            "0 1 0",
-            "alternate screen on, cursor hidden or mouse reported"
-        );
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
 
 /// The explorer's screen is whole: its tab line on top, nothing printed
 /// over it.
@@ -201,10 +99,9 @@ fn opened_url(dir: &Path) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_login_started_in_the_explorer_connects_the_server() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::new("mcp-ui-login", WAIT) else {
         return;
-    }
+    };
     let Some(peers) = OidcPeers::start(600) else {
         return;
     };
@@ -224,19 +121,16 @@ async fn a_login_started_in_the_explorer_connects_the_server() {
     )
     .unwrap();
     std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let tmux = Tmux {
-        socket: format!("mcp-ui-login-{}", std::process::id()),
-    };
     let mut screens = Vec::new();
 
     // The browser login.
-    tmux.start(&dir, &explorer(&dir, "credentials"));
-    let s = tmux.wait_for("oidc needs login");
+    let ui = tmux.start_ui(&dir, &explorer(&dir, "credentials"));
+    let s = ui.wait_for("oidc needs login");
     assert!(s.contains("L logs in here"), "{s}");
-    tmux.keys(&["L"]);
-    tmux.wait_for("log in to oidc in a browser");
+    ui.keys(&["L"]);
+    ui.wait_for("log in to oidc in a browser");
     let url = opened_url(&dir);
-    let s = tmux.wait_for("Waiting for the browser");
+    let s = ui.wait_for("Waiting for the browser");
     assert!(s.contains("To log in, open this URL in a browser"), "{s}");
     assert!(s.contains("paste the URL it ended on"), "{s}");
     assert_whole(&s);
@@ -258,23 +152,23 @@ async fn a_login_started_in_the_explorer_connects_the_server() {
         .await
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
-    let s = tmux.wait_for("Logged in to oidc");
+    let s = ui.wait_for("Logged in to oidc");
     assert_whole(&s);
     screens.push(s);
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("oidc connected");
-    tmux.keys(&["2"]);
-    screens.push(tmux.wait_for("whoami"));
-    tmux.keys(&["q"]);
-    tmux.assert_given_back();
-    assert!(tmux.run(&["kill-session", "-t", "ui"]));
+    ui.keys(&["Enter"]);
+    ui.wait_for("oidc connected");
+    ui.keys(&["2"]);
+    screens.push(ui.wait_for("whoami"));
+    ui.keys(&["q"]);
+    ui.assert_given_back(0, &["mouse_any_flag"]);
+    assert!(ui.run("kill-session", &[]));
     assert_eq!(peers.stats().await["authorization_code"], 1);
 
     // The device login, with no login stored yet.
-    tmux.start(&dir, &explorer(&dir, "credentials-device"));
-    tmux.wait_for("oidc needs login");
-    tmux.keys(&["D"]);
-    let s = tmux.wait_for("Waiting for the answer");
+    let ui = tmux.start_ui(&dir, &explorer(&dir, "credentials-device"));
+    ui.wait_for("oidc needs login");
+    ui.keys(&["D"]);
+    let s = ui.wait_for("Waiting for the answer");
     assert_whole(&s);
     let text = dialog_text(&s, "┌log in to oidc with a code on another device");
     let (uri, code) = text
@@ -285,12 +179,12 @@ async fn a_login_started_in_the_explorer_connects_the_server() {
     screens.push(s);
     let mut forms = Vec::new();
     browse_device(&uri, &code, &mut forms).await.unwrap();
-    let s = tmux.wait_for("Logged in to oidc");
+    let s = ui.wait_for("Logged in to oidc");
     screens.push(s);
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("oidc connected");
-    tmux.keys(&["q"]);
-    tmux.assert_given_back();
+    ui.keys(&["Enter"]);
+    ui.wait_for("oidc connected");
+    ui.keys(&["q"]);
+    ui.assert_given_back(0, &["mouse_any_flag"]);
 
     // No token on any screen.
     let everything = screens.join("\n");

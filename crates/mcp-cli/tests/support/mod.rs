@@ -1,4 +1,5 @@
-//! Runs the built `mcp` binary with a deadline and captures its output.
+//! Runs the built `mcp` binary with a deadline and captures its output;
+//! [`tmux`] runs it on a real terminal.
 #![allow(dead_code)]
 #![allow(
     clippy::unwrap_used,
@@ -10,6 +11,8 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+pub(crate) mod tmux;
 
 #[allow(unused_imports)] // each test file uses a subset
 pub(crate) use mcp_tests::temp_dir;
