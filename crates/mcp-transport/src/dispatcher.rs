@@ -63,8 +63,9 @@ pub struct Outgoing {
     /// The kind.
     pub kind: OutgoingKind,
     /// The method, for requests and notifications (HTTP 2026-07-28 sends it
-    /// in `Mcp-Method`).
-    pub method: Option<String>,
+    /// in `Mcp-Method`): borrowed for every request the schema names (its
+    /// `Request::METHOD`), so most messages carry it without an allocation.
+    pub method: Option<Cow<'static, str>>,
     /// The id, for requests and responses.
     pub id: Option<RequestId>,
     /// The compact JSON, without a trailing newline; serialized once.
@@ -370,7 +371,8 @@ impl Dispatcher {
         if !self.is_open() {
             return Err(self.closed_error());
         }
-        self.send_out(notification_message(method, params)).await
+        self.send_out(notification_message(Cow::Owned(method.to_owned()), params))
+            .await
     }
     /// Sends the response to a server request.
     pub(crate) async fn send_response(
@@ -468,17 +470,17 @@ impl Dispatcher {
 }
 
 /// A notification, serialized once, ready for [`Outbound::send`].
-fn notification_message(method: &str, params: Option<Value>) -> Outgoing {
+fn notification_message(method: Cow<'static, str>, params: Option<Value>) -> Outgoing {
     let body = Bytes::from(
         JsonRpcMessage::Notification(JsonRpcNotification {
-            method: method.to_owned(),
+            method: method.clone().into_owned(),
             params,
         })
         .to_vec(),
     );
     Outgoing {
         kind: OutgoingKind::Notification,
-        method: Some(method.to_owned()),
+        method: Some(method),
         id: None,
         body,
         metadata_headers: Vec::new(),

@@ -201,7 +201,7 @@ fn canonical_integer(id: &RequestId) -> Option<i64> {
 }
 
 /// `method` without an allocation when it is a request the schema names.
-fn method_name(method: &str) -> Cow<'static, str> {
+pub(crate) fn method_name(method: &str) -> Cow<'static, str> {
     match REQUEST_METHODS.iter().find(|m| **m == method) {
         Some(m) => Cow::Borrowed(m),
         None => Cow::Owned(method.to_owned()),
@@ -232,7 +232,7 @@ impl PendingTable {
     }
 
     /// Allocates the next id and registers a waiter for it.
-    pub(crate) fn register(&self, method: &str, want_progress: bool) -> Waiter {
+    pub(crate) fn register(&self, method: Cow<'static, str>, want_progress: bool) -> Waiter {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let (ptx, prx) = if want_progress {
@@ -244,7 +244,7 @@ impl PendingTable {
         self.lock().insert(
             id.clone(),
             Entry {
-                method: method_name(method),
+                method,
                 done: tx,
                 progress: ptx,
             },
@@ -358,8 +358,8 @@ mod tests {
     #[test]
     fn methods_are_kept_known_or_not() {
         let t = PendingTable::new();
-        let a = t.register("tools/call", false);
-        let b = t.register("x-vendor/custom", false);
+        let a = t.register(method_name("tools/call"), false);
+        let b = t.register(method_name("x-vendor/custom"), false);
         assert_eq!(t.method_of(&a.id).as_deref(), Some("tools/call"));
         assert!(matches!(method_name("tools/call"), Cow::Borrowed(_)));
         assert_eq!(t.method_of(&b.id).as_deref(), Some("x-vendor/custom"));
@@ -373,7 +373,9 @@ mod tests {
         assert_ne!(h(&RequestId::Number(1)), h(&RequestId::Number(2)));
         assert_ne!(h(&RequestId::Number(1)), h(&RequestId::from("1")));
         let t = PendingTable::new();
-        let ws: Vec<_> = (0..1000).map(|_| t.register("ping", false)).collect();
+        let ws: Vec<_> = (0..1000)
+            .map(|_| t.register(method_name("ping"), false))
+            .collect();
         for w in &ws {
             assert!(t.remove(&w.id));
         }
@@ -383,19 +385,19 @@ mod tests {
     #[test]
     fn ids_are_monotonic_and_unique() {
         let t = PendingTable::new();
-        let a = t.register("x", false);
-        let b = t.register("x", false);
+        let a = t.register(method_name("x"), false);
+        let b = t.register(method_name("x"), false);
         assert_eq!(a.id, RequestId::Number(0));
         assert_eq!(b.id, RequestId::Number(1));
         assert!(t.remove(&a.id));
-        let c = t.register("x", false);
+        let c = t.register(method_name("x"), false);
         assert_eq!(c.id, RequestId::Number(2), "ids are never reused");
     }
 
     #[tokio::test]
     async fn unknown_id_is_not_fatal() {
         let t = PendingTable::new();
-        let w = t.register("tools/list", false);
+        let w = t.register(method_name("tools/list"), false);
         assert!(
             !t.complete(
                 &RequestId::from("0"),
@@ -466,7 +468,7 @@ mod tests {
     #[test]
     fn string_echo_prefers_a_pending_string_id_and_never_goes_the_other_way() {
         let t = PendingTable::new();
-        let int = t.register("x", false);
+        let int = t.register(method_name("x"), false);
         assert_eq!(int.id, RequestId::Number(0));
         let mut as_string = register_as(&t, RequestId::from("0"));
         assert_eq!(
@@ -498,8 +500,8 @@ mod tests {
     #[tokio::test]
     async fn fail_all_reaches_every_waiter() {
         let t = PendingTable::new();
-        let a = t.register("a", false);
-        let b = t.register("b", false);
+        let a = t.register(method_name("a"), false);
+        let b = t.register(method_name("b"), false);
         t.fail_all(&TransportError::Cancelled);
         assert!(a.done.await.unwrap().unwrap_err().is_cancelled());
         assert!(b.done.await.unwrap().unwrap_err().is_cancelled());

@@ -42,6 +42,26 @@ async fn response_resolves_request() {
     assert_eq!(call.await.unwrap().unwrap(), json!({"tools":[]}));
 }
 
+/// A request the schema names carries its method borrowed (no allocation
+/// per message); another method is carried as it was given.
+#[tokio::test]
+async fn the_method_of_a_known_request_is_borrowed() {
+    let (d, mut out) = setup();
+    for (method, borrowed) in [("tools/call", true), ("x-vendor/custom", false)] {
+        let d2 = d.clone();
+        let call =
+            tokio::spawn(async move { d2.request(method, None, RequestOptions::default()).await });
+        let sent = out.recv().await.unwrap();
+        assert_eq!(sent.method.as_deref(), Some(method));
+        assert_eq!(
+            matches!(sent.method, Some(std::borrow::Cow::Borrowed(_))),
+            borrowed,
+            "{method}"
+        );
+        call.abort();
+    }
+}
+
 #[tokio::test]
 async fn out_of_order_responses_resolve_their_own_requests() {
     let (d, mut out) = setup();

@@ -6,6 +6,8 @@
 //! read through [`SessionHeaders`], so this file knows nothing of the
 //! connection that owns the session.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use http::header::{ACCEPT, ACCEPT_ENCODING, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
@@ -26,7 +28,7 @@ pub(crate) enum RequestKind {
     /// `metadata`: the request-metadata headers the protocol side computed,
     /// raw values, sent only when the revision's rules say so).
     Post {
-        method: Option<String>,
+        method: Option<Cow<'static, str>>,
         with_session: bool,
         metadata: Vec<(String, String)>,
     },

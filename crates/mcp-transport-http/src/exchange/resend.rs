@@ -42,7 +42,7 @@ pub(crate) fn safe_to_send_twice(kind: &RequestKind) -> bool {
         RequestKind::Post {
             method: Some(method),
             ..
-        } => method.starts_with("notifications/") || REPEATABLE.contains(&method.as_str()),
+        } => method.starts_with("notifications/") || REPEATABLE.contains(&method.as_ref()),
     }
 }
 
@@ -109,7 +109,7 @@ mod tests {
 
     fn post(method: &str) -> RequestKind {
         RequestKind::Post {
-            method: Some(method.to_owned()),
+            method: Some(method.to_owned().into()),
             with_session: true,
             metadata: Vec::new(),
         }

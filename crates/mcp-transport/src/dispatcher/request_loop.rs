@@ -13,6 +13,7 @@
 //! every request in flight on the connection is paused; the total cap
 //! (`max_total_timeout`) is moved by the same amount.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +28,7 @@ use super::{Dispatcher, Outgoing, OutgoingKind, notification_message};
 use crate::error::{TimeoutPhase, TransportError};
 use crate::options::{DEFAULT_REQUEST_TIMEOUT, Progress, RequestOptions};
 use crate::pause_clock::RequestClock;
+use crate::pending::method_name;
 
 /// A request's params: a value the dispatcher serializes, or params the
 /// caller serialized ([`RawParams`]), which the request is written around.
@@ -47,7 +49,9 @@ impl Dispatcher {
             return Err(self.closed_error());
         }
         let want_progress = options.progress.is_some();
-        let mut waiter = self.pending.register(method, want_progress);
+        // Borrowed for a method the schema names: no allocation.
+        let name = method_name(method);
+        let mut waiter = self.pending.register(name.clone(), want_progress);
         let id = waiter.id.clone();
         let progress_token = want_progress.then(|| [("progressToken", id.to_value())]);
         let meta_defaults = options.params_meta.as_deref().filter(|m| !m.is_empty());
@@ -105,7 +109,7 @@ impl Dispatcher {
         let mut due = deadline.and_then(|d| clock.instant_of(&self.pauses, d));
         let outgoing = Outgoing {
             kind: OutgoingKind::Request,
-            method: Some(method.to_owned()),
+            method: Some(name),
             id: Some(id.clone()),
             body,
             metadata_headers: options.metadata_headers.clone(),
@@ -248,7 +252,7 @@ fn send_cancelled(dispatcher: &Arc<Dispatcher>, id: &RequestId, reason: &str) {
         return;
     }
     let params = serde_json::json!({ "requestId": id, "reason": reason });
-    let message = notification_message("notifications/cancelled", Some(params));
+    let message = notification_message(Cow::Borrowed("notifications/cancelled"), Some(params));
     dispatcher.tap_sent(&message);
     let Err(message) = dispatcher.outbound.try_send_now(message) else {
         return;
