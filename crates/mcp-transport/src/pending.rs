@@ -17,15 +17,16 @@
 //! tokens are not matched so: a token of another type is another token.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, hash_map};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
 
 use mcp_types::REQUEST_METHODS;
 use mcp_types::RawResult;
 use mcp_types::RequestId;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::error::TransportError;
 use crate::options::Progress;
@@ -39,17 +40,32 @@ pub(crate) type Outcome = Result<RawResult, TransportError>;
 
 struct Entry {
     method: Cow<'static, str>,
-    done: oneshot::Sender<Outcome>,
+    slot: Slot,
     progress: Option<mpsc::Sender<Progress>>,
 }
 
-/// The waiter side of one registered request.
+/// Where a request's outcome waits for the request to take it.
+enum Slot {
+    /// No outcome yet; the waker of the request's task once it has polled.
+    Waiting(Option<Waker>),
+    /// The outcome, until the request takes it
+    /// ([`PendingTable::poll_outcome`]). An answered request is no longer
+    /// pending: it is not counted, nor answered twice, nor sent progress.
+    Done(Outcome),
+}
+
+impl Entry {
+    fn is_waiting(&self) -> bool {
+        matches!(self.slot, Slot::Waiting(_))
+    }
+}
+
+/// The waiter side of one registered request; its outcome is taken with
+/// [`PendingTable::poll_outcome`].
 #[derive(Debug)]
 pub(crate) struct Waiter {
     /// The id that was allocated.
     pub(crate) id: RequestId,
-    /// Resolves with the response, or the error that ended the request.
-    pub(crate) done: oneshot::Receiver<Outcome>,
     /// Progress updates, when progress was asked for.
     pub(crate) progress: Option<mpsc::Receiver<Progress>>,
 }
@@ -57,46 +73,89 @@ pub(crate) struct Waiter {
 /// The table. All operations take a short, uncontended-in-practice lock and
 /// never await while holding it.
 ///
-/// Per request it allocates only the oneshot channel (and the progress
-/// queue when asked): the method of a known MCP request is a `&'static
-/// str`, and ids are hashed with [`IdHasher`] (ids are our own monotonic
-/// integers, so a DoS-resistant hash buys nothing here).
+/// Per request it allocates nothing once the map has grown to the number
+/// of requests in flight (a progress queue when asked): the outcome waits
+/// in the request's entry rather than in a channel of its own, the method
+/// of a known MCP request is a `&'static str`, and ids are hashed with
+/// [`IdHasher`] (ids are our own monotonic integers, so a DoS-resistant
+/// hash buys nothing here).
 #[derive(Default)]
 pub(crate) struct PendingTable {
     next_id: AtomicI64,
-    entries: Mutex<HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>>,
-    /// The number of entries, written under the lock after every change,
-    /// so that the count is read without it: a transport asks for it on
-    /// every send (stdio writes a request straight away only when it is
-    /// alone in flight) and must not contend with the reader completing
-    /// responses.
+    entries: Mutex<Entries>,
+    /// The number of entries waiting for their outcome, written under the
+    /// lock after every change, so that the count is read without it: a
+    /// transport asks for it on every send (stdio writes a request
+    /// straight away only when it is alone in flight) and must not contend
+    /// with the reader completing responses.
     len: AtomicUsize,
 }
 
 type Map = HashMap<RequestId, Entry, BuildHasherDefault<IdHasher>>;
 
-/// The table's lock guard; it publishes the entry count when dropped.
+/// The entries, and how many of them hold an outcome not taken yet.
+#[derive(Default)]
+struct Entries {
+    map: Map,
+    answered: usize,
+}
+
+impl Entries {
+    /// Puts `outcome` in `id`'s entry when it waits for one and returns
+    /// the waker to wake once the lock is released; hands `outcome` back
+    /// when no entry waits on `id` (unknown, already answered).
+    fn deliver(&mut self, id: &RequestId, outcome: Outcome) -> Result<Option<Waker>, Outcome> {
+        let Some(slot) = self.map.get_mut(id).map(|e| &mut e.slot) else {
+            return Err(outcome);
+        };
+        let Slot::Waiting(waker) = slot else {
+            return Err(outcome);
+        };
+        let waker = waker.take();
+        *slot = Slot::Done(outcome);
+        self.answered += 1;
+        Ok(waker)
+    }
+
+    /// Forgets `id`'s entry; returns it.
+    fn remove(&mut self, id: &RequestId) -> Option<Entry> {
+        let entry = self.map.remove(id)?;
+        if !entry.is_waiting() {
+            self.answered -= 1;
+        }
+        Some(entry)
+    }
+
+    /// The entry of `id` when it still waits for its outcome.
+    fn waiting(&self, id: &RequestId) -> Option<&Entry> {
+        self.map.get(id).filter(|e| e.is_waiting())
+    }
+}
+
+/// The table's lock guard; it publishes the count of waiting entries when
+/// dropped.
 struct Locked<'a> {
-    map: std::sync::MutexGuard<'a, Map>,
+    entries: std::sync::MutexGuard<'a, Entries>,
     len: &'a AtomicUsize,
 }
 
 impl std::ops::Deref for Locked<'_> {
-    type Target = Map;
-    fn deref(&self) -> &Map {
-        &self.map
+    type Target = Entries;
+    fn deref(&self) -> &Entries {
+        &self.entries
     }
 }
 
 impl std::ops::DerefMut for Locked<'_> {
-    fn deref_mut(&mut self) -> &mut Map {
-        &mut self.map
+    fn deref_mut(&mut self) -> &mut Entries {
+        &mut self.entries
     }
 }
 
 impl Drop for Locked<'_> {
     fn drop(&mut self) {
-        self.len.store(self.map.len(), Ordering::Release);
+        let waiting = self.entries.map.len() - self.entries.answered;
+        self.len.store(waiting, Ordering::Release);
     }
 }
 
@@ -226,7 +285,7 @@ impl PendingTable {
         // A panic while holding this lock cannot leave the map inconsistent
         // (every operation is a single insert/remove), so poison is ignored.
         Locked {
-            map: self.entries.lock().unwrap_or_else(|p| p.into_inner()),
+            entries: self.entries.lock().unwrap_or_else(|p| p.into_inner()),
             len: &self.len,
         }
     }
@@ -234,39 +293,75 @@ impl PendingTable {
     /// Allocates the next id and registers a waiter for it.
     pub(crate) fn register(&self, method: Cow<'static, str>, want_progress: bool) -> Waiter {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
         let (ptx, prx) = if want_progress {
             let (a, b) = mpsc::channel(PROGRESS_QUEUE);
             (Some(a), Some(b))
         } else {
             (None, None)
         };
-        self.lock().insert(
+        self.lock().map.insert(
             id.clone(),
             Entry {
                 method,
-                done: tx,
+                slot: Slot::Waiting(None),
                 progress: ptx,
             },
         );
-        Waiter {
-            id,
-            done: rx,
-            progress: prx,
+        Waiter { id, progress: prx }
+    }
+
+    /// The outcome of request `id` once it has one (taken: the entry is
+    /// forgotten); `Ready(None)` when the entry is gone without one (it
+    /// was removed). Until then the task's waker is kept for the outcome
+    /// to wake.
+    pub(crate) fn poll_outcome(
+        &self,
+        id: &RequestId,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Outcome>> {
+        let mut entries = self.lock();
+        // One lookup for both cases (our ids are integers: the key's copy
+        // allocates nothing).
+        let hash_map::Entry::Occupied(mut entry) = entries.map.entry(id.clone()) else {
+            return Poll::Ready(None);
+        };
+        if let Slot::Waiting(waker) = &mut entry.get_mut().slot {
+            match waker {
+                Some(w) if w.will_wake(cx.waker()) => {}
+                _ => *waker = Some(cx.waker().clone()),
+            }
+            return Poll::Pending;
+        }
+        let slot = entry.remove().slot;
+        entries.answered -= 1;
+        match slot {
+            Slot::Done(outcome) => Poll::Ready(Some(outcome)),
+            Slot::Waiting(_) => Poll::Ready(None),
+        }
+    }
+
+    /// Forgets request `id` and returns its outcome, when one arrived and
+    /// was not taken yet.
+    pub(crate) fn take(&self, id: &RequestId) -> Option<Outcome> {
+        match self.lock().remove(id)?.slot {
+            Slot::Done(outcome) => Some(outcome),
+            Slot::Waiting(_) => None,
         }
     }
 
     /// Delivers an outcome to request `id`. Returns `false` when no request
     /// waits on `id` (unknown, already answered, timed out or cancelled).
     pub(crate) fn complete(&self, id: &RequestId, outcome: Outcome) -> bool {
-        let entry = self.lock().remove(id);
-        match entry {
-            Some(e) => {
-                // The waiter may have gone away a moment ago; that is fine.
-                let _ = e.done.send(outcome);
+        // The lock is released before the request's task is woken.
+        let delivered = self.lock().deliver(id, outcome);
+        match delivered {
+            Ok(waker) => {
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
                 true
             }
-            None => false,
+            Err(_) => false,
         }
     }
 
@@ -274,47 +369,45 @@ impl PendingTable {
     /// described in the [module docs](self): exactly, or a string echo of
     /// one of our integer ids. Says which.
     pub(crate) fn complete_response(&self, id: &RequestId, outcome: Outcome) -> IdMatch {
-        let (entry, how) = {
-            let mut map = self.lock();
-            match map.remove(id) {
-                Some(e) => (Some(e), IdMatch::Exact),
-                None => match canonical_integer(id) {
-                    Some(n) => (map.remove(&RequestId::Number(n)), IdMatch::IntegerAsString),
-                    None => (None, IdMatch::Unknown),
+        let (how, waker) = {
+            let mut entries = self.lock();
+            match entries.deliver(id, outcome) {
+                Ok(waker) => (IdMatch::Exact, waker),
+                Err(outcome) => match canonical_integer(id)
+                    .and_then(|n| entries.deliver(&RequestId::Number(n), outcome).ok())
+                {
+                    Some(waker) => (IdMatch::IntegerAsString, waker),
+                    None => (IdMatch::Unknown, None),
                 },
             }
         };
-        match entry {
-            Some(e) => {
-                // The waiter may have gone away a moment ago; that is fine.
-                let _ = e.done.send(outcome);
-                how
-            }
-            None => IdMatch::Unknown,
+        if let Some(waker) = waker {
+            waker.wake();
         }
+        how
     }
 
     /// The method of the pending request a response id `id` answers, matched
     /// as [`complete_response`](Self::complete_response) matches it.
     pub(crate) fn method_of_response(&self, id: &RequestId) -> Option<String> {
-        let map = self.lock();
-        let entry = map
-            .get(id)
-            .or_else(|| canonical_integer(id).and_then(|n| map.get(&RequestId::Number(n))));
+        let entries = self.lock();
+        let entry = entries
+            .waiting(id)
+            .or_else(|| canonical_integer(id).and_then(|n| entries.waiting(&RequestId::Number(n))));
         entry.map(|e| e.method.to_string())
     }
 
     /// The method of pending request `id`.
     #[cfg(test)]
     pub(crate) fn method_of(&self, id: &RequestId) -> Option<String> {
-        self.lock().get(id).map(|e| e.method.to_string())
+        self.lock().waiting(id).map(|e| e.method.to_string())
     }
 
     /// Hands a progress update to request `token`, when it asked for
     /// progress. Returns `false` when no pending request has that token.
     pub(crate) fn progress(&self, token: &RequestId, update: Progress) -> bool {
         let guard = self.lock();
-        match guard.get(token).and_then(|e| e.progress.as_ref()) {
+        match guard.waiting(token).and_then(|e| e.progress.as_ref()) {
             Some(tx) => {
                 if tx.try_send(update).is_err() {
                     tracing::debug!(%token, "progress queue full; update dropped");
@@ -332,9 +425,26 @@ impl PendingTable {
 
     /// Fails every pending request with `error` (connection closed).
     pub(crate) fn fail_all(&self, error: &TransportError) {
-        let drained: Vec<Entry> = self.lock().drain().map(|(_, e)| e).collect();
-        for e in drained {
-            let _ = e.done.send(Err(error.clone()));
+        let wakers: Vec<Waker> = {
+            let mut entries = self.lock();
+            let mut failed = 0;
+            let wakers = entries
+                .map
+                .values_mut()
+                .filter(|e| e.is_waiting())
+                .filter_map(|e| {
+                    failed += 1;
+                    match std::mem::replace(&mut e.slot, Slot::Done(Err(error.clone()))) {
+                        Slot::Waiting(waker) => waker,
+                        Slot::Done(_) => None,
+                    }
+                })
+                .collect();
+            entries.answered += failed;
+            wakers
+        };
+        for waker in wakers {
+            waker.wake();
         }
     }
 
@@ -409,7 +519,12 @@ mod tests {
             &w.id,
             Ok(RawResult::from_value(&serde_json::Value::Bool(true)))
         ));
-        assert_eq!(w.done.await.unwrap().unwrap().as_bytes(), b"true");
+        assert_eq!(t.len(), 0, "an answered request is not pending");
+        assert_eq!(
+            outcome(&t, &w.id).await.unwrap().unwrap().as_bytes(),
+            b"true"
+        );
+        assert_eq!(outcome(&t, &w.id).await.map(|_| ()), None, "taken once");
         assert!(
             !t.complete(
                 &RequestId::Number(0),
@@ -421,17 +536,25 @@ mod tests {
 
     /// Registers a waiter under an id of our choosing (the table itself only
     /// issues integers), to check how string ids are matched.
-    fn register_as(t: &PendingTable, id: RequestId) -> oneshot::Receiver<Outcome> {
-        let (tx, rx) = oneshot::channel();
-        t.lock().insert(
+    fn register_as(t: &PendingTable, id: RequestId) {
+        t.lock().map.insert(
             id,
             Entry {
                 method: method_name("x"),
-                done: tx,
+                slot: Slot::Waiting(None),
                 progress: None,
             },
         );
-        rx
+    }
+
+    /// The outcome of `id`, once it has one.
+    async fn outcome(t: &PendingTable, id: &RequestId) -> Option<Outcome> {
+        std::future::poll_fn(|cx| t.poll_outcome(id, cx)).await
+    }
+
+    /// `true` when `id` has an outcome waiting to be taken.
+    fn answered(t: &PendingTable, id: &RequestId) -> bool {
+        t.lock().map.get(id).is_some_and(|e| !e.is_waiting())
     }
 
     fn ok() -> Outcome {
@@ -470,12 +593,12 @@ mod tests {
         let t = PendingTable::new();
         let int = t.register(method_name("x"), false);
         assert_eq!(int.id, RequestId::Number(0));
-        let mut as_string = register_as(&t, RequestId::from("0"));
+        register_as(&t, RequestId::from("0"));
         assert_eq!(
             t.complete_response(&RequestId::from("0"), ok()),
             IdMatch::Exact
         );
-        assert!(as_string.try_recv().is_ok(), "the string id got it");
+        assert!(answered(&t, &RequestId::from("0")), "the string id got it");
         assert_eq!(t.len(), 1, "the integer id still waits");
         assert_eq!(
             t.complete_response(&RequestId::from("0"), ok()),
@@ -483,18 +606,62 @@ mod tests {
         );
         assert!(t.is_empty());
 
-        let mut named = register_as(&t, RequestId::from("5"));
+        register_as(&t, RequestId::from("5"));
         assert_eq!(
             t.complete_response(&RequestId::Number(5), ok()),
             IdMatch::Unknown,
             "a number does not answer a string id"
         );
-        assert!(named.try_recv().is_err());
+        assert!(!answered(&t, &RequestId::from("5")));
         assert_eq!(t.method_of_response(&RequestId::Number(5)), None);
         assert_eq!(
             t.method_of_response(&RequestId::from("5")).as_deref(),
             Some("x")
         );
+    }
+
+    /// A request waiting for its outcome is woken by it; an answered
+    /// request is not pending any more (not counted, not answered twice,
+    /// sent no progress), and forgetting it takes its outcome along.
+    #[tokio::test]
+    async fn an_outcome_wakes_its_request_and_ends_its_pending() {
+        let t = std::sync::Arc::new(PendingTable::new());
+        let w = t.register(method_name("tools/call"), true);
+        let id = w.id.clone();
+        let waiting = {
+            let t = t.clone();
+            let id = id.clone();
+            tokio::spawn(async move { outcome(&t, &id).await })
+        };
+        tokio::task::yield_now().await;
+        assert_eq!(t.len(), 1);
+        assert!(t.complete(&id, ok()));
+        assert!(!t.complete(&id, ok()), "answered once");
+        assert_eq!(
+            t.complete_response(&RequestId::from("0"), ok()),
+            IdMatch::Unknown
+        );
+        assert_eq!(t.method_of_response(&id), None);
+        let update = Progress {
+            progress: 1.0,
+            total: None,
+            message: None,
+        };
+        assert!(!t.progress(&id, update), "no progress once answered");
+        assert!(waiting.await.unwrap().unwrap().is_ok());
+        assert!(t.lock().map.is_empty());
+
+        let w = t.register(method_name("tools/call"), false);
+        assert!(t.complete(&w.id, ok()));
+        assert!(t.take(&w.id).unwrap().is_ok());
+        let w = t.register(method_name("tools/call"), false);
+        assert!(t.take(&w.id).is_none(), "no outcome to take");
+        // Dropped after its answer arrived, before it took it.
+        let w = t.register(method_name("tools/call"), false);
+        assert!(t.complete(&w.id, ok()));
+        assert!(t.remove(&w.id));
+        assert!(t.lock().map.is_empty());
+        assert_eq!(t.lock().answered, 0);
     }
 
     #[tokio::test]
@@ -503,8 +670,21 @@ mod tests {
         let a = t.register(method_name("a"), false);
         let b = t.register(method_name("b"), false);
         t.fail_all(&TransportError::Cancelled);
-        assert!(a.done.await.unwrap().unwrap_err().is_cancelled());
-        assert!(b.done.await.unwrap().unwrap_err().is_cancelled());
-        assert!(t.is_empty());
+        assert!(t.is_empty(), "failed requests are not pending");
+        assert!(
+            outcome(&t, &a.id)
+                .await
+                .unwrap()
+                .unwrap_err()
+                .is_cancelled()
+        );
+        assert!(
+            outcome(&t, &b.id)
+                .await
+                .unwrap()
+                .unwrap_err()
+                .is_cancelled()
+        );
+        assert!(t.lock().map.is_empty(), "every outcome was taken");
     }
 }

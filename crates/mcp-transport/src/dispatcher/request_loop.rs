@@ -143,7 +143,7 @@ impl Dispatcher {
         loop {
             tokio::select! {
                 biased;
-                outcome = &mut waiter.done => {
+                outcome = std::future::poll_fn(|cx| self.pending.poll_outcome(&id, cx)) => {
                     guard.armed = false;
                     // Progress that arrived before the response is delivered
                     // first, so the sink sees every update in order.
@@ -153,18 +153,19 @@ impl Dispatcher {
                         }
                     }
                     return match outcome {
-                        Ok(outcome) => outcome,
-                        // The entry was dropped without an outcome: only close does that.
-                        Err(_) => Err(self.closed_error()),
+                        Some(outcome) => outcome,
+                        // The entry went without an outcome: nothing but
+                        // this loop removes it, so this is not expected;
+                        // the connection's state is the best answer.
+                        None => Err(self.closed_error()),
                     };
                 }
                 result = &mut send, if !sent => {
                     sent = true;
                     if let Err(e) = result {
                         guard.armed = false;
-                        self.pending.remove(&id);
                         // A response may have raced the error in.
-                        if let Ok(outcome) = waiter.done.try_recv() {
+                        if let Some(outcome) = self.pending.take(&id) {
                             return outcome;
                         }
                         return Err(e);
