@@ -163,13 +163,21 @@ pub(crate) fn trim_excess(out: &mut Vec<u8>, room: usize) {
     }
 }
 
+/// Bytes reserved past a string for what closes the message after it
+/// (`}` of the arguments, the params and the request; a `,"k":v` or two).
+const CLOSING_ROOM: usize = 32;
+
 /// A JSON string with serde_json's escapes: `\\"`, `\\\\`, `\\b`, `\\t`,
 /// `\\n`, `\\f`, `\\r`, other controls as `\\u00xx`; nothing else.
 /// The runs between escapes are found with [`first_special`] and copied
 /// whole.
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     let mut rest = s.as_bytes();
-    out.reserve(rest.len() + 2);
+    // Its quotes, and room for the few bytes that close a message after
+    // it: a long string grows the buffer once, to about its size, and the
+    // closing braces do not double it again (a transient copy of a 100 KiB
+    // argument, then given back by `trim_excess`).
+    out.reserve(rest.len() + 2 + CLOSING_ROOM);
     out.push(b'"');
     while let Some((run, special)) = first_special(rest).and_then(|at| rest.split_at_checked(at)) {
         out.extend_from_slice(run);
@@ -225,6 +233,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A long string grows the buffer once, with room for the bytes that
+    /// close the message after it: they do not double it again.
+    #[test]
+    fn a_long_string_leaves_room_for_the_message_to_close() {
+        let mut out = Vec::with_capacity(384);
+        out.extend_from_slice(&[b' '; 200]);
+        string(&mut out, &"t".repeat(100 * 1024));
+        let grown = out.capacity();
+        out.extend_from_slice(b"}}}}");
+        assert_eq!(out.capacity(), grown, "the closing bytes grew the buffer");
     }
 
     /// `first_special` (blocks, then words, then bytes) against a byte
