@@ -18,7 +18,7 @@ use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::LegacyLink;
-use crate::post::post;
+use crate::post::{post, shared_body};
 use crate::redact::redact_url;
 use crate::shared::Shared;
 use crate::url::{resolve, same_origin};
@@ -89,14 +89,14 @@ pub(crate) async fn open(
 pub(crate) async fn send(
     shared: &Shared,
     link: &LegacyLink,
-    message: Outgoing,
+    mut message: Outgoing,
 ) -> Result<(), TransportError> {
     let kind = RequestKind::Post {
         method: message.method.clone(),
         with_session: false,
         metadata: Vec::new(),
     };
-    let request = HttpRequest::new(link.endpoint.clone(), message.body.clone(), kind);
+    let request = HttpRequest::new(link.endpoint.clone(), shared_body(&mut message), kind);
     let (reply, deadline) = post(shared, &request, &message).await?;
     if !reply.response.status().is_success() {
         return Err(http_error(shared, reply, message.id.as_ref(), deadline).await);

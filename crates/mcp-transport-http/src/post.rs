@@ -4,12 +4,22 @@
 //! timeout. Both transports (Streamable HTTP and the legacy endpoint) post
 //! through it.
 
-use mcp_transport::{Outgoing, OutgoingKind, TimeoutPhase, TransportError};
+use bytes::Bytes;
+use mcp_transport::{Body, Outgoing, OutgoingKind, TimeoutPhase, TransportError};
 use tokio::time::Instant;
 
 use crate::errors::timeout;
 use crate::exchange::{HttpRequest, Reply};
 use crate::shared::Shared;
+
+/// `message`'s body as the shared [`Bytes`] of its exchange (held for a
+/// redirect or an authorization retry), left in `message` shared too (the
+/// legacy fallback sends the same bytes): one conversion, no copy.
+pub(crate) fn shared_body(message: &mut Outgoing) -> Bytes {
+    let body = std::mem::take(&mut message.body).into_bytes();
+    message.body = Body::from(body.clone());
+    body
+}
 
 /// Sends `request` for `message`; the reply and, for a notification or a
 /// response, the deadline that also bounds reading an error body.

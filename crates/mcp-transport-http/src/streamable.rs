@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use bytes::Bytes;
 use mcp_transport::{
-    CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
+    Body, CloseReason, Dispatcher, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
 };
 use mcp_types::RequestId;
 
@@ -20,7 +20,7 @@ use crate::event_stream::{EventStream, Next, carries_message};
 use crate::exchange::{HttpRequest, RequestKind};
 use crate::media::{Media, classify};
 use crate::mode::ModeState;
-use crate::post::post;
+use crate::post::{post, shared_body};
 use crate::shared::Shared;
 use crate::{legacy, listener};
 
@@ -50,7 +50,7 @@ pub(crate) async fn send(
         with_session: !is_initialize,
         metadata: message.metadata_headers.clone(),
     };
-    let request = HttpRequest::new(shared.url.clone(), message.body.clone(), kind);
+    let request = HttpRequest::new(shared.url.clone(), shared_body(&mut message), kind);
     let (reply, deadline) = post(shared, &request, &message).await?;
     let status = reply.response.status();
     if undecided {
@@ -72,7 +72,7 @@ pub(crate) async fn send(
     // Accepted: the request's bytes are never sent again (redirects and
     // the auth hook's retries come before a 2xx), so they are freed now
     // rather than held while a large reply is read.
-    message.body = Bytes::new();
+    message.body = Body::default();
     let Some(id) = message
         .id
         .clone()

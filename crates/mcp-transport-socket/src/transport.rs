@@ -8,9 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use mcp_transport::{
-    CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
+    Body, CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
     TimeoutPhase, Transport, TransportError, TransportEvents, WireTap,
 };
 use mcp_transport_stdio::framing::{Frame, LineFramer, sniff_id};
@@ -92,7 +91,7 @@ impl SocketConfig {
 
 /// Hands each message to the writer task, in order, whole.
 struct SocketOutbound {
-    tx: mpsc::Sender<Bytes>,
+    tx: mpsc::Sender<Body>,
 }
 
 #[async_trait]
@@ -264,7 +263,7 @@ fn io_error(error: std::io::Error, address: &SocketAddress) -> TransportError {
 /// stream); on `abort` it stops at once.
 async fn write_loop(
     write: impl AsyncWrite + Send,
-    mut rx: mpsc::Receiver<Bytes>,
+    mut rx: mpsc::Receiver<Body>,
     dispatcher: Arc<Dispatcher>,
     closing: CancellationToken,
     abort: CancellationToken,

@@ -6,9 +6,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use bytes::{Buf, Bytes};
 use mcp_transport::{
-    CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
+    Body, CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, TimeoutPhase, TransportError,
 };
 use tokio::io::AsyncWrite;
 use tokio::process::ChildStdin;
@@ -25,7 +24,7 @@ use crate::signals::Signals;
 /// vectored write: a `write` per message would cost a system call (and
 /// often a wake-up of the server) for each.
 pub(crate) struct StdioOutbound {
-    pub(crate) tx: mpsc::Sender<Bytes>,
+    pub(crate) tx: mpsc::Sender<Body>,
     pub(crate) gate: Arc<WriteGate>,
 }
 
@@ -36,7 +35,7 @@ enum Route {
     Done,
     /// These bytes (all of the message, or what a short write left) wait
     /// for the writer task; they are counted in [`WriteGate`] already.
-    Queue(Bytes),
+    Queue(Body),
 }
 
 /// Orders direct writes against the writer task: a message may be written
@@ -88,10 +87,10 @@ impl WriteGate {
     /// under the same guard.
     fn route(
         &self,
-        body: Bytes,
+        mut body: Body,
         alone: bool,
-        push: impl FnOnce(Bytes) -> Result<(), Bytes>,
-    ) -> Result<Route, Bytes> {
+        push: impl FnOnce(Body) -> Result<(), Body>,
+    ) -> Result<Route, Body> {
         let mut state = self.lock();
         #[cfg(unix)]
         if alone
@@ -107,7 +106,8 @@ impl WriteGate {
                 Err(_) => 0,
             };
             state.queued += 1;
-            return match push(body.slice(written..)) {
+            body.advance(written);
+            return match push(body) {
                 Ok(()) => Ok(Route::Done),
                 Err(rest) => {
                     state.queued -= 1;
@@ -213,7 +213,7 @@ impl Outbound for StdioOutbound {
     /// Writes the message directly, or queues it when the writer queue has
     /// room (never waits).
     fn try_send_now(&self, message: Outgoing) -> Result<(), Outgoing> {
-        let push = |rest: Bytes| self.tx.try_send(rest).map_err(|e| e.into_inner());
+        let push = |rest: Body| self.tx.try_send(rest).map_err(|e| e.into_inner());
         // Called from `Drop`, without the dispatcher: written straight away
         // when nothing is queued, as a lone message would be.
         match self.gate.route(message.body.clone(), true, push) {
@@ -259,7 +259,7 @@ fn alone_in_flight(kind: OutgoingKind, dispatcher: &Dispatcher) -> bool {
 /// write directly only while this queue is empty ([`WriteGate`]).
 pub(crate) async fn write_loop(
     mut stdin: ChildStdin,
-    mut rx: mpsc::Receiver<Bytes>,
+    mut rx: mpsc::Receiver<Body>,
     gate: Arc<WriteGate>,
     signals: Signals,
     label: Arc<str>,
@@ -325,7 +325,7 @@ const SLICES: usize = 2 * BATCH_MESSAGES;
 #[derive(Default)]
 struct Batch {
     /// Bodies and newlines, in order.
-    parts: std::collections::VecDeque<Bytes>,
+    parts: std::collections::VecDeque<Body>,
     /// Bytes in `parts`.
     bytes: usize,
     /// Messages in `parts`.
@@ -333,11 +333,11 @@ struct Batch {
 }
 
 impl Batch {
-    fn push(&mut self, body: Bytes) {
+    fn push(&mut self, body: Body) {
         self.bytes += body.len() + 1;
         self.messages += 1;
         self.parts.push_back(body);
-        self.parts.push_back(Bytes::from_static(b"\n"));
+        self.parts.push_back(Body::from(&b"\n"[..]));
     }
 
     fn is_full(&self) -> bool {

@@ -37,6 +37,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::body::Body;
 use crate::error::{CloseReason, TransportError};
 use crate::event::{EVENTS_CAPACITY, TransportEvent, TransportEvents};
 use crate::options::RequestOptions;
@@ -68,8 +69,9 @@ pub struct Outgoing {
     pub method: Option<Cow<'static, str>>,
     /// The id, for requests and responses.
     pub id: Option<RequestId>,
-    /// The compact JSON, without a trailing newline; serialized once.
-    pub body: Bytes,
+    /// The compact JSON, without a trailing newline; serialized once, and
+    /// kept in the buffer it was written in (see [`Body`]).
+    pub body: Body,
     /// HTTP request-metadata headers of a request (from
     /// [`RequestOptions::metadata_headers`]: `Mcp-Name`, `Mcp-Param-*`, raw
     /// values); empty for notifications and responses. Transports without
@@ -383,7 +385,7 @@ impl Dispatcher {
         if !self.is_open() {
             return Err(self.closed_error());
         }
-        let body = Bytes::from(
+        let body = Body::from(
             JsonRpcMessage::Response(JsonRpcResponse {
                 id: Some(id.clone()),
                 outcome,
@@ -471,7 +473,7 @@ impl Dispatcher {
 
 /// A notification, serialized once, ready for [`Outbound::send`].
 fn notification_message(method: Cow<'static, str>, params: Option<Value>) -> Outgoing {
-    let body = Bytes::from(
+    let body = Body::from(
         JsonRpcMessage::Notification(JsonRpcNotification {
             method: method.clone().into_owned(),
             params,

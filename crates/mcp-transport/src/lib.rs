@@ -147,6 +147,7 @@
 //! outside a runtime it is logged instead.
 
 mod backoff;
+mod body;
 pub mod bom;
 mod dispatcher;
 mod error;
@@ -160,6 +161,7 @@ pub mod testkit;
 mod transport;
 
 pub use backoff::{Backoff, BackoffError};
+pub use body::Body;
 pub use dispatcher::{
     Dispatcher, Outbound, Outgoing, OutgoingKind, SKIPPED_WARNING_WINDOW,
     SKIPPED_WARNINGS_PER_WINDOW,

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use mcp_transport::testkit::{self, Harness, HarnessError, Rule, StreamPeer};
 use mcp_transport::{
-    CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
+    Body, CloseReason, Dispatcher, Outbound, Outgoing, OutgoingKind, RawResult, RequestOptions,
     Transport, TransportError, TransportEvents, WireTap,
 };
 use mcp_types::RawParams;
@@ -35,7 +35,7 @@ struct Faults {
 
 /// Queues each message for the writer task.
 struct LineOut {
-    tx: mpsc::Sender<Bytes>,
+    tx: mpsc::Sender<Body>,
     answer_twice: bool,
 }
 
@@ -68,7 +68,7 @@ struct LineTransport {
 impl LineTransport {
     fn new(stream: DuplexStream, faults: Faults) -> Self {
         let (read, mut write) = tokio::io::split(stream);
-        let (tx, mut rx) = mpsc::channel::<Bytes>(64);
+        let (tx, mut rx) = mpsc::channel::<Body>(64);
         let dispatcher = Dispatcher::new(
             Arc::new(LineOut {
                 tx,

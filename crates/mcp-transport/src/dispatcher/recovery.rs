@@ -133,7 +133,7 @@ impl Dispatcher {
         if !self.is_open() {
             return;
         }
-        let body = Bytes::from(
+        let body = crate::body::Body::from(
             JsonRpcMessage::Response(JsonRpcResponse {
                 id: id.clone(),
                 outcome: Err(JsonRpcError::new(

@@ -17,7 +17,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use mcp_types::{RawParams, RequestBody};
 use mcp_types::{RawResult, RequestId};
 use serde_json::Value;
@@ -25,6 +24,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{Dispatcher, Outgoing, OutgoingKind, notification_message};
+use crate::body::Body;
 use crate::error::{TimeoutPhase, TransportError};
 use crate::options::{DEFAULT_REQUEST_TIMEOUT, Progress, RequestOptions};
 use crate::pause_clock::RequestClock;
@@ -61,7 +61,7 @@ impl Dispatcher {
                 // MCP params are always objects; the caller's are kept as they are.
                 tracing::warn!(%method, "request params are not an object; no progressToken added");
             }
-            Bytes::from(
+            Body::from(
                 RequestBody {
                     id: &id,
                     method,
@@ -76,7 +76,8 @@ impl Dispatcher {
             Params::Value(params) => write(params),
             // Nothing to merge: the request is written around the params.
             Params::Raw(raw) if meta_defaults.is_none() && meta_overrides.is_empty() => {
-                raw.into_request(&id, method)
+                let (buf, start) = raw.into_request_buffer(&id, method);
+                Body::from_buffer(buf, start)
             }
             // `_meta` members go into the params: read them back (rare:
             // progress asked for, or per-request `_meta`).

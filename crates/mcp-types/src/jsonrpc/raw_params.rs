@@ -8,7 +8,7 @@
 //! `RawParams` the caller's arguments are serialized once, into the buffer
 //! that becomes the request.
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use serde::Serialize;
 
 use super::{RequestId, write_id};
@@ -124,6 +124,18 @@ impl RawParams {
     /// head fits in the room in front of them (an integer id and a method
     /// name of up to 60 bytes), else into a new buffer.
     pub fn into_request(self, id: &RequestId, method: &str) -> Bytes {
+        let (buf, start) = self.into_request_buffer(id, method);
+        let mut bytes = Bytes::from(buf);
+        bytes.advance(start);
+        bytes
+    }
+
+    /// [`RawParams::into_request`] as the buffer it was written in and the
+    /// offset where the request starts in it (the room in front of the
+    /// params the head did not fill): for a transport that writes the
+    /// request once and drops it, without the shared header a `Bytes` of
+    /// the buffer takes.
+    pub fn into_request_buffer(self, id: &RequestId, method: &str) -> (Vec<u8>, usize) {
         let mut digits = [0u8; 20];
         if let RequestId::Number(n) = id
             && first_special(method.as_bytes()).is_none()
@@ -147,7 +159,7 @@ impl RawParams {
                     at += part.len();
                 }
                 buf.push(b'}');
-                return Bytes::from(buf).slice(HEADROOM - len..);
+                return (buf, HEADROOM - len);
             }
         }
         let mut head = Vec::with_capacity(HEADROOM);
@@ -161,12 +173,12 @@ impl RawParams {
             let start = HEADROOM - head.len();
             buf[start..HEADROOM].copy_from_slice(&head);
             buf.push(b'}');
-            Bytes::from(buf).slice(start..)
+            (buf, start)
         } else {
             head.reserve(buf.len() - HEADROOM + 1);
             head.extend_from_slice(&buf[HEADROOM..]);
             head.push(b'}');
-            Bytes::from(head)
+            (head, 0)
         }
     }
 }
@@ -317,6 +329,8 @@ mod tests {
                         meta_overrides: &[],
                     }
                     .to_vec();
+                    let (buf, start) = raw.clone().into_request_buffer(&id, method);
+                    assert_eq!(&buf[start..], &expected[..], "{id:?} {method}");
                     assert_eq!(
                         &raw.into_request(&id, method)[..],
                         &expected[..],
