@@ -180,6 +180,23 @@ pub fn run(me: &Path, server: &Path, json_url: &str, quick: bool) -> anyhow::Res
     Ok(rows)
 }
 
+/// `mcp-bench counts --server PATH [--quick]`: the per-call counts alone,
+/// every row for every client against `PATH` (bench-server: over stdio,
+/// and over HTTP from a `PATH http` this starts and stops), printed as the
+/// report's section followed by its target rows. A few minutes, where the
+/// whole `run` takes twenty.
+pub fn main(args: &crate::Args) -> anyhow::Result<()> {
+    anyhow::ensure!(available(), "valgrind is not installed");
+    let server = PathBuf::from(args.required("--server")?);
+    let me = std::env::current_exe()?;
+    let (_server, url) = crate::report::start_http(&server, false)?;
+    let rows = run(&me, &server, &url, args.flag("--quick"))?;
+    let (mut md, mut verdicts) = (String::new(), String::new());
+    render(&rows, &mut md, &mut verdicts);
+    print!("{md}{verdicts}");
+    Ok(())
+}
+
 /// The section of the report and its target rows.
 pub fn render(rows: &[CountRow], md: &mut String, verdicts: &mut String) {
     use std::fmt::Write as _;

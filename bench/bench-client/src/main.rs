@@ -9,6 +9,7 @@
 //! mcp-bench manager --server PATH [--count 50]              # N stdio servers via mcp-manager
 //! mcp-bench coldstart --mcp PATH --server PATH --root DIR [--runs 10]  # exec → exit of one call
 //! mcp-bench profile --impl I --transport T [--workload small|large|list] [--n N] [--in-flight K]
+//! mcp-bench counts --server PATH [--quick]                 # the per-call counts alone, under valgrind
 //! mcp-bench run --root DIR --server PATH [--rmcp-server PATH] [--servers bench-server,rmcp-server]
 //!               [--repeats 3] [--quick] [--out FILE] [--mcp PATH] [--no-counts]
 //! ```
@@ -181,8 +182,9 @@ fn main() -> ExitCode {
         "coldstart" => coldstart::main(&args),
         "run" => report::main(&args),
         "profile" => profile(&args),
+        "counts" => counts::main(&args),
         _ => Err(anyhow::anyhow!(
-            "usage: mcp-bench client|sse|manager|coldstart|profile|run ... (see the crate docs)"
+            "usage: mcp-bench client|sse|manager|coldstart|profile|counts|run ... (see the crate docs)"
         )),
     };
     match outcome {

@@ -30,7 +30,7 @@ pub(crate) type Results<'a> = BTreeMap<(&'a str, &'a str, &'a str), Vec<SuiteRes
 pub(crate) const CLIENTS: [&str; 5] = ["floor", "ours", "rmcp", "typescript", "python"];
 
 /// Kills the child on drop.
-struct Guard(Child);
+pub(crate) struct Guard(Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
@@ -45,7 +45,7 @@ fn free_port() -> anyhow::Result<u16> {
         .port())
 }
 
-fn start_http(server: &Path, sse: bool) -> anyhow::Result<(Guard, String)> {
+pub(crate) fn start_http(server: &Path, sse: bool) -> anyhow::Result<(Guard, String)> {
     let port = free_port()?;
     let mut cmd = Command::new(server);
     cmd.args(["http", "--port", &port.to_string()]);
@@ -1088,6 +1088,6 @@ fn render(
         }
         md.push('\n');
     }
-    md.push_str("## Reproduce\n\n```sh\ntests/peers/setup.sh         # the TypeScript and Python SDKs\ncargo xtask bench            # release build, all clients, writes this file and benchmarks.svg (~20 min)\ncargo xtask bench --quick    # shorter workloads, fewer runs\ncargo xtask bench --criterion  # also the in-process criterion micro-benchmarks\n```\n");
+    md.push_str("## Reproduce\n\n```sh\ntests/peers/setup.sh         # the TypeScript and Python SDKs\ncargo xtask bench            # release build, all clients, writes this file and benchmarks.svg (~20 min)\ncargo xtask bench --quick    # shorter workloads, fewer runs\ncargo xtask bench --criterion  # also the in-process criterion micro-benchmarks\n# the per-call counts alone (valgrind), after cargo build --release --manifest-path bench/Cargo.toml:\nbench/target/release/mcp-bench counts --server bench/target/release/bench-server\n```\n");
     md
 }
