@@ -124,10 +124,12 @@
 //! - [`Transport`]: request, notify, close, is_connected, and the
 //!   [`TransportEvent`]s a transport hands to its owner (notifications,
 //!   server-to-client requests answered exactly once, close, error).
-//! - [`Dispatcher`], [`Outbound`], [`Outgoing`]: what a transport author
-//!   uses. The dispatcher allocates ids (monotonic integers, never reused),
-//!   correlates responses, runs timeouts and cancellation, routes progress
-//!   and dispatches incoming messages.
+//! - [`Dispatcher`], [`Outbound`], [`Outgoing`] (its bytes a [`Body`]):
+//!   what a transport author uses. The dispatcher allocates ids (monotonic
+//!   integers, never reused), correlates responses, runs timeouts and
+//!   cancellation, routes progress and dispatches incoming messages; a
+//!   transport that only forwards its requests to it says so
+//!   ([`Transport::dispatcher`]), and the client then calls it directly.
 //! - [`RequestOptions`]: timeout (default 30 000 ms), cancellation token,
 //!   progress callback, progress-reset with a total cap.
 //! - [`TransportError`]: one typed error with `is_timeout()`, `is_closed()`,
