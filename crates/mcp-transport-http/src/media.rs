@@ -20,17 +20,16 @@ pub(crate) enum Media {
 
 /// Classifies a `Content-Type` value.
 pub(crate) fn classify_value(value: &str) -> Media {
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
-        "application/json" => Media::Json,
-        "text/event-stream" => Media::EventStream,
-        "" => Media::Missing,
-        _ => Media::Other(essence),
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    // Compared without a lower-cased copy: one per reply otherwise.
+    if essence.eq_ignore_ascii_case("application/json") {
+        Media::Json
+    } else if essence.eq_ignore_ascii_case("text/event-stream") {
+        Media::EventStream
+    } else if essence.is_empty() {
+        Media::Missing
+    } else {
+        Media::Other(essence.to_ascii_lowercase())
     }
 }
 
