@@ -56,6 +56,17 @@ pub fn parse_challenges<'a>(values: impl IntoIterator<Item = &'a str>) -> Vec<Ch
     out
 }
 
+/// Every challenge of the `WWW-Authenticate` fields in `headers`, in
+/// order; a field that is not visible ASCII is skipped.
+pub(crate) fn header_challenges(headers: &http::HeaderMap) -> Vec<Challenge> {
+    parse_challenges(
+        headers
+            .get_all(http::header::WWW_AUTHENTICATE)
+            .iter()
+            .filter_map(|v| v.to_str().ok()),
+    )
+}
+
 /// The Bearer or DPoP challenge among `challenges` that the client acts
 /// on: the first `Bearer`, else the first `DPoP`.
 pub fn oauth_challenge(challenges: &[Challenge]) -> Option<&Challenge> {

@@ -36,7 +36,7 @@ use ring::signature::{self, EcdsaKeyPair, KeyPair as _};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use crate::challenge::parse_challenges;
+use crate::challenge::header_challenges;
 use crate::error::{AuthError, DpopProblem};
 use crate::jwt::now_secs;
 use crate::pkce::random_token;
@@ -251,12 +251,7 @@ pub(crate) fn origin(url: &str) -> Option<String> {
 /// The `error` and `error_description` of a `DPoP` challenge in
 /// `headers`, when there is one.
 pub(crate) fn dpop_challenge(headers: &HeaderMap) -> Option<(Option<String>, Option<String>)> {
-    let values: Vec<&str> = headers
-        .get_all(http::header::WWW_AUTHENTICATE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    let challenges = parse_challenges(values);
+    let challenges = header_challenges(headers);
     let dpop = challenges
         .iter()
         .find(|c| c.scheme.eq_ignore_ascii_case("dpop"))?;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcp_transport_http::{AuthChallenge, IncomingResponse, OutgoingRequest};
 
-use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::challenge::{header_challenges, oauth_challenge};
 use crate::dpop::{
     DPOP_ALGORITHM, DPOP_HEADER, DpopKey, NonceDemand, ProofFor, dpop_challenge, nonce_of, origin,
     proof_header,
@@ -260,13 +260,7 @@ impl Inner {
             }
             self.store.delete(key).await.map_err(store_error)?;
         }
-        let values: Vec<&str> = challenge
-            .headers
-            .get_all(http::header::WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        let challenges = parse_challenges(values);
+        let challenges = header_challenges(&challenge.headers);
         let oauth = oauth_challenge(&challenges);
         self.authorize(
             oauth.and_then(|c| c.resource_metadata()),

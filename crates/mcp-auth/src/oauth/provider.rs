@@ -18,7 +18,7 @@ use mcp_transport_http::{
     OutgoingRequest,
 };
 
-use crate::challenge::{oauth_challenge, parse_challenges};
+use crate::challenge::{header_challenges, oauth_challenge};
 use crate::error::{AuthError, ResponseProblem};
 use crate::store::{Revision, StoreKey, TokenRecord};
 use crate::token::expiring;
@@ -103,13 +103,7 @@ impl Inner {
             DpopRefusal::Fail(e) => return Err(e),
         }
         let _flow = self.flow.lock().await;
-        let values: Vec<&str> = challenge
-            .headers
-            .get_all(http::header::WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        let challenges = parse_challenges(values);
+        let challenges = header_challenges(&challenge.headers);
         let oauth = oauth_challenge(&challenges);
         let resource_metadata = oauth.and_then(|c| c.resource_metadata());
         let scope = oauth.and_then(|c| c.scope());
