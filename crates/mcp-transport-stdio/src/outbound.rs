@@ -320,6 +320,25 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// The slices of one vectored write: a full batch, each body and its `\n`.
 const SLICES: usize = 2 * BATCH_MESSAGES;
 
+/// The slices of a small batch: four messages.
+const FEW_SLICES: usize = 8;
+
+/// One vectored write of the first `N` of `parts` (all of them when they
+/// fit), from an array of `N` slices on the stack.
+fn poll_write_parts<const N: usize>(
+    stdin: &mut ChildStdin,
+    cx: &mut std::task::Context<'_>,
+    parts: &std::collections::VecDeque<Body>,
+) -> std::task::Poll<std::io::Result<usize>> {
+    let mut slices = [std::io::IoSlice::new(&[]); N];
+    let mut len = 0;
+    for (slot, part) in slices.iter_mut().zip(parts) {
+        *slot = std::io::IoSlice::new(part);
+        len += 1;
+    }
+    Pin::new(stdin).poll_write_vectored(cx, &slices[..len])
+}
+
 /// Messages gathered for one vectored write: each body and its `\n`, as
 /// slices in order; written ones are dropped from the front.
 #[derive(Default)]
@@ -361,13 +380,13 @@ impl Batch {
             // allocation per write).
             let parts = &self.parts;
             let mut n = std::future::poll_fn(|cx| {
-                let mut slices = [std::io::IoSlice::new(&[]); SLICES];
-                let mut len = 0;
-                for (slot, part) in slices.iter_mut().zip(parts) {
-                    *slot = std::io::IoSlice::new(part);
-                    len += 1;
+                // A few messages (the usual batch) fill a small array: the
+                // full one is 4 KiB to clear at every write.
+                if parts.len() <= FEW_SLICES {
+                    poll_write_parts::<FEW_SLICES>(stdin, cx, parts)
+                } else {
+                    poll_write_parts::<SLICES>(stdin, cx, parts)
                 }
-                Pin::new(&mut *stdin).poll_write_vectored(cx, &slices[..len])
             })
             .await?;
             if n == 0 {

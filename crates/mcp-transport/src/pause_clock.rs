@@ -118,6 +118,15 @@ impl RequestClock {
         )
     }
 
+    /// [`instant_of`](Self::instant_of) for a request that has just
+    /// started: its start plus `at`, without reading the clocks again. A
+    /// pause that began since the start only makes this early, and a
+    /// deadline that comes early is checked against the count and moved
+    /// (see `dispatcher/request_loop.rs`).
+    pub(crate) fn first_instant_of(&self, at: Duration) -> Option<Instant> {
+        self.start.checked_add(at)
+    }
+
     /// When the count reaches `at`, if no pause begins before: `None` when
     /// that is beyond what an [`Instant`] holds (no timeout, in effect).
     pub(crate) fn instant_of(&self, clock: &PauseClock, at: Duration) -> Option<Instant> {

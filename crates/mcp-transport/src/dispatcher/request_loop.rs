@@ -107,7 +107,7 @@ impl Dispatcher {
         // one is the default.
         let timeout = options.timeout.resolve(DEFAULT_REQUEST_TIMEOUT);
         let mut deadline = deadline_after(Duration::ZERO, timeout, total);
-        let mut due = deadline.and_then(|d| clock.instant_of(&self.pauses, d));
+        let mut due = deadline.and_then(|d| clock.first_instant_of(d));
         let outgoing = Outgoing {
             kind: OutgoingKind::Request,
             method: Some(name),
