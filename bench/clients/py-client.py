@@ -22,7 +22,7 @@ p.add_argument("--url")
 p.add_argument("--quick", action="store_true")
 args = p.parse_args()
 F = 0.4 if args.quick else 1.0
-BUDGET = {"latency": 1.0 * F, "throughput": 0.8 * F, "list": 1.0 * F, "idle": 4 if args.quick else 10}
+BUDGET = {"latency": 1.0 * F, "throughput": 0.8 * F, "list": 1.0 * F, "idle": 4 if args.quick else 40}
 
 
 def proc_status(field):

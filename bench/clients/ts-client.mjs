@@ -19,7 +19,7 @@ const { StdioClientTransport } = await import(pathToFileURL(join(sdk, 'stdio.js'
 const { StreamableHTTPClientTransport } = await import(pathToFileURL(join(sdk, 'streamableHttp.js')));
 
 const f = quick ? 0.4 : 1.0;
-const budget = { latency: 1000 * f, throughput: 800 * f, list: 1000 * f, idle: quick ? 4 : 10 };
+const budget = { latency: 1000 * f, throughput: 800 * f, list: 1000 * f, idle: quick ? 4 : 40 };
 
 function procStatus(field) {
   const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith(field));

@@ -46,7 +46,7 @@ impl Budget {
             latency: Duration::from_secs_f64(1.0 * f),
             throughput: Duration::from_secs_f64(0.8 * f),
             list: Duration::from_secs_f64(1.0 * f),
-            idle_connections: if quick { 4 } else { 10 },
+            idle_connections: if quick { 4 } else { 40 },
         }
     }
 }
