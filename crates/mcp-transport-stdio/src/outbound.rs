@@ -380,8 +380,8 @@ impl Batch {
             // allocation per write).
             let parts = &self.parts;
             let mut n = std::future::poll_fn(|cx| {
-                // A few messages (the usual batch) fill a small array: the
-                // full one is 4 KiB to clear at every write.
+                // A batch of a few messages fills a small array: the full
+                // one is 4 KiB to clear at every write.
                 if parts.len() <= FEW_SLICES {
                     poll_write_parts::<FEW_SLICES>(stdin, cx, parts)
                 } else {

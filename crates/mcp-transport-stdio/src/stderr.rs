@@ -113,7 +113,9 @@ pub(crate) async fn drain(
     callback: Option<StderrCallback>,
 ) {
     let mut lines = StderrLines::new(STDERR_LINE_MAX);
-    let mut buf = vec![0u8; 8 * 1024];
+    // Read into spare capacity, never zeroed: an idle connection whose
+    // server writes nothing to stderr touches none of it.
+    let mut buf = Vec::with_capacity(8 * 1024);
     let mut emit = |line: String| {
         tracing::info!(target: "mcp_stdio::stderr", server = %label, "{line}");
         if let Some(cb) = &callback {
@@ -121,13 +123,12 @@ pub(crate) async fn drain(
         }
     };
     loop {
-        match stderr.read(&mut buf).await {
+        buf.clear();
+        match stderr.read_buf(&mut buf).await {
             Ok(0) => break,
-            Ok(n) => {
-                tail.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(&buf[..n]);
-                lines.push(&buf[..n], &mut emit);
+            Ok(_) => {
+                tail.lock().unwrap_or_else(|p| p.into_inner()).push(&buf);
+                lines.push(&buf, &mut emit);
             }
             Err(e) => {
                 tracing::debug!(server = %label, error = %e, "reading stderr failed");
