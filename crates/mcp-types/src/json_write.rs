@@ -10,6 +10,29 @@ use serde_json::{Map, Value};
 
 pub(crate) mod serializer;
 
+/// The JSON type of `value` as JSON Schema names it (`"null"`,
+/// `"boolean"`, `"number"`, `"string"`, `"array"`, `"object"`; integers
+/// are `"number"`), the names [`ArgumentsError::NotAnObject`] reports.
+///
+/// ```
+/// use serde_json::json;
+///
+/// assert_eq!(mcp_types::json_type(&json!([1, 2])), "array");
+/// assert_eq!(mcp_types::json_type(&json!(7)), "number");
+/// ```
+///
+/// [`ArgumentsError::NotAnObject`]: crate::ArgumentsError::NotAnObject
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// Writes `v` as compact JSON.
 pub(crate) fn value(out: &mut Vec<u8>, v: &Value) {
     match v {

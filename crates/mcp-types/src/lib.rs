@@ -124,6 +124,7 @@ pub use base::{
     NotificationParams, Paginated, PaginatedParams, ProgressToken, ResultType, Role,
     with_params_meta,
 };
+pub use json_write::json_type;
 pub use jsonrpc::{
     ArgumentsError, DecodeError, DecodeOptions, ErrorCode, JSONRPC_VERSION, JsonRpcError,
     JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RawParams, RequestBody,

@@ -358,20 +358,8 @@ fn tool_arguments(
         Value::Object(map) => Ok(Some(map)),
         other => Err(ClientError::ArgumentsNotAnObject {
             tool: tool.to_owned(),
-            found: json_type(&other),
+            found: mcp_types::json_type(&other),
         }),
-    }
-}
-
-/// The JSON type of a value, as JSON Schema names it.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -50,7 +50,7 @@ pub(crate) fn normalize_root(input: &Value) -> Result<Value, String> {
     let Value::Object(map) = input else {
         return Err(format!(
             "the inputSchema is a JSON {}, not an object",
-            kind(input)
+            mcp_types::json_type(input)
         ));
     };
     let mut root = map.clone();
@@ -90,22 +90,11 @@ pub(crate) fn normalize_root(input: &Value) -> Result<Value, String> {
         Some(other) => {
             return Err(format!(
                 "`properties` is a JSON {}, not an object",
-                kind(other)
+                mcp_types::json_type(other)
             ));
         }
     }
     Ok(Value::Object(root))
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// A local reference (`#/$defs/X`, `#/definitions/X`, any JSON Pointer

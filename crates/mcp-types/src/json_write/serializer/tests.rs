@@ -19,15 +19,7 @@ fn same<T: Serialize + ?Sized + std::fmt::Debug>(value: &T) {
     let (written, kind) = ours(value).expect("ours serializes it");
     assert_eq!(written, expected, "{value:?}");
     let read: Value = serde_json::from_str(&written).expect("JSON");
-    let want = match read {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    assert_eq!(kind, want, "{value:?}");
+    assert_eq!(kind, crate::json_type(&read), "{value:?}");
 }
 
 #[derive(Debug, Serialize)]
